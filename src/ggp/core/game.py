@@ -1,0 +1,211 @@
+"""The Game protocol, moves and states.
+
+A :class:`Game` is what ggp-base calls a state machine: roles, an initial state,
+the legal moves of each role, the next state for a joint move, a terminal test
+and goals. Everything else in ggp (agents, referees, the GGP protocol, the web
+app) sees games only through this class.
+
+>>> import ggp
+>>> game = ggp.load("wallmaze")
+>>> game.roles
+('white', 'black')
+>>> s = game.initial_state()
+>>> [str(m) for m in game.legal_moves(s, "white")]
+['(move 2 5 3 5)', 'noop']
+>>> s2 = game.next_state(s, ["(move 2 5 3 5)", "noop"])
+>>> game.is_terminal(s2), game.goals(s2)
+(False, (0, 0))
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import IllegalMoveError, MoveSyntaxError, StateFormatError
+from .kif import Term, parse_term
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Move:
+    """A move, identified by its KIF text: ``(move 1 3 1 4)``, ``noop``, ``dropBomb``.
+
+    Build moves with :meth:`Game.parse_move`, which checks the text against the
+    game's vocabulary and restores the rule sheet's spelling; ``Move(text)``
+    trusts its argument.
+    """
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Move({self.text!r})"
+
+    @property
+    def term(self) -> Term:
+        """The move as a KIF term: ``('move', '1', '3', '1', '4')``."""
+        return parse_term(self.text)
+
+
+class State(ABC):
+    """An immutable game position.
+
+    States are values: hashable, equal when they describe the same position of
+    the same game, and never changed by :meth:`Game.next_state`. ``str(state)``
+    draws the board; in a notebook the state shows as SVG.
+    """
+
+    __slots__ = ()
+
+    @property
+    @abstractmethod
+    def game(self) -> Game:
+        """The game this state belongs to."""
+
+    def __str__(self) -> str:
+        return self.game.render(self)
+
+    def _repr_svg_(self) -> str:
+        return self.game.svg(self)
+
+
+class Game(ABC):
+    """A game with simultaneous moves; turn-based games give the idle role ``noop``.
+
+    Subclasses implement the seven rule methods; the rest is shared.
+    """
+
+    #: Short name, as accepted by :func:`ggp.load`.
+    name: str
+    #: The roles, in the rule sheet's order; joint moves follow this order.
+    roles: tuple[str, ...]
+    #: One line saying what the game is.
+    description: str = ""
+
+    # --- the rules -------------------------------------------------------
+    @abstractmethod
+    def initial_state(self) -> State:
+        """The state the game starts in."""
+
+    @abstractmethod
+    def legal_moves(self, state: State, role: str) -> Sequence[Move]:
+        """The moves ``role`` may make in ``state``, as the rule sheet defines them.
+
+        Terminal states have legal moves too when the rule sheet gives them,
+        but :meth:`next_state` refuses to go on from a terminal state.
+        """
+
+    @abstractmethod
+    def next_state(self, state: State, joint_move: Sequence[Move | str]) -> State:
+        """The state after every role makes its move; ``joint_move`` is in role order.
+
+        Raises :class:`~ggp.IllegalMoveError` if a move is illegal, malformed or
+        missing, and :class:`~ggp.GameOverError` if ``state`` is terminal.
+        """
+
+    @abstractmethod
+    def is_terminal(self, state: State) -> bool:
+        """Whether the game is over in ``state``."""
+
+    @abstractmethod
+    def goals(self, state: State) -> tuple[int, ...]:
+        """Each role's goal value (0..100) in ``state``, in role order.
+
+        The rule sheet defines goals in every state; they are the result only
+        in a terminal state.
+        """
+
+    @abstractmethod
+    def parse_move(self, text: str) -> Move:
+        """The move written by ``text``; the inverse of ``str(move)``.
+
+        Spacing and letter case are free: ``"( MOVE 1 3  1 4 )"`` and
+        ``"dropbomb"`` give ``(move 1 3 1 4)`` and ``dropBomb``. Raises
+        :class:`~ggp.MoveSyntaxError` for text that is no move of this game;
+        legality is checked by :meth:`next_state`.
+        """
+
+    # --- presentation and storage ---------------------------------------
+    @abstractmethod
+    def render(self, state: State) -> str:
+        """The state as text a person can read, with coordinates."""
+
+    @abstractmethod
+    def svg(self, state: State, size: int = 360) -> str:
+        """The state as an SVG picture, ``size`` pixels wide."""
+
+    @abstractmethod
+    def state_to_dict(self, state: State) -> dict[str, Any]:
+        """A JSON-ready dict describing ``state``; :meth:`state_from_dict` reads it back."""
+
+    @abstractmethod
+    def state_from_dict(self, data: dict[str, Any]) -> State:
+        """Read a state written by :meth:`state_to_dict`; raises :class:`~ggp.StateFormatError`."""
+
+    @abstractmethod
+    def state_facts(self, state: State) -> list[str]:
+        """The state as the sorted GDL facts of the rule sheet, e.g. ``(cell 1 3 white)``."""
+
+    # --- shared helpers ---------------------------------------------------
+    def state_to_json(self, state: State) -> str:
+        """The state as a compact JSON document (see :meth:`state_to_dict`)."""
+        return json.dumps(self.state_to_dict(state), separators=(",", ":"))
+
+    def state_from_json(self, text: str | dict[str, Any]) -> State:
+        """Read a state from :meth:`state_to_json`'s text (or its parsed dict)."""
+        if isinstance(text, dict):
+            return self.state_from_dict(text)
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise StateFormatError(f"{self.name}: a state must be a JSON object: {exc}") from None
+        if not isinstance(data, dict):
+            raise StateFormatError(f"{self.name}: a state must be a JSON object, not {type(data).__name__}")
+        return self.state_from_dict(data)
+
+    def role_index(self, role: str) -> int:
+        """The position of ``role`` in :attr:`roles`; raises ``ValueError`` naming the roles."""
+        try:
+            return self.roles.index(role)
+        except ValueError:
+            raise IllegalMoveError(
+                f"{self.name} has no role {role!r}; its roles are {', '.join(self.roles)}", role=role
+            ) from None
+
+    def joint_moves(self, state: State) -> list[tuple[Move, ...]]:
+        """Every joint move in ``state`` (the product of each role's legal moves)."""
+        combos: list[tuple[Move, ...]] = [()]
+        for role in self.roles:
+            moves = self.legal_moves(state, role)
+            combos = [(*c, m) for c in combos for m in moves]
+        return combos
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def illegal_move_error(game: Game, state: State, role: str, move: object, why: str = "") -> IllegalMoveError:
+    """An :class:`IllegalMoveError` that names the role, the move and some legal moves."""
+    legal = tuple(str(m) for m in sorted(game.legal_moves(state, role)))
+    shown = ", ".join(legal[:8]) + (f", ... ({len(legal)} in all)" if len(legal) > 8 else "")
+    what = str(move) if isinstance(move, (str, Move)) else f"{move!r} (a {type(move).__name__}, not a move)"
+    reason = f" ({why})" if why else ""
+    msg = f"{game.name}: {what} is not a legal move for {role}{reason}; legal moves: {shown or 'none'}"
+    return IllegalMoveError(msg, role=role, move=str(move), legal=legal)
+
+
+def coerce_move(game: Game, state: State, role: str, move: object) -> Move:
+    """Turn a Move or KIF text into a Move, raising IllegalMoveError for anything else."""
+    if isinstance(move, Move):
+        return move
+    if isinstance(move, str):
+        try:
+            return game.parse_move(move)
+        except MoveSyntaxError as exc:
+            raise illegal_move_error(game, state, role, move, str(exc)) from None
+    raise illegal_move_error(game, state, role, move)
