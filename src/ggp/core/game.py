@@ -151,6 +151,15 @@ class Game(ABC):
     def state_facts(self, state: State) -> list[str]:
         """The state as the sorted GDL facts of the rule sheet, e.g. ``(cell 1 3 white)``."""
 
+    def shorthand(self, state: State, role: str, text: str) -> list[Move]:
+        """Moves written in the game's short notation (``north``, ``d1-d5/d8``).
+
+        Returns the moves of ``role`` for one or more successive steps, or raises
+        :class:`~ggp.MoveSyntaxError` when ``text`` is not in that notation.
+        Games without a notation accept none.
+        """
+        raise MoveSyntaxError(f"{self.name} has no short notation; write moves as KIF text")
+
     # --- shared helpers ---------------------------------------------------
     def state_to_json(self, state: State) -> str:
         """The state as a compact JSON document (see :meth:`state_to_dict`)."""
