@@ -93,6 +93,22 @@ def _fire_masks(sweep: bool) -> np.ndarray:
 
 
 NEXT = _neighbours()
+
+
+def _walkable() -> frozenset[int]:
+    """The cells a player can reach from the start; the rest are pillars walled in by barriers."""
+    seen, todo = {cell(1, 1)}, [cell(1, 1)]
+    while todo:
+        c = todo.pop()
+        for d in range(NORTH, WEST + 1):
+            nxt = int(NEXT[c, d])
+            if nxt >= 0 and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return frozenset(seen)
+
+
+WALKABLE = _walkable()
 FIRE_SWEEP = _fire_masks(sweep=True)
 FIRE_SEED = _fire_masks(sweep=False)
 
@@ -306,7 +322,7 @@ class Bomberman(NativeGame):
             for x in range(1, N + 1):
                 X, Y = px(x, y)
                 c = cell(x, y)
-                fill = "#ff8a3d" if c in v["fire"] else "#fbfbf7"
+                fill = "#ff8a3d" if c in v["fire"] else "#fbfbf7" if c in WALKABLE else "#c9ccc0"
                 out.append(
                     f'<rect x="{X:.1f}" y="{Y:.1f}" width="{sq:.1f}" height="{sq:.1f}" fill="{fill}" '
                     f'stroke="#d0d3c8" data-cell="{x} {y}"/>'

@@ -1,0 +1,37 @@
+# Everything starts from a bare machine: the first target run creates .venv.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test test-fast lint pictures clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+## make run: play wall maze in the terminal against a random player
+run: $(BIN)/.installed
+	$(BIN)/ggp play wallmaze --white human --black random
+
+## make test: the whole test suite (../shared must sit beside the repository)
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest -q
+
+## make test-fast: the suite without the slow deep-perft tests
+test-fast: $(BIN)/.installed
+	$(BIN)/python -m pytest -q -m "not slow"
+
+## make lint: ruff and mypy, as CI runs them
+lint: $(BIN)/.installed
+	$(BIN)/ruff check src tests docs
+	$(BIN)/ruff format --check src tests docs
+	$(BIN)/mypy src/ggp
+
+## make pictures: redraw the board pictures under docs/img
+pictures: $(BIN)/.installed
+	$(BIN)/python docs/boards.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
