@@ -86,6 +86,8 @@ class Game(ABC):
     roles: tuple[str, ...]
     #: One line saying what the game is.
     description: str = ""
+    #: How a person types moves in :meth:`shorthand` (empty: KIF text only).
+    shorthand_help: str = ""
 
     # --- the rules -------------------------------------------------------
     @abstractmethod

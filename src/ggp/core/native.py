@@ -10,34 +10,15 @@ wants speed calls the kernel directly on arrays.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
 
 from .errors import GameOverError, IllegalMoveError, MoveSyntaxError, StateFormatError
 from .game import Game, Move, State, coerce_move, illegal_move_error
+from .kernels import Kernel
 from .kif import KifSyntaxError, Term, parse_term, term_text
-
-
-@dataclass(frozen=True)
-class Kernel:
-    """A game's rules as compiled functions over its state array.
-
-    * ``legal(s, role, out) -> n``: writes role's legal actions into ``out[:n]``.
-    * ``apply(s, a0, a1)``: plays the joint action in place.
-    * ``terminal(s) -> bool`` and ``goals(s) -> int64[2]``.
-
-    Actions are ints below ``num_actions``; the game maps them to KIF text.
-    """
-
-    legal: Callable[..., int]
-    apply: Callable[..., None]
-    terminal: Callable[..., bool]
-    goals: Callable[..., np.ndarray]
-    num_actions: int
-    max_actions: int
 
 
 class NativeState(State):

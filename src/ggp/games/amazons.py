@@ -17,6 +17,7 @@ Actions: 0 is ``noop``; ``1 + from*N*N + to`` is ``(move ...)``;
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -25,7 +26,8 @@ import numpy as np
 
 from ..core.errors import MoveSyntaxError, StateFormatError
 from ..core.game import Move, State
-from ..core.native import Kernel, NativeGame
+from ..core.kernels import make_kernel
+from ..core.native import NativeGame
 
 EMPTY, WHITE, BLACK, ARROW = 0, 1, 2, 3
 NONE = 255
@@ -127,6 +129,13 @@ def apply(s: np.ndarray, a0: int, a1: int) -> None:
         s[nn] = 1 - turn
 
 
+# One set of compiled loops serves both boards: the size is read off the array.
+# A queen has at most 4(n-1) targets.
+KERNEL_10 = make_kernel(
+    globals(), "amazons", legal=legal, apply=apply, terminal=terminal, goals=goals, num_actions=10101, max_actions=144
+)
+KERNEL_8 = dataclasses.replace(KERNEL_10, num_actions=4161, max_actions=112)
+
 START = {
     10: {WHITE: [(1, 4), (4, 1), (7, 1), (10, 4)], BLACK: [(1, 7), (4, 10), (7, 10), (10, 7)]},
     8: {WHITE: [(1, 3), (3, 1), (6, 1), (8, 3)], BLACK: [(1, 6), (3, 8), (6, 8), (8, 6)]},
@@ -140,6 +149,10 @@ class Amazons(NativeGame):
     """Amazons on an N x N board (N = 10 or 8), move and fire as separate steps."""
 
     roles = ("white", "black")
+    shorthand_help = (
+        "d1-d5/d8 moves the amazon on d1 to d5 and fires at d8 (letters a.. are x = 1.., numbers are y); "
+        "d1-d5 and d8 alone are the two halves"
+    )
 
     def __init__(self, n: int) -> None:
         self.n = n
@@ -147,14 +160,7 @@ class Amazons(NativeGame):
         self.description = f"Amazons on {n}x{n}: move a queen, then fire an arrow; the player left without a move loses"
         self.dtype = np.dtype(np.uint8)
         nn = n * n
-        self.kernel = Kernel(
-            legal=legal,
-            apply=apply,
-            terminal=terminal,
-            goals=goals,
-            num_actions=1 + nn * nn + nn,
-            max_actions=4 * 4 * (n - 1),
-        )
+        self.kernel = KERNEL_10 if n == 10 else KERNEL_8
         coords = [str(i) for i in range(1, n + 1)]
         self.move_forms = ("noop", ("move", coords, coords, coords, coords), ("fire", coords, coords))
         self.move_help = f"moves look like (move X1 Y1 X2 Y2), (fire X Y) or noop, with X and Y in 1..{n}"

@@ -24,7 +24,8 @@ import numpy as np
 
 from ..core.errors import MoveSyntaxError, StateFormatError
 from ..core.game import Move, State
-from ..core.native import Kernel, NativeGame
+from ..core.kernels import make_kernel
+from ..core.native import NativeGame
 
 N = 8
 MAN, WOMAN, STEP, BOMB3, BOMB2, BOMB1, BOMB0, FIRE = range(8)
@@ -196,6 +197,28 @@ def goals(s: np.ndarray) -> np.ndarray:
     return g
 
 
+KERNEL_SEED = make_kernel(
+    globals(),
+    "seed",
+    legal=legal_seed,
+    apply=apply_seed,
+    terminal=terminal,
+    goals=goals,
+    num_actions=len(ACTIONS),
+    max_actions=len(ACTIONS),
+)
+KERNEL_2P = make_kernel(
+    globals(),
+    "2p",
+    legal=legal_2p,
+    apply=apply_2p,
+    terminal=terminal,
+    goals=goals,
+    num_actions=len(ACTIONS),
+    max_actions=len(ACTIONS),
+)
+
+
 def _cells(mask: int) -> list[int]:
     m = int(np.int64(mask).view(np.uint64))
     return [c for c in range(N * N) if (m >> c) & 1]
@@ -217,6 +240,7 @@ class Bomberman(NativeGame):
     """Two-player Bomberman; ``alternating=True`` is the seed's ``bomberman``, else ``bomberman2p``."""
 
     roles = ("bomberman", "bomberwoman")
+    shorthand_help = "n/s/e/w (or north, up, ...) to move, . to stay, b to drop a bomb"
 
     def __init__(self, alternating: bool) -> None:
         self.alternating = alternating
@@ -229,14 +253,7 @@ class Bomberman(NativeGame):
             )
         self.dtype = np.dtype(np.int64)
         self.fire_table = FIRE_SEED if alternating else FIRE_SWEEP
-        self.kernel = Kernel(
-            legal=legal_seed if alternating else legal_2p,
-            apply=apply_seed if alternating else apply_2p,
-            terminal=terminal,
-            goals=goals,
-            num_actions=len(ACTIONS),
-            max_actions=len(ACTIONS),
-        )
+        self.kernel = KERNEL_SEED if alternating else KERNEL_2P
         dirs = ["north", "south", "east", "west", "nowhere"]
         self.move_forms = ("noop", "dropBomb", ("move", dirs))
         self.move_help = "moves are (move north|south|east|west|nowhere), dropBomb and noop"

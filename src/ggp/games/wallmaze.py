@@ -24,7 +24,8 @@ import numpy as np
 
 from ..core.errors import MoveSyntaxError, StateFormatError
 from ..core.game import Move, State
-from ..core.native import Kernel, NativeGame
+from ..core.kernels import make_kernel
+from ..core.native import NativeGame
 
 W, H = 13, 9
 MAP = (  # y = 9 at the top, as in RULES.md
@@ -127,6 +128,10 @@ def goals(s: np.ndarray) -> np.ndarray:
     return g
 
 
+KERNEL = make_kernel(
+    globals(), "wallmaze", legal=legal, apply=apply, terminal=terminal, goals=goals, num_actions=5, max_actions=5
+)
+
 _SHORT = {
     "n": NORTH, "north": NORTH, "up": NORTH,
     "s": SOUTH, "south": SOUTH, "down": SOUTH,
@@ -142,11 +147,12 @@ class WallMaze(NativeGame):
 
     name = "wallmaze"
     roles = ("white", "black")
+    shorthand_help = "n/s/e/w (or north, up, ...) to step, . to wait"
     description = "Wall maze: race your marker to the other's start through a one-lane maze; both move at once"
 
     def __init__(self) -> None:
         self.dtype = np.dtype(np.int64)
-        self.kernel = Kernel(legal=legal, apply=apply, terminal=terminal, goals=goals, num_actions=5, max_actions=5)
+        self.kernel = KERNEL
         xs = [str(i) for i in range(1, W + 1)]
         ys = [str(i) for i in range(1, H + 1)]
         self.move_forms = ("noop", ("move", xs, ys, xs, ys))

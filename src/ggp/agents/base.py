@@ -1,0 +1,93 @@
+"""The :class:`Agent` interface: what every player (random, MCTS, a person's own) implements.
+
+An agent is told the game and its role once (:meth:`Agent.start`), is asked
+for a move in each state where it must act (:meth:`Agent.select_move`), and
+hears the result at the end (:meth:`Agent.stop`). This mirrors the GGP
+protocol's START, PLAY and STOP messages, so one agent class serves the
+terminal, a local match runner and a GGP server alike.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from ..core.game import Game, Move, State
+
+
+class Agent(ABC):
+    """A player of any game: subclasses implement :meth:`select_move`.
+
+    A complete agent that always plays the first legal move in KIF order::
+
+        >>> import ggp
+        >>> from ggp.agents import Agent
+        >>> class FirstMove(Agent):
+        ...     def select_move(self, state, time_limit=None):
+        ...         return sorted(self.game.legal_moves(state, self.role))[0]
+        >>> game = ggp.load("wallmaze")
+        >>> agent = FirstMove()
+        >>> agent.start(game, "white", start_clock=10.0, play_clock=5.0)
+        >>> agent.select_move(game.initial_state())
+        Move('(move 2 5 3 5)')
+
+    Protocol: ``start`` once per match, then ``select_move`` for every state
+    in which the agent's role moves (also when its only legal move is
+    ``noop``, so that it can think on the opponent's time), then ``stop``
+    with the terminal state and its goals. An agent object may play several
+    matches in a row; each begins with ``start``.
+
+    Clocks are in seconds, ``None`` meaning no limit: ``start_clock`` is the
+    time allowed for :meth:`start` (preparation), ``play_clock`` the time per
+    move, and ``time_limit`` the time left for the current
+    :meth:`select_move` call. Agents that search must return within it.
+    """
+
+    #: Short name shown in match listings; subclasses override it.
+    name: str = "agent"
+
+    def __init__(self) -> None:
+        self._game: Game | None = None
+        self._role: str | None = None
+        self.start_clock: float | None = None
+        self.play_clock: float | None = None
+
+    # --- the match protocol ----------------------------------------------------
+    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        """Begin a match of ``game`` as ``role``; overriders call ``super().start(...)`` first.
+
+        Raises :class:`~ggp.IllegalMoveError` (a ``ValueError``) if ``game`` has no such role.
+        """
+        game.role_index(role)  # raises, naming the roles, if role is not one of them
+        self._game = game
+        self._role = role
+        self.start_clock = start_clock
+        self.play_clock = play_clock
+
+    @abstractmethod
+    def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        """The move this agent's role makes in ``state``: one of ``game.legal_moves(state, role)``."""
+
+    def stop(self, state: State, goals: Sequence[int]) -> None:  # noqa: B027 - an optional hook
+        """The match is over: ``state`` is terminal and ``goals`` holds each role's goal, in role order.
+
+        The default does nothing; learning agents may override it.
+        """
+
+    # --- what start() set --------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        """The game of the current match; ``RuntimeError`` before :meth:`start`."""
+        if self._game is None:
+            raise RuntimeError(f"{type(self).__name__} has not been started: call start(game, role) first")
+        return self._game
+
+    @property
+    def role(self) -> str:
+        """The role this agent plays in the current match; ``RuntimeError`` before :meth:`start`."""
+        if self._role is None:
+            raise RuntimeError(f"{type(self).__name__} has not been started: call start(game, role) first")
+        return self._role
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"

@@ -1,0 +1,508 @@
+"""The ``ggp`` command: list, show, play, count and random-play the games.
+
+::
+
+    ggp games                                    # the games, one line each
+    ggp show bomberman2p                         # the initial position
+    ggp play wallmaze --white human --black random --seed 1
+    ggp perft amazons_8x8 3                      # 70386
+    ggp random amazons_10x10 --games 1000 --seed 1 [--compiled]
+
+:func:`main` takes the arguments and returns the exit code: 0 on success, 2
+for a user mistake (an unknown game, a bad agent spec or option), 130 when
+interrupted with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import os
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+import ggp
+from ggp.agents import Agent, describe_agents, make_agent
+from ggp.core.errors import GGPError, IllegalMoveError, MoveSyntaxError
+from ggp.core.game import Game, Move, State, illegal_move_error
+from ggp.core.registry import games as builtin_games
+
+HUMAN = "human"
+
+_HINT_TAIL = "; help or ? lists the legal moves (a number picks one), quit leaves"
+
+
+class UsageError(Exception):
+    """A mistake in the command line that argparse cannot see (a bad agent spec, say)."""
+
+
+class _Quit(Exception):
+    """The player typed quit."""
+
+
+# --- entry point -----------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``ggp`` command with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+    try:
+        args = build_parser().parse_args(argv)
+        code: int = args.func(args)
+        return code
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2, message already printed)
+        return _exit_code(exc)
+    except (GGPError, UsageError) as exc:
+        _flush_quietly()
+        print(f"ggp: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        _flush_quietly()
+        print("\nggp: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `ggp games | head -1`: the reader left; say nothing
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+
+
+def _exit_code(exc: SystemExit) -> int:
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def _flush_quietly() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``ggp`` command (``play``'s role options are parsed later)."""
+    parser = argparse.ArgumentParser(
+        prog="ggp",
+        description="General Game Playing: the built-in games from the command line.",
+        epilog="Run `ggp COMMAND -h` for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"ggp {ggp.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("games", help="list the built-in games", description="List the built-in games.")
+    p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser("show", help="print a game's initial position", description="Print a game's initial position.")
+    p.add_argument("game", metavar="GAME")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser(
+        "play",
+        help="play a game in the terminal",
+        description="Play GAME in the terminal, people against agents or each other.",
+        usage="ggp play GAME [--ROLE human|AGENT_SPEC ...] [--seed S]",
+        epilog=(
+            "Each role of GAME is an option: --white/--black (amazons, wallmaze), "
+            "--bomberman/--bomberwoman (bomberman, bomberman2p). A role is played by `human` "
+            "or an agent spec, NAME[:key=value,...]; known agents: "
+            f"{describe_agents()}. By default the first role is human and the others random. "
+            "--seed S seeds the agents. `ggp play GAME -h` lists GAME's options."
+        ),
+    )
+    p.add_argument("game", metavar="GAME")
+    p.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "perft",
+        help="count the joint-move sequences of a given length",
+        description=(
+            "Count the joint-move sequences of length DEPTH from the initial state (stopping at terminal "
+            "states), with the game's compiled kernel when it has one. The count is the last line."
+        ),
+    )
+    p.add_argument("game", metavar="GAME")
+    p.add_argument("depth", metavar="DEPTH", type=_non_negative)
+    p.add_argument("--api", action="store_true", help="recurse through the Game API instead of the kernel")
+    p.set_defaults(func=cmd_perft)
+
+    p = sub.add_parser(
+        "random",
+        help="play uniformly random games and summarise them",
+        description="Play N uniformly random games and report their lengths, outcomes and speed.",
+    )
+    p.add_argument("game", metavar="GAME")
+    p.add_argument("--games", "-n", type=_positive, default=100, metavar="N", help="how many games (default 100)")
+    p.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="random seed (default: random)")
+    p.add_argument(
+        "--compiled",
+        action="store_true",
+        help="run the playouts in one compiled call over the game's kernel instead of the Game API loop",
+    )
+    p.set_defaults(func=cmd_random)
+    return parser
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _console() -> Console:
+    # Created per command so that it writes to the current sys.stdout; rich drops colour when not a TTY.
+    return Console(highlight=False)
+
+
+# --- games, show ------------------------------------------------------------------------------------
+def cmd_games(args: argparse.Namespace) -> int:
+    console = _console()
+    names = builtin_games()
+    width = max(len(n) for n in names)
+    for name in names:
+        line = Text(f"{name:<{width}}", style="bold")
+        line.append(f"  {ggp.load(name).description}")
+        console.print(line, soft_wrap=True)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    game = ggp.load(args.game)
+    print(f"{game.name}: {game.description}")
+    print(f"roles: {', '.join(game.roles)}")
+    print(game.initial_state())
+    return 0
+
+
+# --- perft --------------------------------------------------------------------------------------------
+def _kernel_and_array(game: Game, state: State) -> tuple[Any, Any] | None:
+    """The game's compiled kernel and the state's array, if the game has them."""
+    kernel = getattr(game, "kernel", None)
+    array = getattr(state, "array", None)
+    if kernel is None or array is None:
+        return None
+    return kernel, array
+
+
+def perft_api(game: Game, state: State, depth: int) -> int:
+    """Perft through the Game API: joint-move sequences of length ``depth``, stopping at terminal states."""
+    if depth <= 0:
+        return 1
+    if game.is_terminal(state):
+        return 0
+    joints = game.joint_moves(state)
+    if depth == 1:
+        return len(joints)
+    return sum(perft_api(game, game.next_state(state, joint), depth - 1) for joint in joints)
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    game = ggp.load(args.game)
+    state = game.initial_state()
+    fast = None if args.api else _kernel_and_array(game, state)
+    compiled_in = 0.0
+    if fast is not None:
+        from ggp.core.kernels import perft
+
+        began = time.perf_counter()
+        perft(fast[0], fast[1], 1)  # compile (or load numba's cache) before timing
+        compiled_in = time.perf_counter() - began
+        began = time.perf_counter()
+        count = perft(fast[0], fast[1], args.depth)
+        how = f"compiled kernel, {compiled_in:.1f} s to compile"
+    else:
+        began = time.perf_counter()
+        count = perft_api(game, state, args.depth)
+        how = "Game API"
+    elapsed = time.perf_counter() - began
+    rate = f", {count / elapsed:,.0f} per second" if elapsed > 0 else ""
+    print(f"perft({args.depth}) of {game.name} ({how}): {count:,} sequences in {elapsed:.3f} s{rate}")
+    print(count)
+    return 0
+
+
+# --- random -------------------------------------------------------------------------------------------
+def random_games_api(game: Game, count: int, seed: int | None) -> tuple[list[tuple[int, ...]], list[int]]:
+    """Play ``count`` uniformly random games through the Game API; returns each game's goals and length."""
+    rng = random.Random(seed)
+    roles = game.roles
+    start = game.initial_state()
+    goals: list[tuple[int, ...]] = []
+    lengths: list[int] = []
+    for _ in range(count):
+        state = start
+        steps = 0
+        while not game.is_terminal(state):
+            state = game.next_state(state, [rng.choice(game.legal_moves(state, role)) for role in roles])
+            steps += 1
+        goals.append(tuple(game.goals(state)))
+        lengths.append(steps)
+    return goals, lengths
+
+
+def random_games_compiled(game: Game, count: int, seed: int) -> tuple[list[tuple[int, ...]], list[int], float]:
+    """Play ``count`` random games in one compiled call; returns goals, lengths and the seconds it took.
+
+    The kernel is compiled (or loaded from numba's cache) by a one-game call
+    first, so the time is that of the games alone.
+    """
+    fast = _kernel_and_array(game, game.initial_state())
+    if fast is None:
+        raise UsageError(f"{game.name} has no compiled kernel; run without --compiled")
+    from ggp.core.kernels import random_playouts
+
+    kernel, array = fast
+    random_playouts(kernel, array, 1, seed)
+    began = time.perf_counter()
+    goals, lengths = random_playouts(kernel, array, count, seed)
+    elapsed = time.perf_counter() - began
+    return [tuple(int(v) for v in g) for g in goals], [int(n) for n in lengths], elapsed
+
+
+def cmd_random(args: argparse.Namespace) -> int:
+    game = ggp.load(args.game)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    if args.compiled:
+        goals, lengths, elapsed = random_games_compiled(game, args.games, seed)
+        how = "compiled kernel (ggp.core.kernels.random_playouts)"
+    else:
+        random_games_api(game, 1, seed)  # the kernels behind the API compile (or load numba's cache) here
+        began = time.perf_counter()
+        goals, lengths = random_games_api(game, args.games, seed)
+        elapsed = time.perf_counter() - began
+        how = "Game API loop (legal_moves + next_state)"
+    console = _console()
+    n = len(lengths)
+    console.print(Text(f"{game.name}: {n} uniformly random games, seed {seed}, {how}", style="bold"), soft_wrap=True)
+    speed = f"{n / elapsed:,.0f} games/second" if elapsed > 0 else "too fast to time"
+    rows = [
+        ("games", str(n)),
+        ("length", f"{sum(lengths) / n:.1f} joint moves on average (min {min(lengths)}, max {max(lengths)})"),
+        ("speed", f"{speed} ({elapsed:.3f} s in all)"),
+        ("outcomes", ""),
+    ]
+    for key, value in rows:
+        line = Text(f"{key:<9} {value}".rstrip())
+        line.stylize("bold", 0, len(key))
+        console.print(line, soft_wrap=True)
+    tally = Counter(goals)
+    labels = {result: " / ".join(f"{r} {v}" for r, v in zip(game.roles, result, strict=True)) for result in tally}
+    width = max(len(label) for label in labels.values())
+    for result, times in sorted(tally.items(), key=lambda item: (-item[1], item[0])):
+        console.print(f"  {labels[result]:<{width}}  {times:>{len(str(n))}}  {100 * times / n:5.1f}%", soft_wrap=True)
+    return 0
+
+
+# --- play ---------------------------------------------------------------------------------------------
+def _role_parser(game: Game) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"ggp play {game.name}",
+        description=f"Play {game.name}: {game.description}",
+        epilog=f"A role is played by `human` or an agent spec; known agents: {describe_agents()}.",
+        allow_abbrev=False,
+    )
+    for i, role in enumerate(game.roles):
+        default = HUMAN if i == 0 else "random"
+        parser.add_argument(
+            f"--{role}",
+            dest=f"role_{i}",
+            default=default,
+            metavar="PLAYER",
+            help=f"who plays {role}: human or an agent spec such as random:seed=3 (default {default})",
+        )
+    parser.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="seed for the agents")
+    return parser
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    game = ggp.load(args.game)
+    options = _role_parser(game).parse_args(args.options)
+    players: dict[str, Agent | None] = {}
+    for i, role in enumerate(game.roles):
+        spec = str(getattr(options, f"role_{i}")).strip()
+        if spec.lower() == HUMAN:
+            players[role] = None
+            continue
+        defaults = {} if options.seed is None else {"seed": options.seed + i}
+        try:
+            players[role] = make_agent(spec, **defaults)
+        except ValueError as exc:
+            raise UsageError(f"--{role} {spec}: {exc} (or human)") from None
+    try:
+        return play(game, players)
+    except EOFError:
+        print("\nend of input: game abandoned")
+        return 0
+    except _Quit:
+        print("game abandoned")
+        return 0
+
+
+def hint(game: Game) -> str:
+    """One line telling a person how to type moves in ``game``."""
+    short = f"type {game.shorthand_help}, or KIF text" if game.shorthand_help else "type moves as KIF text"
+    return short + _HINT_TAIL
+
+
+def play(game: Game, players: dict[str, Agent | None]) -> int:
+    """Play one match in the terminal: ``None`` players are people typing on stdin.
+
+    Raises EOFError at the end of input and _Quit when a person types quit.
+    """
+    print(f"{game.name}: {game.description}")
+    print("players: " + ", ".join(f"{role} {HUMAN if p is None else repr(p)}" for role, p in players.items()))
+    if any(p is None for p in players.values()):
+        print(hint(game))
+    for role, agent in players.items():
+        if agent is not None:
+            agent.start(game, role)
+    queued: dict[str, list[Move]] = {role: [] for role in game.roles}
+    state = game.initial_state()
+    step = 0
+    while not game.is_terminal(state):
+        print()
+        print(state)
+        joint: dict[str, Move] = {}
+        for role, agent in players.items():
+            if agent is None:
+                joint[role] = _human_move(game, state, role, queued[role])
+        for role, agent in players.items():
+            if agent is not None:
+                joint[role] = agent.select_move(state)
+        step += 1
+        print(f"move {step}: " + ", ".join(f"{role} {joint[role]}" for role in game.roles))
+        state = game.next_state(state, [joint[role] for role in game.roles])
+    print()
+    print(state)
+    goals = game.goals(state)
+    print("game over: " + ", ".join(f"{role} {g}" for role, g in zip(game.roles, goals, strict=True)))
+    for agent in players.values():
+        if agent is not None:
+            agent.stop(state, goals)
+    return 0
+
+
+def _is_noop_only(legal: Sequence[Move]) -> bool:
+    return len(legal) == 1 and legal[0].text == "noop"
+
+
+def _human_move(game: Game, state: State, role: str, queue: list[Move]) -> Move:
+    """The move a person makes for ``role``: forced noop, a queued follow-up, or what they type."""
+    legal = game.legal_moves(state, role)
+    if _is_noop_only(legal):
+        return legal[0]
+    if queue:
+        move = queue.pop(0)
+        if move in legal:
+            print(f"{role}> {move}   (entered before)")
+            return move
+        print(f"  the entered follow-up {move} is not legal now; enter {role}'s move")
+        queue.clear()
+    ordered = sorted(legal)
+    while True:
+        text = input(f"{role}> ")
+        if not sys.stdin.isatty():
+            print(text)  # echo piped input, so that the transcript reads like a session
+        text = text.strip()
+        if not text:
+            continue
+        word = text.lower()
+        if word in ("help", "?"):
+            print(numbered(ordered))
+            continue
+        if word in ("quit", "exit"):
+            raise _Quit
+        try:
+            moves = parse_entry(game, state, role, text, ordered)
+        except IllegalMoveError as exc:  # the message lists legal moves
+            print(f"  {exc}")
+            continue
+        except GGPError as exc:
+            print(f"  {exc}; type help to list the legal moves")
+            continue
+        queue[:] = moves[1:]
+        return moves[0]
+
+
+def numbered(moves: Sequence[Move], width: int = 100) -> str:
+    """The moves numbered from 1, in columns."""
+    items = [f"{i:>3}. {m}" for i, m in enumerate(moves, 1)]
+    cell = max((len(s) for s in items), default=0) + 2
+    per_line = max(1, width // cell) if cell else 1
+    lines = []
+    for i in range(0, len(items), per_line):
+        lines.append("".join(s.ljust(cell) for s in items[i : i + per_line]).rstrip())
+    return "\n".join(lines)
+
+
+def parse_entry(game: Game, state: State, role: str, text: str, ordered: Sequence[Move]) -> list[Move]:
+    """The moves a person's entry stands for: a number from the help list, KIF text or the short form.
+
+    Returns the moves of ``role`` for one or more successive steps, the first
+    legal in ``state``; raises a :class:`~ggp.GGPError` saying why otherwise.
+    """
+    if text.isdigit():
+        k = int(text)
+        if not 1 <= k <= len(ordered):
+            raise MoveSyntaxError(f"there is no move number {k}: {role} has {len(ordered)} legal moves")
+        return [ordered[k - 1]]
+    try:
+        moves = [game.parse_move(text)]
+    except MoveSyntaxError as kif_error:
+        try:
+            moves = game.shorthand(state, role, text)
+        except MoveSyntaxError as short_error:
+            raise (kif_error if text.startswith("(") else short_error) from None
+        if not moves:
+            raise MoveSyntaxError(f"{text!r} stands for no move") from None
+    if moves[0] not in ordered:
+        raise illegal_move_error(game, state, role, moves[0])
+    _check_follow_ups(game, state, role, moves)
+    return moves
+
+
+def _check_follow_ups(game: Game, state: State, role: str, moves: list[Move]) -> None:
+    """Check the follow-up moves of a multi-step entry (``d1-d5/d8``) as far as they can be foreseen.
+
+    They can while every other role has a single legal move (turn-based play)
+    and ``role`` moves in each of the next states; otherwise the follow-ups are
+    checked when they are due.
+    """
+    current = state
+    for before, after in itertools.pairwise(moves):
+        others = {r: game.legal_moves(current, r) for r in game.roles if r != role}
+        if any(len(ms) != 1 for ms in others.values()):
+            return
+        joint = [before if r == role else others[r][0] for r in game.roles]
+        current = game.next_state(current, joint)
+        if game.is_terminal(current):
+            raise MoveSyntaxError(f"the game ends after {before}, so {after} cannot follow")
+        legal = game.legal_moves(current, role)
+        if _is_noop_only(legal):
+            return
+        if after not in legal:
+            raise illegal_move_error(game, current, role, after, f"after {before}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
