@@ -212,7 +212,7 @@ class NativeGame(Game):
             arr = self.array_from_dict(data)
         except StateFormatError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
             raise StateFormatError(f"{self.name}: malformed state document: {exc!r}") from None
         return self.state_from_array(arr)
 

@@ -306,7 +306,13 @@ class Amazons(NativeGame):
         s[n * n] = self.roles.index(data["to_act"])
         s[n * n + 1] = ("move", "fire").index(data["phase"])
         jm = data.get("just_moved")
-        s[n * n + 2] = NONE if jm is None else (int(jm[1]) - 1) * n + int(jm[0]) - 1
+        if jm is None:
+            s[n * n + 2] = NONE
+        else:
+            x, y = int(jm[0]), int(jm[1])
+            if not (1 <= x <= n and 1 <= y <= n):
+                raise StateFormatError(f"{self.name}: just_moved ({x}, {y}) is off the board")
+            s[n * n + 2] = (y - 1) * n + x - 1
         return s
 
     def state_facts(self, state: State) -> list[str]:

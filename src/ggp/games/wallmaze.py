@@ -140,6 +140,7 @@ _SHORT = {
     "noop": NOOP, ".": NOOP, "stay": NOOP, "wait": NOOP, "pass": NOOP,
 }  # fmt: skip
 _WORD = re.compile(r"^\s*(\S+)\s*$")
+_MOVE_TEXT = re.compile(r"^\(move (\d+) (\d+) (\d+) (\d+)\)$")
 
 
 class WallMaze(NativeGame):
@@ -173,7 +174,10 @@ class WallMaze(NativeGame):
     def text_action(self, s: np.ndarray, role: int, text: str) -> int:
         if text == "noop":
             return NOOP
-        x1, y1, x2, y2 = (int(t) for t in text[6:-1].split())
+        m = _MOVE_TEXT.match(text)
+        if m is None:  # a Move of another game, say: no action of this one
+            return -1
+        x1, y1, x2, y2 = (int(t) for t in m.groups())
         if cell(x1, y1) != s[role]:
             return -1
         for d, (dx, dy) in DIRECTIONS.items():
