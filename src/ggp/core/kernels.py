@@ -1,38 +1,40 @@
 """Compiled rules and the loops that run on them.
 
 A native game states its rules as four numba functions over its state array
-(its :class:`Kernel`). The loops every game shares (perft, random playouts)
-are written once here as templates and compiled per game by
-:func:`make_kernel`, so each game gets loops with its rules inlined.
+(its :class:`Kernel`). The loops every game shares (perft, random playouts,
+search) are written once as templates and compiled per game by
+:meth:`Kernel.specialise`, so each game gets loops with its rules inlined.
 
 Why templates rather than passing the rule functions as arguments: numba
 cannot cache a function that takes other compiled functions as arguments
 (every process would recompile for seconds), and a closure is not cached
-either. A template copied into the game's module, with its own name, is an
-ordinary module-level function: cached, and recompiled when the game's source
-changes.
+either. A renamed copy of a template, with the game's functions as its
+globals, is an ordinary function to numba: cached on disk.
 """
 
 from __future__ import annotations
 
+import hashlib
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numba as nb
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Kernel:
     """A game's rules as compiled functions over its state array.
 
     * ``legal(s, role, out) -> n``: writes role's legal actions into ``out[:n]``.
     * ``apply(s, a0, a1)``: plays the joint action in place.
     * ``terminal(s) -> bool`` and ``goals(s) -> int64[2]``.
-    * ``perft`` and ``playouts``: the shared loops, compiled for this game
-      (call them through :func:`perft` and :func:`random_playouts`).
+    * ``rollout(s, rng) -> None``: plays ``s`` in place to a terminal state at
+      random; ``rng`` is a one-element uint64 array (see :func:`rng_next`).
+      Games may offer a faster rollout than the uniform one.
 
     Actions are ints below ``num_actions``; the game maps them to KIF text.
     No role ever has more than ``max_actions`` legal actions.
@@ -44,8 +46,25 @@ class Kernel:
     goals: Callable[..., np.ndarray]
     num_actions: int
     max_actions: int
-    perft: Callable[..., int]
-    playouts: Callable[..., None]
+    #: What templates compiled for this game see as globals.
+    namespace: dict[str, Any] = field(repr=False)
+    _compiled: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def specialise(self, template: Callable[..., Any]) -> Any:
+        """``template`` compiled for this game: its free names ``legal``, ``apply``,
+        ``terminal``, ``goals``, ``rollout`` and ``max_actions`` are this kernel's.
+
+        The result is cached on disk by numba, once per game and template.
+        """
+        fn = self._compiled.get(template.__qualname__)
+        if fn is None:
+            fn = self._compiled[template.__qualname__] = _specialise(template, self.namespace)
+        return fn
+
+    @property
+    def rollout(self) -> Callable[..., None]:
+        rollout: Callable[..., None] = self.namespace["rollout"]
+        return rollout
 
 
 # --- loop templates: `legal`, `apply`, `terminal`, `goals` are the game's ------------------
@@ -111,12 +130,49 @@ def _playouts_template(s, count, seed, max_steps, width, out_goals, out_lengths)
         out_lengths[g] = steps
 
 
-def _specialise(template: Callable[..., Any], namespace: dict[str, Any], name: str) -> Any:
-    """Compile a copy of ``template`` whose globals are ``namespace`` and whose home is its module."""
-    code = template.__code__.replace(co_filename=namespace["__file__"], co_name=name, co_qualname=name)
-    fn = types.FunctionType(code, namespace, name)
+@nb.njit(cache=True, inline="always")
+def rng_next(rng: np.ndarray) -> np.uint64:
+    """The next number of a xorshift64* generator whose state is ``rng[0]`` (never 0)."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
+
+
+@nb.njit(cache=True, inline="always")
+def rng_below(rng: np.ndarray, n: int) -> np.int64:
+    """A random int in ``[0, n)``."""
+    return np.int64(rng_next(rng) % np.uint64(n))
+
+
+def rng_state(seed: int) -> np.ndarray:
+    """A generator state for :func:`rng_next`, from any int seed."""
+    x = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64)
+    return np.array([x or 1], dtype=np.uint64)
+
+
+def _uniform_rollout_template(s, rng):  # type: ignore[no-untyped-def]
+    buf0 = np.empty(max_actions, dtype=np.int64)  # type: ignore[name-defined]  # noqa: F821
+    buf1 = np.empty(max_actions, dtype=np.int64)  # type: ignore[name-defined]  # noqa: F821
+    while not terminal(s):  # type: ignore[name-defined]  # noqa: F821
+        n0 = legal(s, 0, buf0)  # type: ignore[name-defined]  # noqa: F821
+        n1 = legal(s, 1, buf1)  # type: ignore[name-defined]  # noqa: F821
+        apply(s, buf0[rng_below(rng, n0)], buf1[rng_below(rng, n1)])  # type: ignore[name-defined]  # noqa: F821
+
+
+def _specialise(template: Callable[..., Any], namespace: dict[str, Any]) -> Any:
+    """Compile a copy of ``template`` whose globals are ``namespace``.
+
+    The copy is named after the template, the game and a digest of the game's
+    source, so numba caches one copy per game and drops it when either the
+    template's file (numba's own check) or the game's source changes.
+    """
+    name = f"{template.__name__}_{namespace['_tag']}_{namespace['_digest']}"
+    code = template.__code__.replace(co_name=name, co_qualname=name)
+    fn = types.FunctionType(code, {**template.__globals__, **namespace}, name)
     fn.__qualname__ = name
-    fn.__module__ = namespace["__name__"]
     return nb.njit(cache=True)(fn)
 
 
@@ -130,31 +186,54 @@ def make_kernel(
     goals: Callable[..., np.ndarray],
     num_actions: int,
     max_actions: int,
+    rollout: Callable[..., None] | None = None,
 ) -> Kernel:
-    """A game's Kernel, with the shared loops compiled for it.
-
-    Call it at the top level of the game's module with ``globals()``; ``tag``
-    names the variant when one module holds several games.
+    """A game's Kernel. Call it at the top level of the game's module with
+    ``globals()``; ``tag`` names the variant when one module holds several games.
+    Without ``rollout``, the uniform random rollout is compiled for the game.
     """
-    namespace = {
-        "__file__": module_globals["__file__"],
-        "__name__": module_globals["__name__"],
-        "np": np,
+    source = Path(module_globals["__file__"]).read_bytes()
+    namespace: dict[str, Any] = {
+        "_tag": tag,
+        "_digest": hashlib.sha1(source).hexdigest()[:10],
         "legal": legal,
         "apply": apply,
         "terminal": terminal,
         "goals": goals,
+        "max_actions": max_actions,
     }
-    return Kernel(
-        legal=legal,
-        apply=apply,
-        terminal=terminal,
-        goals=goals,
-        num_actions=num_actions,
-        max_actions=max_actions,
-        perft=_specialise(_perft_template, namespace, f"_perft_{tag}"),
-        playouts=_specialise(_playouts_template, namespace, f"_playouts_{tag}"),
-    )
+    kernel = Kernel(legal, apply, terminal, goals, num_actions, max_actions, namespace)
+    namespace["rollout"] = rollout if rollout is not None else kernel.specialise(_uniform_rollout_template)
+    return kernel
+
+
+def with_sizes(kernel: Kernel, num_actions: int, max_actions: int) -> Kernel:
+    """The same compiled rules for a game of another size (Amazons 8x8 beside 10x10)."""
+    namespace = {**kernel.namespace, "max_actions": max_actions, "_tag": f"{kernel.namespace['_tag']}_{max_actions}"}
+    return Kernel(kernel.legal, kernel.apply, kernel.terminal, kernel.goals, num_actions, max_actions, namespace)
+
+
+def _rollouts_template(s, count, rng, out_goals):  # type: ignore[no-untyped-def]
+    work = s.copy()
+    for g in range(count):
+        work[:] = s
+        rollout(work, rng)  # type: ignore[name-defined]  # noqa: F821
+        res = goals(work)  # type: ignore[name-defined]  # noqa: F821
+        out_goals[g, 0] = res[0]
+        out_goals[g, 1] = res[1]
+
+
+def rollouts(kernel: Kernel, s: np.ndarray, count: int, seed: int = 0) -> np.ndarray:
+    """The goals of ``count`` games played from ``s`` by the game's own random rollout.
+
+    That is the uniform random player unless the game offers a faster one
+    (Amazons: a random amazon that can move, then a random destination, then a
+    random arrow, as OpenSpiel's action decomposition does). Returns an int64
+    array of shape (count, 2).
+    """
+    out = np.zeros((count, 2), dtype=np.int64)
+    kernel.specialise(_rollouts_template)(s.copy(), count, rng_state(seed), out)
+    return out
 
 
 def perft(kernel: Kernel, s: np.ndarray, depth: int) -> int:
@@ -162,7 +241,7 @@ def perft(kernel: Kernel, s: np.ndarray, depth: int) -> int:
 
     Sequences stop at terminal states; depth 0 counts the empty sequence.
     """
-    return int(kernel.perft(np.ascontiguousarray(s), depth, kernel.max_actions))
+    return int(kernel.specialise(_perft_template)(np.ascontiguousarray(s), depth, kernel.max_actions))
 
 
 def random_playouts(
@@ -175,5 +254,5 @@ def random_playouts(
     """
     out_goals = np.zeros((count, 2), dtype=np.int64)
     out_lengths = np.zeros(count, dtype=np.int64)
-    kernel.playouts(s.copy(), count, seed, max_steps, kernel.max_actions, out_goals, out_lengths)
+    kernel.specialise(_playouts_template)(s.copy(), count, seed, max_steps, kernel.max_actions, out_goals, out_lengths)
     return out_goals, out_lengths

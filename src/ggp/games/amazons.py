@@ -17,7 +17,6 @@ Actions: 0 is ``noop``; ``1 + from*N*N + to`` is ``(move ...)``;
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any
 
@@ -26,7 +25,7 @@ import numpy as np
 
 from ..core.errors import MoveSyntaxError, StateFormatError
 from ..core.game import Move, State
-from ..core.kernels import make_kernel
+from ..core.kernels import make_kernel, rng_below, with_sizes
 from ..core.native import NativeGame
 
 EMPTY, WHITE, BLACK, ARROW = 0, 1, 2, 3
@@ -129,12 +128,88 @@ def apply(s: np.ndarray, a0: int, a1: int) -> None:
         s[nn] = 1 - turn
 
 
+@nb.njit(cache=True)
+def _ray_targets(board: np.ndarray, offsets: np.ndarray, src: int, out: np.ndarray) -> int:
+    k = 0
+    for d in range(8):
+        o = offsets[d]
+        p = src + o
+        while board[p] == EMPTY:
+            out[k] = p
+            k += 1
+            p += o
+    return k
+
+
+@nb.njit(cache=True)
+def rollout(s: np.ndarray, rng: np.ndarray) -> None:
+    """Play ``s`` to the end as OpenSpiel's random player would: a random amazon
+    that can move, a random destination, a random arrow.
+
+    Works on a copy of the board with a border of arrows, so rays need no
+    bounds checks, and keeps the amazons in a list.
+    """
+    n = _side(s)
+    nn = n * n
+    w = n + 2
+    board = np.full(w * w, ARROW, dtype=np.uint8)
+    offsets = np.array([w, w + 1, 1, 1 - w, -w, -w - 1, -1, w - 1], dtype=np.int64)
+    queens = np.empty((2, 4), dtype=np.int64)
+    count = np.zeros(2, dtype=np.int64)
+    for c in range(nn):
+        p = (c // n + 1) * w + c % n + 1
+        board[p] = s[c]
+        if s[c] == WHITE or s[c] == BLACK:
+            queens[s[c] - 1, count[s[c] - 1]] = p
+            count[s[c] - 1] += 1
+    buf = np.empty(4 * (n - 1), dtype=np.int64)
+    movable = np.empty(4, dtype=np.int64)
+    turn = s[nn]
+    if s[nn + 1] == 1:  # finish the turn in progress
+        moved = s[nn + 2]
+        k = _ray_targets(board, offsets, (moved // n + 1) * w + moved % n + 1, buf)
+        board[buf[rng_below(rng, k)]] = ARROW
+        turn = 1 - turn
+    while True:
+        m = 0
+        for i in range(4):
+            q = queens[turn, i]
+            for d in range(8):
+                if board[q + offsets[d]] == EMPTY:
+                    movable[m] = i
+                    m += 1
+                    break
+        if m == 0:
+            break
+        i = movable[rng_below(rng, m)]
+        src = queens[turn, i]
+        dst = buf[rng_below(rng, _ray_targets(board, offsets, src, buf))]
+        board[dst] = board[src]
+        board[src] = EMPTY
+        queens[turn, i] = dst
+        board[buf[rng_below(rng, _ray_targets(board, offsets, dst, buf))]] = ARROW
+        turn = 1 - turn
+    for c in range(nn):
+        s[c] = board[(c // n + 1) * w + c % n + 1]
+    s[nn] = turn
+    s[nn + 1] = 0
+    s[nn + 2] = NONE
+
+
 # One set of compiled loops serves both boards: the size is read off the array.
 # A queen has at most 4(n-1) targets.
 KERNEL_10 = make_kernel(
-    globals(), "amazons", legal=legal, apply=apply, terminal=terminal, goals=goals, num_actions=10101, max_actions=144
+    globals(),
+    "amazons",
+    legal=legal,
+    apply=apply,
+    terminal=terminal,
+    goals=goals,
+    rollout=rollout,
+    num_actions=10101,
+    max_actions=144,
 )
-KERNEL_8 = dataclasses.replace(KERNEL_10, num_actions=4161, max_actions=112)
+KERNEL_8 = with_sizes(KERNEL_10, num_actions=4161, max_actions=112)
 
 START = {
     10: {WHITE: [(1, 4), (4, 1), (7, 1), (10, 4)], BLACK: [(1, 7), (4, 10), (7, 10), (10, 7)]},
