@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from .base import Agent
+from .mcts import MCTSAgent
 from .random import RandomAgent
 
 #: Something that builds an agent from keyword options: usually the agent class.
@@ -30,9 +31,19 @@ AgentFactory = Callable[..., Agent]
 #: The agents :func:`make_agent` knows, by spec name (lower case).
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent,
+    "mcts": MCTSAgent,
 }
 
-__all__ = ["AGENTS", "Agent", "AgentFactory", "RandomAgent", "agent_options", "describe_agents", "make_agent"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "AgentFactory",
+    "MCTSAgent",
+    "RandomAgent",
+    "agent_options",
+    "describe_agents",
+    "make_agent",
+]
 
 
 def agent_options(name: str) -> dict[str, Any]:

@@ -30,6 +30,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -68,6 +69,7 @@ def _ucb_pick(
 
 def _run_template(  # type: ignore[no-untyped-def]
     sims,
+    root,
     c,
     states,
     node_visits,
@@ -87,13 +89,14 @@ def _run_template(  # type: ignore[no-untyped-def]
     path,
     buf,
     work,
+    val,
 ):
     # meta: [nodes used, action-pool entries used, child-pool entries used]
     capacity = states.shape[0]
     pool = act.shape[0]
     children = child.shape[0]
     for _ in range(sims):
-        node = 0
+        node = root
         depth = 0
         g0 = 0.0
         g1 = 0.0
@@ -105,12 +108,11 @@ def _run_template(  # type: ignore[no-untyped-def]
                 break
             if not expanded[node]:
                 fits = meta[1] + 2 * max_actions <= pool  # type: ignore[name-defined]  # noqa: F821
-                if (node_visits[node] == 0 and node != 0) or not fits:
+                if (node_visits[node] == 0 and node != root) or not fits:
                     work[:] = states[node]
-                    rollout(work, rng)  # type: ignore[name-defined]  # noqa: F821
-                    res = goals(work)  # type: ignore[name-defined]  # noqa: F821
-                    g0 = res[0] / 100.0
-                    g1 = res[1] / 100.0
+                    leaf_value(work, rng, val)  # type: ignore[name-defined]  # noqa: F821
+                    g0 = val[0]
+                    g1 = val[1]
                     break
                 a = meta[1]
                 k0 = legal(states[node], 0, buf)  # type: ignore[name-defined]  # noqa: F821
@@ -119,10 +121,9 @@ def _run_template(  # type: ignore[no-untyped-def]
                 act[a + k0 : a + k0 + k1] = buf[:k1]
                 if meta[2] + k0 * k1 > children:
                     work[:] = states[node]
-                    rollout(work, rng)  # type: ignore[name-defined]  # noqa: F821
-                    res = goals(work)  # type: ignore[name-defined]  # noqa: F821
-                    g0 = res[0] / 100.0
-                    g1 = res[1] / 100.0
+                    leaf_value(work, rng, val)  # type: ignore[name-defined]  # noqa: F821
+                    g0 = val[0]
+                    g1 = val[1]
                     break
                 off0[node] = a
                 off1[node] = a + k0
@@ -157,10 +158,14 @@ def _run_template(  # type: ignore[no-untyped-def]
                 else:  # the tree is full: score this move without storing it
                     work[:] = states[node]
                     apply(work, act[off0[node] + i0], act[off1[node] + i1])  # type: ignore[name-defined]  # noqa: F821
-                    rollout(work, rng)  # type: ignore[name-defined]  # noqa: F821
-                    res = goals(work)  # type: ignore[name-defined]  # noqa: F821
-                    g0 = res[0] / 100.0
-                    g1 = res[1] / 100.0
+                    if terminal(work):  # type: ignore[name-defined]  # noqa: F821
+                        res = goals(work)  # type: ignore[name-defined]  # noqa: F821
+                        val[0] = res[0] / 100.0
+                        val[1] = res[1] / 100.0
+                    else:
+                        leaf_value(work, rng, val)  # type: ignore[name-defined]  # noqa: F821
+                    g0 = val[0]
+                    g1 = val[1]
                     break
             node = nxt
         node_visits[node] += 1
@@ -173,6 +178,14 @@ def _run_template(  # type: ignore[no-untyped-def]
             act_value[a0] += g0
             act_visits[a1] += 1
             act_value[a1] += g1
+
+
+def _rollout_value_template(s, rng, out):  # type: ignore[no-untyped-def]
+    # The default leaf value: play the game's random rollout to the end, score its goals.
+    rollout(s, rng)  # type: ignore[name-defined]  # noqa: F821
+    res = goals(s)  # type: ignore[name-defined]  # noqa: F821
+    out[0] = res[0] / 100.0
+    out[1] = res[1] / 100.0
 
 
 # --- the Python side ------------------------------------------------------------------------------
@@ -204,10 +217,14 @@ class UCTSearch:
     """A reusable search tree for one native game (arrays allocated once).
 
     ``capacity`` bounds the number of nodes; when the tree is full, further
-    simulations still run and count, but add no nodes.
+    simulations still run and count, but add no nodes. ``leaf_value`` replaces
+    the random rollout as the score of a new leaf: a compiled function
+    ``(s, rng, out)`` writing each role's value (0..1) into ``out[0:2]``.
     """
 
-    def __init__(self, game: Game, capacity: int = 200_000, c: float = 1.4, seed: int = 0) -> None:
+    def __init__(
+        self, game: Game, capacity: int = 200_000, c: float = 1.4, seed: int = 0, leaf_value: Any = None
+    ) -> None:
         if not isinstance(game, NativeGame):
             raise TypeError(f"compiled search needs a native game; {game.name} has no kernel")
         self.game = game
@@ -216,8 +233,8 @@ class UCTSearch:
         width = kernel.max_actions
         capacity = max(int(capacity), 2)
         length = game.initial_array().shape[0]
-        # Pools for the move lists and child links of nodes that get expanded;
-        # sized for a fifth of the nodes at full width, which searches rarely exceed.
+        # Pools for the move lists and child links of expanded nodes, sized for a
+        # fifth of the nodes at full width, which searches rarely exceed.
         pool = max(capacity * min(width, 16), 4 * width)
         self.states = np.zeros((capacity, length), dtype=game.dtype)
         self.node_visits = np.zeros(capacity, dtype=np.int64)
@@ -237,8 +254,12 @@ class UCTSearch:
         self.path = np.zeros((MAX_DEPTH, 3), dtype=np.int64)
         self.buf = np.zeros(width, dtype=np.int64)
         self.work = np.zeros(length, dtype=game.dtype)
-        self._run = kernel.specialise(_run_template)
-        self._root: State | None = None
+        self.val = np.zeros(2, dtype=np.float64)
+        if leaf_value is None:
+            leaf_value = kernel.specialise(_rollout_value_template)
+        self._run = kernel.specialise(_run_template, leaf_value=leaf_value)
+        self.root = 0
+        self._root_state: State | None = None
         self._sims = 0
 
     @property
@@ -261,6 +282,11 @@ class UCTSearch:
         )
         return sum(a.nbytes for a in arrays)
 
+    @property
+    def nodes(self) -> int:
+        """Nodes in use, including those left over from earlier roots."""
+        return int(self.meta[0])
+
     def reset(self, state: State) -> None:
         """Start a new tree whose root is ``state``."""
         self.states[0] = _array(self.game, state)
@@ -268,17 +294,49 @@ class UCTSearch:
         self.node_terminal[0] = self.game.is_terminal(state)
         self.expanded[0] = False
         self.meta[:] = (1, 0, 0)
-        self._root = state
+        self.root = 0
+        self._root_state = state
         self._sims = 0
+
+    def advance(self, state: State, max_fill: float = 0.8) -> bool:
+        """Move the root to ``state`` if the tree holds it one or two steps below the root.
+
+        Returns whether a subtree was kept; otherwise (or when the tree is more
+        than ``max_fill`` full) starts afresh from ``state``. Two steps cover an
+        agent that did not search in a state where it had a single move.
+        """
+        if self._root_state is not None and self.meta[0] < max_fill * len(self.states):
+            target = _array(self.game, state)
+            level = [self.root]
+            for _ in range(2):
+                below = []
+                for node in level:
+                    if not self.expanded[node]:
+                        continue
+                    start = int(self.coff[node])
+                    for j in range(start, start + int(self.n0[node] * self.n1[node])):
+                        child = int(self.child[j])
+                        if child < 0:
+                            continue
+                        if np.array_equal(self.states[child], target):
+                            self.root = child
+                            self._root_state = state
+                            self._sims = int(self.node_visits[child])
+                            return True
+                        below.append(child)
+                level = below
+        self.reset(state)
+        return False
 
     def run(self, sims: int) -> None:
         """Run ``sims`` more simulations from the current root."""
-        if self._root is None:
+        if self._root_state is None:
             raise RuntimeError("call reset(state) before run()")
-        if sims <= 0 or self.node_terminal[0]:
+        if sims <= 0 or self.node_terminal[self.root]:
             return
         self._run(
             sims,
+            self.root,
             self.c,
             self.states,
             self.node_visits,
@@ -298,15 +356,23 @@ class UCTSearch:
             self.path,
             self.buf,
             self.work,
+            self.val,
         )
         self._sims += sims
 
-    def search(self, state: State, sims: int | None = None, seconds: float | None = None) -> SearchResult:
-        """Search from ``state`` for ``sims`` simulations or ``seconds`` of wall time (whichever is set)."""
+    def search(
+        self, state: State, sims: int | None = None, seconds: float | None = None, reuse: bool = False
+    ) -> SearchResult:
+        """Search from ``state`` for ``sims`` simulations or ``seconds`` of wall time (exactly one).
+
+        With ``reuse``, a subtree already grown below ``state`` (the previous
+        root's child) is kept and extended.
+        """
         if (sims is None) == (seconds is None):
             raise ValueError("give exactly one of sims and seconds")
         began = time.perf_counter()
-        self.reset(state)
+        if not (reuse and self.advance(state)):
+            self.reset(state)
         if sims is not None:
             self.run(int(sims))
         else:
@@ -319,29 +385,30 @@ class UCTSearch:
                     break
                 self.run(chunk)
                 spent = time.perf_counter() - t0
-                # Aim for chunks of about a hundredth of the budget, never past the deadline.
+                # Chunks of about a hundredth of the budget, never reaching past the deadline.
                 rate = chunk / max(spent, 1e-6)
                 chunk = max(1, min(int(rate * min(seconds / 100, deadline - time.perf_counter())), 1 << 20))
         return self.result(time.perf_counter() - began)
 
     def result(self, seconds: float = math.nan) -> SearchResult:
         """The root statistics of the current tree."""
-        if self._root is None:
+        if self._root_state is None:
             raise RuntimeError("call reset(state) before result()")
         game = self.game
-        state = self._root
+        state = self._root_state
+        root = self.root
+        arr = _array(game, state)
         moves, visits, values = [], [], []
         for r, role in enumerate(game.roles):
-            legal = game.legal_moves(state, role)
-            if self.expanded[0]:
-                off = int(self.off0[0] if r == 0 else self.off1[0])
-                n = int(self.n0[0] if r == 0 else self.n1[0])
+            if self.expanded[root]:
+                off = int(self.off0[root] if r == 0 else self.off1[root])
+                n = int(self.n0[root] if r == 0 else self.n1[root])
                 acts = self.act[off : off + n]
                 v = self.act_visits[off : off + n].astype(np.int64)
                 total = self.act_value[off : off + n].astype(np.float64)
-                arr = _array(game, state)
                 moves.append(tuple(game.parse_move(game.action_text(arr, r, int(a))) for a in acts))
             else:
+                legal = game.legal_moves(state, role)
                 moves.append(tuple(legal))
                 v = np.zeros(len(legal), dtype=np.int64)
                 total = np.zeros(len(legal))
@@ -353,7 +420,7 @@ class UCTSearch:
             visits=tuple(visits),
             values=tuple(values),
             simulations=self._sims,
-            nodes=int(self.meta[0]),
+            nodes=self.nodes,
             seconds=seconds,
             bytes=self.nbytes,
         )

@@ -50,15 +50,21 @@ class Kernel:
     namespace: dict[str, Any] = field(repr=False)
     _compiled: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def specialise(self, template: Callable[..., Any]) -> Any:
+    def specialise(self, template: Callable[..., Any], **overrides: Any) -> Any:
         """``template`` compiled for this game: its free names ``legal``, ``apply``,
-        ``terminal``, ``goals``, ``rollout`` and ``max_actions`` are this kernel's.
+        ``terminal``, ``goals``, ``rollout`` and ``max_actions`` are this kernel's,
+        and ``overrides`` bind further names (compiled functions, by their ``__name__``).
 
-        The result is cached on disk by numba, once per game and template.
+        The result is cached on disk by numba, once per game, template and overrides.
         """
-        fn = self._compiled.get(template.__qualname__)
+        key = template.__qualname__ + "".join(f"_{k}_{getattr(v, '__name__', v)}" for k, v in sorted(overrides.items()))
+        fn = self._compiled.get(key)
         if fn is None:
-            fn = self._compiled[template.__qualname__] = _specialise(template, self.namespace)
+            namespace = {**self.namespace, **overrides}
+            if overrides:
+                suffix = "_".join(str(getattr(v, "__name__", v)) for _, v in sorted(overrides.items()))
+                namespace["_tag"] = f"{namespace['_tag']}_{suffix}"
+            fn = self._compiled[key] = _specialise(template, namespace)
         return fn
 
     @property
