@@ -1,0 +1,310 @@
+"""Many games at once: B states of one native game in one array, advanced by one call.
+
+This is the substrate for batched self-play and reinforcement learning, in the
+spirit of pgx: the state of every row lives in one ``(B, L)`` array, and
+:meth:`VectorGame.step` plays one joint action in every row in a single
+compiled loop (the game's rules inlined, see :meth:`Kernel.specialise
+<ggp.core.kernels.Kernel.specialise>`). Actions are the game's ints (its
+docstring numbers them; ``num_actions`` is the size of the action space), not
+KIF text.
+
+>>> import numpy as np
+>>> from ggp.vector import VectorGame
+>>> vg = VectorGame("wallmaze", batch=4, autoreset=True, seed=1)
+>>> vg.states.shape, vg.num_actions
+((4, 5), 5)
+>>> vg.legal_mask("white")[0]  # at the start white may wait (0) or step east (3)
+array([ True, False, False,  True, False])
+>>> vg.step(np.array([[3, 4]] * 4))  # in every row: white east, black west
+>>> [str(m) for m in vg.game.legal_moves(vg.state(0), "white")]  # any row as a Game-API state
+['(move 3 5 4 5)', '(move 3 5 2 5)', 'noop']
+>>> played, points = 0, np.zeros(2, dtype=np.int64)
+>>> for _ in range(300):  # random self-play
+...     vg.step(vg.random_actions())
+...     played += int(vg.terminal.sum())  # a finished row is terminal for one step, then starts again
+...     points += vg.goals[vg.terminal].sum(axis=0)  # the final goals of the games that just ended
+>>> played >= 40  # wallmaze ends by step 30
+True
+
+Conventions:
+
+* ``states``, ``terminal`` and ``goals`` are read-only views of the live
+  buffers: they always describe the current rows and change when
+  :meth:`~VectorGame.step` or :meth:`~VectorGame.reset` runs, and only then.
+  Copy them (``vg.states.copy()``) to keep a snapshot. ``goals`` are the rule
+  sheet's goals of each current state, terminal or not (the result only when
+  the row is terminal).
+* Legal actions are the rule sheet's, in terminal rows too (as
+  :meth:`Game.legal_moves <ggp.Game.legal_moves>` gives them).
+* Autoreset is *next-step*, as gymnasium's vector environments do by default:
+  the step that makes a row terminal leaves the terminal state in ``states``
+  (with ``terminal`` True and its final ``goals``); the next :meth:`step`
+  resets that row to the initial state instead of moving it, ignoring the
+  actions given for it. So ``states``, ``terminal``, ``goals`` and the legal
+  actions always describe the same state of each row. Without autoreset,
+  stepping a terminal row raises :class:`~ggp.GameOverError` (a
+  ``ValueError``); reset it first with ``vg.reset(vg.terminal)``.
+* :meth:`~VectorGame.step` checks every row's actions against the row's legal
+  actions before it changes anything: an illegal action raises
+  :class:`~ggp.IllegalMoveError` naming the row, the role and the move, and
+  leaves every row as it was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .core.errors import GameOverError, IllegalMoveError
+from .core.kernels import rng_below, rng_state
+from .core.native import NativeGame, NativeState
+from .core.registry import load
+
+__all__ = ["VectorGame"]
+
+
+# --- loop templates, compiled per game by Kernel.specialise ---------------------------------
+# (free names `legal`, `apply`, `terminal`, `goals` are the game's; rng_below is a global here.)
+
+_TERMINAL_ROW = 2  # the kind of failure _step_template reports besides role 0 / role 1 illegal
+
+
+def _step_template(s, term, out_goals, actions, autoreset, init, buf):  # type: ignore[no-untyped-def]
+    # Returns 0, or 1 + 3 * row + kind for the first bad row (kind 0/1: that role's
+    # action is illegal; kind 2: the row is terminal and autoreset is off). Nothing
+    # is written before every row has been checked.
+    batch = s.shape[0]
+    for i in range(batch):
+        if term[i]:
+            if not autoreset:
+                return 1 + 3 * i + _TERMINAL_ROW
+            continue
+        for r in range(2):
+            a = actions[i, r]
+            n = legal(s[i], r, buf)  # type: ignore[name-defined]  # noqa: F821
+            ok = False
+            for k in range(n):
+                if buf[k] == a:
+                    ok = True
+                    break
+            if not ok:
+                return 1 + 3 * i + r
+    for i in range(batch):
+        row = s[i]
+        if term[i]:
+            row[:] = init
+        else:
+            apply(row, actions[i, 0], actions[i, 1])  # type: ignore[name-defined]  # noqa: F821
+        term[i] = terminal(row)  # type: ignore[name-defined]  # noqa: F821
+        g = goals(row)  # type: ignore[name-defined]  # noqa: F821
+        out_goals[i, 0] = g[0]
+        out_goals[i, 1] = g[1]
+    return 0
+
+
+def _random_actions_template(s, term, rng, buf, out):  # type: ignore[no-untyped-def]
+    for i in range(s.shape[0]):
+        for r in range(2):
+            if term[i]:
+                out[i, r] = -1
+                continue
+            n = legal(s[i], r, buf)  # type: ignore[name-defined]  # noqa: F821
+            out[i, r] = buf[rng_below(rng, n)] if n > 0 else -1
+
+
+def _legal_mask_template(s, role, buf, out):  # type: ignore[no-untyped-def]
+    for i in range(s.shape[0]):
+        n = legal(s[i], role, buf)  # type: ignore[name-defined]  # noqa: F821
+        for k in range(n):
+            out[i, buf[k]] = True
+
+
+def _legal_actions_template(s, role, out, counts):  # type: ignore[no-untyped-def]
+    for i in range(s.shape[0]):
+        n = legal(s[i], role, out[i])  # type: ignore[name-defined]  # noqa: F821
+        counts[i] = n
+        out[i, n:] = -1  # legal may use the rest of its buffer as scratch
+
+
+class VectorGame:
+    """B states of one native game in one array; one call advances all of them.
+
+    ``game`` is a game name (``"wallmaze"``) or a :class:`NativeGame`; every row
+    starts in the initial state. ``seed`` seeds :meth:`random_actions`' own
+    generator. See the module docstring for autoreset and the views. One
+    VectorGame is not meant for several threads at once (it keeps scratch
+    buffers); give each thread its own.
+    """
+
+    def __init__(self, game: str | NativeGame, batch: int, *, autoreset: bool = False, seed: int = 0) -> None:
+        loaded = load(game) if isinstance(game, str) else game
+        if not isinstance(loaded, NativeGame):
+            raise TypeError(f"VectorGame needs a native game (one with a compiled kernel), not {loaded!r}")
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+            raise ValueError(f"batch must be a positive int, not {batch!r}")
+        self.game: NativeGame = loaded
+        self.batch = int(batch)
+        self.autoreset = bool(autoreset)
+        self.roles: tuple[str, ...] = loaded.roles
+        kernel = loaded.kernel
+        self.num_actions: int = kernel.num_actions
+        self.max_actions: int = kernel.max_actions
+
+        self._init = np.ascontiguousarray(loaded.initial_array(), dtype=loaded.dtype)
+        self._init_terminal = bool(kernel.terminal(self._init))
+        self._init_goals = np.asarray(kernel.goals(self._init), dtype=np.int64)
+        self._s = np.tile(self._init, (self.batch, 1))
+        self._term = np.full(self.batch, self._init_terminal, dtype=np.bool_)
+        self._goals = np.tile(self._init_goals, (self.batch, 1))
+        self._buf = np.empty(self.max_actions, dtype=np.int64)
+        self._rng = rng_state(seed)
+
+        self._step = kernel.specialise(_step_template)
+        self._random = kernel.specialise(_random_actions_template)
+        self._mask = kernel.specialise(_legal_mask_template)
+        self._compact = kernel.specialise(_legal_actions_template)
+
+        self._states_view = _read_only(self._s)
+        self._terminal_view = _read_only(self._term)
+        self._goals_view = _read_only(self._goals)
+
+    def __repr__(self) -> str:
+        return f"<VectorGame {self.game.name!r} batch={self.batch} autoreset={self.autoreset}>"
+
+    # --- what the rows are ------------------------------------------------------------------
+    @property
+    def states(self) -> np.ndarray:
+        """``(B, L)`` array of the game's dtype: row ``i`` is the state array of game ``i``.
+
+        A read-only view of the live buffer: :meth:`step` and :meth:`reset` change it.
+        """
+        return self._states_view
+
+    @property
+    def terminal(self) -> np.ndarray:
+        """``(B,)`` bool: whether each row's state is terminal (read-only live view)."""
+        return self._terminal_view
+
+    @property
+    def goals(self) -> np.ndarray:
+        """``(B, 2)`` int64: each row's goals in role order (read-only live view)."""
+        return self._goals_view
+
+    def state(self, i: int) -> NativeState:
+        """Row ``i`` as an immutable state of the Game API (a copy)."""
+        row = range(self.batch)[i]  # IndexError out of range; negative indices count from the end
+        return self.game.state_from_array(self._s[row])
+
+    # --- legal actions ----------------------------------------------------------------------
+    def _role(self, role: int | str) -> int:
+        if isinstance(role, str):
+            return self.game.role_index(role)
+        if isinstance(role, (int, np.integer)) and not isinstance(role, bool) and 0 <= role < len(self.roles):
+            return int(role)
+        raise ValueError(f"{self.game.name}: a role is one of {self.roles} or its number 0..1, not {role!r}")
+
+    def legal_mask(self, role: int | str) -> np.ndarray:
+        """``(B, num_actions)`` bool, a new array: True where the action is legal for ``role`` in that row."""
+        out = np.zeros((self.batch, self.num_actions), dtype=np.bool_)
+        self._mask(self._s, self._role(role), self._buf, out)
+        return out
+
+    def legal_actions(self, role: int | str) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions of ``role`` in compact form, as new arrays.
+
+        Returns ``(actions, counts)``: ``actions`` is ``(B, max_actions)`` int64,
+        row ``i`` holding its ``counts[i]`` legal actions (in the kernel's order)
+        then ``-1`` padding.
+        """
+        actions = np.empty((self.batch, self.max_actions), dtype=np.int64)
+        counts = np.empty(self.batch, dtype=np.int64)
+        self._compact(self._s, self._role(role), actions, counts)
+        return actions, counts
+
+    def random_actions(self) -> np.ndarray:
+        """``(B, 2)`` int64, a new array: a uniformly random legal joint action for each row.
+
+        Each role's action is drawn uniformly from its legal actions by this
+        object's own generator (seeded by ``seed``). Terminal rows get ``-1``s,
+        which :meth:`step` ignores under autoreset.
+        """
+        out = np.empty((self.batch, 2), dtype=np.int64)
+        self._random(self._s, self._term, self._rng, self._buf, out)
+        return out
+
+    # --- moving the rows ---------------------------------------------------------------------
+    def step(self, actions: np.ndarray) -> None:
+        """Play ``actions[i]`` (the joint action, in role order) in every row ``i``.
+
+        ``actions`` is a ``(B, 2)`` integer array (any list or array that
+        numpy turns into one). Terminal rows are reset instead under autoreset
+        (their actions are ignored) and refused otherwise. Raises
+        :class:`~ggp.IllegalMoveError` for an illegal action and ValueError for
+        an array of the wrong shape or type; either way no row changes.
+        """
+        if not (isinstance(actions, np.ndarray) and actions.dtype == np.int64 and actions.flags.c_contiguous):
+            actions = self._coerce(actions)
+        if actions.shape != (self.batch, 2):
+            raise ValueError(
+                f"{self.game.name}: actions must have shape ({self.batch}, 2), one joint action per row "
+                f"in role order {self.roles}; got shape {actions.shape}"
+            )
+        code = self._step(self._s, self._term, self._goals, actions, self.autoreset, self._init, self._buf)
+        if code:
+            raise self._error(code - 1, actions)
+
+    def _coerce(self, actions: Any) -> np.ndarray:
+        arr = np.asarray(actions)
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"{self.game.name}: actions must be integers, not an array of {arr.dtype}")
+        return np.ascontiguousarray(arr, dtype=np.int64)
+
+    def _error(self, code: int, actions: np.ndarray) -> ValueError:
+        i, kind = divmod(code, 3)
+        name = self.game.name
+        if kind == _TERMINAL_ROW:
+            return GameOverError(
+                f"{name}: row {i} is terminal and autoreset is off; reset it (vg.reset(vg.terminal)) before stepping"
+            )
+        role = self.roles[kind]
+        a = int(actions[i, kind])
+        s = self._s[i]
+        move, text = f"action {a}", f"action {a}"
+        if 0 <= a < self.num_actions:
+            try:
+                t = self.game.action_text(s, kind, a)
+                if self.game.text_action(s, kind, t) == a:  # trust the text only if it reads back
+                    move, text = t, f"{t} (action {a})"
+            except (IndexError, KeyError, ValueError):
+                pass
+        legal = tuple(str(m) for m in self.game.legal_moves(self.state(i), role))
+        shown = ", ".join(legal[:8]) + (f", ... ({len(legal)} in all)" if len(legal) > 8 else "")
+        return IllegalMoveError(
+            f"{name}: row {i}: {text} is not a legal move for {role}; legal moves: {shown or 'none'}",
+            role=role,
+            move=move,
+            legal=legal,
+        )
+
+    def reset(self, mask: np.ndarray | None = None) -> None:
+        """Put every row, or the rows where the ``(B,)`` bool ``mask`` is True, back to the initial state."""
+        if mask is None:
+            self._s[:] = self._init
+            self._term[:] = self._init_terminal
+            self._goals[:] = self._init_goals
+            return
+        m = np.asarray(mask)
+        if m.dtype != np.bool_ or m.shape != (self.batch,):
+            raise ValueError(
+                f"{self.game.name}: a reset mask is a bool array of shape ({self.batch},), not {m.dtype} {m.shape}"
+            )
+        self._s[m] = self._init
+        self._term[m] = self._init_terminal
+        self._goals[m] = self._init_goals
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
