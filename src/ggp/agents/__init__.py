@@ -21,7 +21,9 @@ import typing
 from collections.abc import Callable
 from typing import Any, cast
 
+from .amazons import AmazonsAgent
 from .base import Agent
+from .bomberman import BombermanAgent
 from .mcts import MCTSAgent
 from .random import RandomAgent
 
@@ -32,6 +34,8 @@ AgentFactory = Callable[..., Agent]
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent,
     "mcts": MCTSAgent,
+    "amazons": AmazonsAgent,
+    "bomberman": BombermanAgent,
 }
 
 __all__ = [

@@ -129,7 +129,7 @@ def apply(s: np.ndarray, a0: int, a1: int) -> None:
 
 
 @nb.njit(cache=True)
-def _ray_targets(board: np.ndarray, offsets: np.ndarray, src: int, out: np.ndarray) -> int:
+def ray_targets(board: np.ndarray, offsets: np.ndarray, src: int, out: np.ndarray) -> int:
     k = 0
     for d in range(8):
         o = offsets[d]
@@ -167,7 +167,7 @@ def rollout(s: np.ndarray, rng: np.ndarray) -> None:
     turn = s[nn]
     if s[nn + 1] == 1:  # finish the turn in progress
         moved = s[nn + 2]
-        k = _ray_targets(board, offsets, (moved // n + 1) * w + moved % n + 1, buf)
+        k = ray_targets(board, offsets, (moved // n + 1) * w + moved % n + 1, buf)
         board[buf[rng_below(rng, k)]] = ARROW
         turn = 1 - turn
     while True:
@@ -183,11 +183,11 @@ def rollout(s: np.ndarray, rng: np.ndarray) -> None:
             break
         i = movable[rng_below(rng, m)]
         src = queens[turn, i]
-        dst = buf[rng_below(rng, _ray_targets(board, offsets, src, buf))]
+        dst = buf[rng_below(rng, ray_targets(board, offsets, src, buf))]
         board[dst] = board[src]
         board[src] = EMPTY
         queens[turn, i] = dst
-        board[buf[rng_below(rng, _ray_targets(board, offsets, dst, buf))]] = ARROW
+        board[buf[rng_below(rng, ray_targets(board, offsets, dst, buf))]] = ARROW
         turn = 1 - turn
     for c in range(nn):
         s[c] = board[(c // n + 1) * w + c % n + 1]
