@@ -26,6 +26,7 @@ from .base import Agent
 from .bomberman import BombermanAgent
 from .mcts import MCTSAgent
 from .random import RandomAgent
+from .wallmaze import WallMazeAgent
 
 #: Something that builds an agent from keyword options: usually the agent class.
 AgentFactory = Callable[..., Agent]
@@ -36,6 +37,7 @@ AGENTS: dict[str, AgentFactory] = {
     "mcts": MCTSAgent,
     "amazons": AmazonsAgent,
     "bomberman": BombermanAgent,
+    "wallmaze": WallMazeAgent,
 }
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "AgentFactory",
     "MCTSAgent",
     "RandomAgent",
+    "WallMazeAgent",
     "agent_options",
     "describe_agents",
     "make_agent",

@@ -202,7 +202,7 @@ def _random_turns(s: np.ndarray, rng: np.ndarray, turns: int) -> bool:
 
 
 @nb.njit(cache=True)
-def amazons_leaf(s: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+def amazons_leaf(s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
     """Leaf value for UCT: a few random turns, then the evaluation (or the result, if the game ended)."""
     nn = s.shape[0] - 3
     alive = _random_turns(s, rng, PLIES)

@@ -90,6 +90,7 @@ def _run_template(  # type: ignore[no-untyped-def]
     buf,
     work,
     val,
+    params,
 ):
     # meta: [nodes used, action-pool entries used, child-pool entries used]
     capacity = states.shape[0]
@@ -110,7 +111,7 @@ def _run_template(  # type: ignore[no-untyped-def]
                 fits = meta[1] + 2 * max_actions <= pool  # type: ignore[name-defined]  # noqa: F821
                 if (node_visits[node] == 0 and node != root) or not fits:
                     work[:] = states[node]
-                    leaf_value(work, rng, val)  # type: ignore[name-defined]  # noqa: F821
+                    leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                     g0 = val[0]
                     g1 = val[1]
                     break
@@ -121,7 +122,7 @@ def _run_template(  # type: ignore[no-untyped-def]
                 act[a + k0 : a + k0 + k1] = buf[:k1]
                 if meta[2] + k0 * k1 > children:
                     work[:] = states[node]
-                    leaf_value(work, rng, val)  # type: ignore[name-defined]  # noqa: F821
+                    leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                     g0 = val[0]
                     g1 = val[1]
                     break
@@ -163,7 +164,7 @@ def _run_template(  # type: ignore[no-untyped-def]
                         val[0] = res[0] / 100.0
                         val[1] = res[1] / 100.0
                     else:
-                        leaf_value(work, rng, val)  # type: ignore[name-defined]  # noqa: F821
+                        leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                     g0 = val[0]
                     g1 = val[1]
                     break
@@ -180,7 +181,7 @@ def _run_template(  # type: ignore[no-untyped-def]
             act_value[a1] += g1
 
 
-def _rollout_value_template(s, rng, out):  # type: ignore[no-untyped-def]
+def _rollout_value_template(s, rng, out, params):  # type: ignore[no-untyped-def]
     # The default leaf value: play the game's random rollout to the end, score its goals.
     rollout(s, rng)  # type: ignore[name-defined]  # noqa: F821
     res = goals(s)  # type: ignore[name-defined]  # noqa: F821
@@ -219,11 +220,19 @@ class UCTSearch:
     ``capacity`` bounds the number of nodes; when the tree is full, further
     simulations still run and count, but add no nodes. ``leaf_value`` replaces
     the random rollout as the score of a new leaf: a compiled function
-    ``(s, rng, out)`` writing each role's value (0..1) into ``out[0:2]``.
+    ``(s, rng, out, params)`` writing each role's value (0..1) into ``out[0:2]``;
+    ``params`` is this object's float array :attr:`params`, which the caller may
+    change between searches (an opponent model, say).
     """
 
     def __init__(
-        self, game: Game, capacity: int = 200_000, c: float = 1.4, seed: int = 0, leaf_value: Any = None
+        self,
+        game: Game,
+        capacity: int = 200_000,
+        c: float = 1.4,
+        seed: int = 0,
+        leaf_value: Any = None,
+        params: Sequence[float] = (),
     ) -> None:
         if not isinstance(game, NativeGame):
             raise TypeError(f"compiled search needs a native game; {game.name} has no kernel")
@@ -255,6 +264,7 @@ class UCTSearch:
         self.buf = np.zeros(width, dtype=np.int64)
         self.work = np.zeros(length, dtype=game.dtype)
         self.val = np.zeros(2, dtype=np.float64)
+        self.params = np.array([*params, 0.0], dtype=np.float64)  # never empty: numba needs a typed array
         if leaf_value is None:
             leaf_value = kernel.specialise(_rollout_value_template)
         self._run = kernel.specialise(_run_template, leaf_value=leaf_value)
@@ -357,6 +367,7 @@ class UCTSearch:
             self.buf,
             self.work,
             self.val,
+            self.params,
         )
         self._sims += sims
 
