@@ -1,0 +1,207 @@
+"""Strength benchmarks: ggp's players against each other, random, and OpenSpiel's MCTSBot.
+
+    python bench/strength.py amazons-vs-openspiel --board 8 --games 60 --time 0.25
+    python bench/strength.py duel bomberman2p bomberman random --games 500
+    python bench/strength.py all --quick
+
+Each duel alternates seats, prints wins/draws/losses and mean goals per side
+with a 95% interval, and appends a JSON line to bench/results/strength.jsonl.
+These runs take minutes to hours; they are benchmarks, not tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import ggp
+from ggp.agents import Agent, make_agent
+from ggp.core.game import Game, Move, State
+
+RESULTS = Path(__file__).resolve().parent / "results" / "strength.jsonl"
+
+
+# --- OpenSpiel's MCTSBot as a ggp agent ------------------------------------------------------------
+class OpenSpielMCTS(Agent):
+    """pyspiel.MCTSBot (C++, random rollouts) playing our Amazons through OpenSpiel's own game.
+
+    OpenSpiel splits a turn into three actions (amazon, destination, arrow);
+    our move step asks the bot twice and our fire step once, each with
+    ``sims`` simulations. Cells are ``row * N + col`` with row 0 at the top.
+    """
+
+    name = "openspiel-mcts"
+
+    def __init__(self, sims: int, seed: int = 0, c: float = 2.0) -> None:
+        super().__init__()
+        self.sims, self.seed, self.c = sims, seed, c
+
+    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        import pyspiel
+
+        super().start(game, role, start_clock, play_clock)
+        self.n = int(game.name.split("_")[1].split("x")[0])
+        self.os_game = pyspiel.load_game("amazons", {"board_size": self.n})
+        evaluator = pyspiel.RandomRolloutEvaluator(1, self.seed)
+        self.bot = pyspiel.MCTSBot(self.os_game, evaluator, self.c, self.sims, 1000, False, self.seed, False)
+        self.os_state = self.os_game.new_initial_state()
+
+    def cell(self, x: int, y: int) -> int:
+        return (self.n - y) * self.n + (x - 1)
+
+    def xy(self, cell: int) -> tuple[int, int]:
+        return cell % self.n + 1, self.n - cell // self.n
+
+    def observe(self, move_text: str) -> None:
+        """Apply one of our moves (either side's) to OpenSpiel's state."""
+        parts = move_text.strip("()").split()
+        if parts[0] == "move":
+            x1, y1, x2, y2 = map(int, parts[1:])
+            self.os_state.apply_action(self.cell(x1, y1))
+            self.os_state.apply_action(self.cell(x2, y2))
+        elif parts[0] == "fire":
+            self.os_state.apply_action(self.cell(int(parts[1]), int(parts[2])))
+
+    def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        legal = self.game.legal_moves(state, self.role)
+        if len(legal) == 1:
+            if legal[0].text != "noop":  # forced, but OpenSpiel's state must still follow
+                self.observe(legal[0].text)
+            return legal[0]
+        doc = self.game.state_to_dict(state)
+        if doc["phase"] == "move":
+            src = self.bot.step(self.os_state)
+            self.os_state.apply_action(src)
+            dst = self.bot.step(self.os_state)
+            self.os_state.apply_action(dst)
+            (x1, y1), (x2, y2) = self.xy(src), self.xy(dst)
+            return self.game.parse_move(f"(move {x1} {y1} {x2} {y2})")
+        arrow = self.bot.step(self.os_state)
+        self.os_state.apply_action(arrow)
+        x, y = self.xy(arrow)
+        return self.game.parse_move(f"(fire {x} {y})")
+
+
+def calibrate_openspiel(board: int, seconds_per_step: float) -> tuple[int, float]:
+    """MCTSBot simulations per decision so that a whole turn takes what our two steps take."""
+    import pyspiel
+
+    game = pyspiel.load_game("amazons", {"board_size": board})
+    probe = 2000
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, probe, 1000, False, 0, False)
+    rates = []
+    for _ in range(3):
+        began = time.perf_counter()
+        bot.step(game.new_initial_state())
+        rates.append(probe / (time.perf_counter() - began))
+    rate = sorted(rates)[1]
+    # A turn is 3 OpenSpiel decisions against our 2 steps of seconds_per_step each.
+    return max(10, int(rate * 2 * seconds_per_step / 3)), rate
+
+
+# --- duels -------------------------------------------------------------------------------------------------
+def play(game: Game, agents: list[Agent], time_limit: float | None) -> tuple[int, ...]:
+    """One game between ``agents`` (in role order); OpenSpiel adapters are told every move."""
+    for agent, role in zip(agents, game.roles, strict=True):
+        agent.start(game, role)
+    state = game.initial_state()
+    while not game.is_terminal(state):
+        joint = [agent.select_move(state, time_limit) for agent in agents]
+        for agent, role in zip(agents, game.roles, strict=True):
+            if isinstance(agent, OpenSpielMCTS):
+                for other, move in zip(game.roles, joint, strict=True):
+                    if other != role and move.text != "noop":
+                        agent.observe(move.text)
+        state = game.next_state(state, joint)
+    goals = game.goals(state)
+    for agent in agents:
+        agent.stop(state, goals)
+    return goals
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / max(n - 1, 1)
+    half = 1.96 * math.sqrt(var / n)
+    return mean, half
+
+
+def duel(
+    game_name: str, spec_a: str | Any, spec_b: str | Any, games: int, time_limit: float | None, label: str = ""
+) -> dict[str, Any]:
+    """``games`` games, seats alternating; a spec may be a callable making an agent from a seed."""
+    game = ggp.load(game_name)
+    goals_a: list[float] = []
+    wins = draws = losses = 0
+    began = time.perf_counter()
+    for k in range(games):
+        a_first = k % 2 == 0
+        make = [spec_a, spec_b] if a_first else [spec_b, spec_a]
+        agents = [m(k * 2 + i) if callable(m) else make_agent(m, seed=k * 2 + i) for i, m in enumerate(make)]
+        g = play(game, agents, time_limit)
+        mine, theirs = (g[0], g[1]) if a_first else (g[1], g[0])
+        goals_a.append(mine)
+        wins += mine > theirs
+        draws += mine == theirs
+        losses += mine < theirs
+        print(f"  game {k + 1}/{games}: {mine}-{theirs}  (W/D/L so far {wins}/{draws}/{losses})", flush=True)
+    mean, half = interval(goals_a)
+    result = {
+        "game": game_name,
+        "a": label or str(spec_a),
+        "b": str(spec_b) if not callable(spec_b) else getattr(spec_b, "label", "custom"),
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "mean_goal_a": round(mean, 2),
+        "ci95": round(half, 2),
+        "time_per_move": time_limit,
+        "seconds": round(time.perf_counter() - began, 1),
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    print(json.dumps(result), flush=True)
+    RESULTS.parent.mkdir(exist_ok=True)
+    with RESULTS.open("a") as fh:
+        fh.write(json.dumps(result) + "\n")
+    return result
+
+
+def amazons_vs_openspiel(board: int, games: int, seconds: float) -> dict[str, Any]:
+    sims, rate = calibrate_openspiel(board, seconds)
+    print(f"MCTSBot: {rate:,.0f} simulations/s here; {sims} simulations per decision (a turn = 3 decisions)")
+
+    def openspiel(seed: int) -> Agent:
+        return OpenSpielMCTS(sims=sims, seed=seed)
+
+    openspiel.label = f"openspiel-mcts:sims={sims}"  # type: ignore[attr-defined]
+    return duel(f"amazons_{board}x{board}", f"amazons:time={seconds}", openspiel, games, seconds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("amazons-vs-openspiel")
+    p.add_argument("--board", type=int, choices=(8, 10), default=8)
+    p.add_argument("--games", type=int, default=60)
+    p.add_argument("--time", type=float, default=0.25)
+    p = sub.add_parser("duel")
+    p.add_argument("game")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--time", type=float, default=None, help="time limit per move passed to the agents")
+    args = parser.parse_args()
+    if args.what == "amazons-vs-openspiel":
+        amazons_vs_openspiel(args.board, args.games, args.time)
+    else:
+        duel(args.game, args.a, args.b, args.games, args.time)
+
+
+if __name__ == "__main__":
+    main()
