@@ -1,0 +1,127 @@
+"""Screenshots of the web app's play page for every game, into docs/img/screens/<game>.png.
+
+    python docs/screenshots.py [--out DIR] [--chromium PATH]
+
+Runs the app in this process on 127.0.0.1 (a free port, a throw-away
+database), plays a few moves of each game through the JSON API so that the
+picture shows something (a selected amazon with its destinations, a bomb
+counting down, fire, markers on their way), and photographs the page with
+headless Chromium (Debian's ``chromium``; Playwright drives it). Needs
+``pip install -e '.[dev,web]'`` and ``apt-get install chromium``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect, sync_playwright
+
+from ggp.web.server import BackgroundServer
+
+ROOT = Path(__file__).resolve().parent
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+# game -> (players, the people's moves: one dict per turn of theirs, role -> move; agents answer in between)
+SCENES: dict[str, tuple[dict[str, str], list[dict[str, str]]]] = {
+    "amazons_10x10": (
+        {"white": "human", "black": "random:seed=7"},
+        [{"white": "(move 4 1 4 6)"}, {"white": "(fire 7 3)"}],
+    ),
+    "amazons_8x8": (
+        {"white": "human", "black": "random:seed=3"},
+        [{"white": "(move 3 1 3 5)"}, {"white": "(fire 5 7)"}],
+    ),
+    "bomberman": (
+        {"bomberman": "human", "bomberwoman": "random:seed=4"},
+        [{"bomberman": "dropBomb"}, {"bomberman": "(move north)"}],
+    ),
+    "bomberman2p": (
+        {"bomberman": "human", "bomberwoman": "random:seed=2"},
+        [
+            {"bomberman": "dropBomb"},
+            {"bomberman": "(move north)"},
+            {"bomberman": "dropBomb"},
+            {"bomberman": "(move north)"},
+            {"bomberman": "(move east)"},
+        ],
+    ),
+    "wallmaze": (
+        {"white": "human", "black": "random:seed=1"},
+        [{"white": "(move 2 5 3 5)"}, {"white": "(move 3 5 4 5)"}, {"white": "(move 4 5 5 5)"}],
+    ),
+}
+
+
+def api(url: str, method: str = "GET", body: Any = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return json.load(reply)
+
+
+def prepare(base: str, game: str) -> str:
+    """A match of ``game`` played to the scene's position; returns its id."""
+    players, steps = SCENES[game]
+    view = api(f"{base}/api/games", "POST", {"game": game, "players": players, "agent_time": 1.0})
+    gid = view["id"]
+    for joint in steps:
+        for role, move in joint.items():
+            view = api(f"{base}/api/games/{gid}/moves?wait=10", "POST", {"role": role, "move": move})
+    return str(gid)
+
+
+def photograph(page: Page, base: str, game: str, gid: str, out: Path) -> Path:
+    page.goto(f"{base}/games/{gid}")
+    expect(page.locator("#controls")).to_contain_text("Your move")
+    if game.startswith("amazons"):  # pick an amazon: its destinations light up
+        origin = page.locator("#board .hl.from").first.bounding_box()
+        assert origin is not None
+        page.mouse.click(origin["x"] + origin["width"] / 2, origin["y"] + origin["height"] / 2)
+        expect(page.locator("#board .hl.sel")).to_have_count(1)
+    target = out / f"{game}.png"
+    page.screenshot(path=str(target), full_page=False)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=ROOT / "img" / "screens", help="folder for the PNG files")
+    parser.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium binary")
+    parser.add_argument("--games", nargs="*", default=list(SCENES), help="which games (default: all)")
+    args = parser.parse_args(argv)
+    if not Path(args.chromium).exists():
+        print(f"screenshots: {args.chromium} is missing (apt-get install -y chromium)", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        BackgroundServer(Path(tmp) / "screens.sqlite3") as server,
+        sync_playwright() as p,
+    ):
+        browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        context.set_default_timeout(20_000)
+        page = context.new_page()
+        for game in args.games:
+            path = photograph(page, server.url, game, prepare(server.url, game), args.out)
+            print(f"wrote {path}")
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
