@@ -1,0 +1,181 @@
+"""The referee: failing agents get random legal moves, every failure is recorded, the match always ends."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import ggp
+from ggp.agents import Agent, RandomAgent
+from ggp.core.game import Move, State
+from ggp.match import MatchRecord, Referee
+from ggp.match.referee import default_margin
+from match_agents import BlockingAgent, CrashingAgent, FaultyLifecycleAgent, IllegalMoveAgent, WrongTypeAgent
+
+
+def legal_texts(game: ggp.Game, state: State, role: str) -> set[str]:
+    return {str(m) for m in game.legal_moves(state, role)}
+
+
+def check_replacements(record: MatchRecord, role: str, kind: str) -> None:
+    """Every move of ``role`` was a fault of ``kind`` replaced by a legal move, and the record replays."""
+    game = ggp.load(record.game)
+    states = record.verify()
+    index = record.roles.index(role)
+    assert record.steps > 0
+    for move, state in zip(record.moves, states, strict=False):
+        faults = [f for f in move.faults if f.role == role]
+        assert len(faults) == 1, move
+        fault = faults[0]
+        assert (fault.kind, fault.phase, fault.step) == (kind, "play", move.step)
+        assert fault.played == move.joint[index]
+        assert move.joint[index] in legal_texts(game, state, role)
+    assert game.is_terminal(states[-1])
+
+
+def test_crashing_agent_gets_random_legal_moves() -> None:
+    game = ggp.load("wallmaze")
+    record = Referee(game, play_clock=1.0, seed=4).run([CrashingAgent(), RandomAgent(seed=1)], specs=["crash", "r"])
+    check_replacements(record, "white", "exception")
+    fault = record.moves[0].faults[0]
+    assert fault.message == "RuntimeError: boom: this agent always fails"
+    assert fault.traceback is not None and "boom" in fault.traceback
+    assert fault.returned is None
+    assert all(f.role == "white" for f in record.all_faults())  # black never failed
+    again = MatchRecord.from_json(record.to_json())
+    assert again.moves[0].faults[0] == fault
+
+
+def test_illegal_move_is_replaced() -> None:
+    game = ggp.load("amazons_8x8")
+    record = Referee(game, play_clock=1.0, seed=2).run([RandomAgent(seed=3), IllegalMoveAgent()])
+    check_replacements(record, "black", "illegal")
+    fault = record.moves[0].faults[0]
+    assert fault.returned == "(move 99 99 99 99)"
+    assert "not a legal move for black" in fault.message and "noop" in fault.message  # names the legal moves
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_non_move_is_replaced(text: bool) -> None:
+    game = ggp.load("bomberman2p")
+    record = Referee(game, play_clock=1.0, seed=8).run([WrongTypeAgent(text=text), RandomAgent(seed=1)])
+    check_replacements(record, "bomberman", "not_a_move")
+    fault = record.moves[0].faults[0]
+    kind = "str" if text else "int"
+    first_legal = str(game.legal_moves(game.initial_state(), "bomberman")[0])
+    assert fault.returned == (repr(first_legal) if text else "42")
+    assert f"(a {kind}), not a Move" in fault.message
+
+
+def test_slow_agent_times_out_is_not_called_while_busy_and_recovers() -> None:
+    game = ggp.load("wallmaze")
+    slow = BlockingAgent()
+    released: list[int] = []
+
+    def on_step(step: int, joint: tuple[str, ...]) -> None:
+        if step == 2:  # the agent has overrun step 1 and was skipped at step 2: let it finish now
+            slow.release.set()
+            assert slow.thread is not None
+            slow.thread.join()
+            released.append(step)
+
+    referee = Referee(game, start_clock=1.0, play_clock=0.5, grace=0.0, seed=5, on_step=on_step)
+    record = referee.run([RandomAgent(seed=2), slow], specs=["random:seed=2", "blocking"])
+    assert released == [2]
+    first, second = record.moves[0], record.moves[1]
+    assert [(f.role, f.kind, f.step) for f in first.faults] == [("black", "timeout", 1)]
+    assert "no answer within 0.5 s + grace 0 s" in first.faults[0].message
+    assert first.times[1] is not None and first.times[1] >= 0.49
+    assert [(f.role, f.kind, f.step) for f in second.faults] == [("black", "busy", 2)]
+    assert second.times[1] is None  # not asked
+    # From step 3 on the agent answers again (its first legal move), with no fault.
+    assert all(not m.faults for m in record.moves[2:])
+    assert slow.calls == record.steps - 1
+    states = record.verify()
+    for move, state in zip(record.moves[2:], states[2:], strict=False):
+        assert move.joint[1] == str(game.legal_moves(state, "black")[0])
+    # The late answer of step 1 was discarded: the replacement was played.
+    assert record.moves[0].joint[1] == first.faults[0].played
+    # The agent was told the play clock minus the margin.
+    assert slow.time_limits[0] == pytest.approx(0.5 - default_margin(0.5))
+    assert referee.runaway_threads() == []
+
+
+def test_runaway_thread_is_reported_until_it_ends() -> None:
+    game = ggp.load("bomberman")
+    slow = BlockingAgent()
+    referee = Referee(game, play_clock=0.1, grace=0.0, seed=1)
+    record = referee.run([slow, RandomAgent(seed=1)])
+    kinds = [f.kind for f in record.all_faults() if f.role == "bomberman"]
+    assert kinds[0] == "timeout" and kinds[1:-1] == ["busy"] * (record.steps - 1)
+    assert kinds[-1] == "busy" and record.faults[-1].phase == "stop"  # stop was not called either
+    assert slow.entered.is_set() and slow.calls == 1
+    assert referee.runaway_threads() == [slow.thread]
+    slow.release.set()
+    assert slow.thread is not None
+    slow.thread.join()
+    assert referee.runaway_threads() == []
+    record.verify()
+
+
+def test_start_and_stop_failures_are_recorded() -> None:
+    game = ggp.load("wallmaze")
+    record = Referee(game, play_clock=1.0, seed=3).run([FaultyLifecycleAgent(), RandomAgent(seed=4)])
+    assert [(f.phase, f.role, f.kind, f.step) for f in record.faults] == [
+        ("start", "white", "exception", None),
+        ("stop", "white", "exception", None),
+    ]
+    assert record.faults[0].message == "ValueError: cannot prepare"
+    assert record.faults[1].message == "KeyError: 'cannot clean up'"
+    assert not any(m.faults for m in record.moves)  # it played fine in between
+    again = MatchRecord.from_json(record.to_json(), verify=True)
+    assert again.faults == record.faults
+
+
+def test_agents_see_the_protocol() -> None:
+    seen: list[tuple[str, object]] = []
+
+    class Watcher(RandomAgent):
+        def start(self, game, role, start_clock=None, play_clock=None):  # type: ignore[no-untyped-def]
+            super().start(game, role, start_clock, play_clock)
+            seen.append(("start", (role, start_clock, play_clock)))
+
+        def stop(self, state, goals):  # type: ignore[no-untyped-def]
+            seen.append(("stop", tuple(goals)))
+
+        def select_move(self, state: State, time_limit: float | None = None) -> Move:
+            seen.append(("move", threading.current_thread() is threading.main_thread()))
+            return super().select_move(state, time_limit)
+
+    game = ggp.load("amazons_8x8")
+    record = Referee(game, start_clock=2.0, play_clock=1.0, seed=1).run([Watcher(seed=1), RandomAgent(seed=2)])
+    assert seen[0] == ("start", ("white", pytest.approx(1.8), pytest.approx(0.9)))
+    assert seen[-1] == ("stop", record.goals)
+    moves = [s for s in seen if s[0] == "move"]
+    assert len(moves) == record.steps  # asked in every state, noop turns included
+    assert all(on_main is False for _, on_main in moves)  # in a worker thread
+
+
+def test_referee_checks_its_arguments() -> None:
+    game = ggp.load("wallmaze")
+    with pytest.raises(ValueError, match="2 roles"):
+        Referee(game).run([RandomAgent()])
+    with pytest.raises(ValueError, match="play_clock must be positive"):
+        Referee(game, play_clock=0)
+    with pytest.raises(ValueError, match="margin"):
+        Referee(game, play_clock=1.0, margin=1.0)
+
+
+def test_records_seed_and_is_reproducible() -> None:
+    game = ggp.load("bomberman2p")
+
+    def play(seed: int) -> MatchRecord:
+        agents: list[Agent] = [CrashingAgent(), RandomAgent(seed=5)]
+        return Referee(game, play_clock=1.0, seed=seed).run(agents)
+
+    a, b = play(11), play(11)
+    assert a.seed == 11
+    assert [m.joint for m in a.moves] == [m.joint for m in b.moves]
+    unseeded = Referee(game, play_clock=1.0).run([RandomAgent(seed=1), RandomAgent(seed=2)])
+    assert isinstance(unseeded.seed, int)
