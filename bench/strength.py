@@ -183,6 +183,43 @@ def amazons_vs_openspiel(board: int, games: int, seconds: float) -> dict[str, An
     return duel(f"amazons_{board}x{board}", f"amazons:time={seconds}", openspiel, games, seconds)
 
 
+def wallmaze_bound() -> float:
+    """White's best expected goal against a uniformly random black: the ceiling for any player.
+
+    Exact dynamic programming over the game's states (the step counter makes
+    the game finite): at each state white picks the move with the best
+    average over black's equally likely replies.
+    """
+    import functools
+
+    import numpy as np
+
+    game = ggp.load("wallmaze")
+    kernel = game.kernel  # type: ignore[attr-defined]
+
+    @functools.cache
+    def value(key: tuple[int, ...]) -> float:
+        s = np.array(key, dtype=np.int64)
+        if kernel.terminal(s):
+            return float(kernel.goals(s)[0])
+        buf = np.empty(5, dtype=np.int64)
+        mine = buf[: kernel.legal(s, 0, buf)].copy()
+        theirs = buf[: kernel.legal(s, 1, buf)].copy()
+        best = 0.0
+        for a in mine:
+            total = 0.0
+            for b in theirs:
+                t = s.copy()
+                kernel.apply(t, a, b)
+                total += value(tuple(int(x) for x in t))
+            best = max(best, total / len(theirs))
+        return best
+
+    bound = value(tuple(int(x) for x in game.initial_state().array))  # type: ignore[attr-defined]
+    print(f"wallmaze: the best any white player can expect against uniformly random black is {bound:.2f}")
+    return bound
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -190,6 +227,7 @@ def main() -> None:
     p.add_argument("--board", type=int, choices=(8, 10), default=8)
     p.add_argument("--games", type=int, default=60)
     p.add_argument("--time", type=float, default=0.25)
+    sub.add_parser("wallmaze-bound", help="the best expected goal against random in wallmaze")
     p = sub.add_parser("duel")
     p.add_argument("game")
     p.add_argument("a")
@@ -199,6 +237,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.what == "amazons-vs-openspiel":
         amazons_vs_openspiel(args.board, args.games, args.time)
+    elif args.what == "wallmaze-bound":
+        wallmaze_bound()
     else:
         duel(args.game, args.a, args.b, args.games, args.time)
 

@@ -22,7 +22,10 @@ the opponent's mistakes — and this player makes none.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import threading
+from pathlib import Path
 
 import numba as nb
 import numpy as np
@@ -184,35 +187,77 @@ def _values_vs_random(succ: np.ndarray, safe: np.ndarray, me: int, gamma: float,
 
 
 class _Solution:
-    """The explored position graph of one variant, with both roles' safe and attack sets."""
+    """The explored position graph of one variant, with the roles' safe and attack sets.
+
+    Solving takes seconds, so the arrays are kept in a cache folder
+    (``$GGP_CACHE``, else ``~/.cache/ggp``) and read back by later processes.
+    """
 
     def __init__(self, game: Bomberman, nobomb: int) -> None:
         kernel: Kernel = game.kernel
         self.parity = 1 if game.alternating else 0  # whose turn it is matters only when turns alternate
         self.nobomb = nobomb
-        explore = kernel.specialise(_explore_template, PARITY=self.parity, NOBOMB=nobomb + 1)
-        capacity = 1 << 18
-        while True:
-            states, succ, count = explore(game.initial_array(), capacity)
-            if count >= 0:
-                break
-            capacity *= 2
-        self.states = states
-        self.succ = succ
-        self.index = {self.key(s): i for i, s in enumerate(states)}
-        self.count = count
-        self.safe = []
-        self.attack = []
-        self.value = []
-        for me in (0, 1):
-            safe, attack = _solve(succ, me)
-            self.safe.append(safe)
-            self.attack.append(attack)
-            self.value.append(_values_vs_random(succ, safe, me, 0.98, 60))
+        roles = (0, 1) if nobomb < 0 else (nobomb,)
+        digest = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:10]
+        path = _cache_dir() / f"bomberman-{game.name}-{nobomb}-{kernel.namespace['_digest']}-{digest}.npz"
+        arrays = _load(path)
+        if arrays is None:
+            explore = kernel.specialise(_explore_template, PARITY=self.parity, NOBOMB=nobomb + 1)
+            capacity = 1 << 18
+            while True:
+                states, succ, count = explore(game.initial_array(), capacity)
+                if count >= 0:
+                    break
+                capacity *= 2
+            arrays = {"states": states, "succ": succ}
+            for me in roles:
+                safe, attack = _solve(succ, me)
+                arrays[f"safe{me}"] = safe
+                arrays[f"attack{me}"] = attack
+                arrays[f"value{me}"] = _values_vs_random(succ, safe, me, 0.98, 60)
+            _save(path, arrays)
+        self.states = arrays["states"]
+        self.succ = arrays["succ"]
+        self.count = len(self.states)
+        self.index = {self.key(s): i for i, s in enumerate(self.states)}
+        self.safe = [arrays.get(f"safe{me}") for me in (0, 1)]
+        self.attack = [arrays.get(f"attack{me}") for me in (0, 1)]
+        self.value = [arrays.get(f"value{me}") for me in (0, 1)]
+
+    def for_role(self, me: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Role ``me``'s safe set, attack ranks and values against a random opponent."""
+        safe, attack, value = self.safe[me], self.attack[me], self.value[me]
+        if safe is None or attack is None or value is None:
+            raise ValueError(f"this solution was made for role {self.nobomb} only")
+        return safe, attack, value
 
     def key(self, s: np.ndarray) -> tuple[int, ...]:
         parity = (int(s[STEP]) % 2) * self.parity
         return (int(s[MAN]), int(s[WOMAN]), parity, int(s[BOMB3]), int(s[BOMB2]), int(s[BOMB1]), int(s[BOMB0]))
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("GGP_CACHE") or Path.home() / ".cache" / "ggp")
+
+
+def _load(path: Path) -> dict[str, np.ndarray] | None:
+    try:
+        with np.load(path) as data:
+            return {name: data[name] for name in data.files}
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    # Write then rename, so a reader never sees half a file; a cache that
+    # cannot be written only costs the next process the solving time.
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 _SOLUTIONS: dict[tuple[str, int], _Solution] = {}
@@ -300,7 +345,7 @@ class BombermanAgent(Agent):
     def _by_table(self, sol: _Solution, node: int, me: int) -> Move:
         rows = sol.succ[node] if me == 0 else sol.succ[node].T
         mine, theirs = (-2, -3) if me == 0 else (-3, -2)
-        safe, attack, value = sol.safe[me], sol.attack[me], sol.value[me]
+        safe, attack, value = sol.for_role(me)
         best: list[int] = []
         best_score: tuple[float, ...] | None = None
         for a in range(NA):
