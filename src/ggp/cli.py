@@ -106,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser(
+        "rules", help="print ggp's GDL rule sheet of a game", description="Print ggp's GDL rule sheet of GAME."
+    )
+    p.add_argument("game", metavar="GAME")
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser(
         "play",
         help="play a game in the terminal",
         description="Play GAME in the terminal, people against agents or each other.",
@@ -149,6 +155,136 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the playouts in one compiled call over the game's kernel instead of the Game API loop",
     )
     p.set_defaults(func=cmd_random)
+
+    p = sub.add_parser(
+        "web",
+        help="serve the web app: play, watch and replay games in a browser",
+        description="Serve the web app (needs pip install 'ggp[web]'). Every game is kept in a SQLite file.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=_positive, default=8000, help="port to listen on (default 8000)")
+    p.add_argument(
+        "--db",
+        default=None,
+        metavar="PATH",
+        help="the SQLite history (default: $GGP_WEB_DB or ~/.local/share/ggp/web.sqlite3)",
+    )
+    p.set_defaults(func=cmd_web)
+
+    p = sub.add_parser(
+        "bench",
+        help="measure speed on this machine, against OpenSpiel where it is installed",
+        description=(
+            "Measure random games, MCTS, vectorised steps, perft and compile times on this machine, and compare "
+            "with OpenSpiel (pip install 'ggp[bench]') in the same run. Figures are medians of repetitions."
+        ),
+    )
+    p.add_argument("--quick", action="store_true", help="a short smoke run with few repetitions")
+    p.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
+    p.add_argument(
+        "--only",
+        default=None,
+        metavar="SECTIONS",
+        help="comma-separated sections to run (random, amazons, wallmaze, vector, perft, memory, compile, import)",
+    )
+    p.set_defaults(func=cmd_bench)
+    p = sub.add_parser(
+        "match",
+        help="play a series of matches between agents and summarise them",
+        description="Play N matches of GAME between agents under a referee (clocks enforced) and summarise them.",
+        usage="ggp match GAME [--ROLE SPEC ...] [--games N] [--swap] [--seed S] [--playclock T] [--startclock T] [--out DIR]",
+        epilog=(
+            "Each role of GAME is an option (--white/--black, --bomberman/--bomberwoman) taking an agent spec; "
+            "`ggp match GAME -h` lists GAME's options."
+        ),
+    )
+    p.add_argument("game", metavar="GAME")
+    p.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser(
+        "tournament",
+        help="run a resumable round robin between agents in parallel, with ratings",
+        description=(
+            "Round robin of GAME between the agent specs, each pair playing N games in each seating, in worker "
+            "processes; results go to an SQLite database as they finish, and running the command again resumes. "
+            "Ends with Bradley-Terry ratings. With only --db, resumes that tournament; with --report, prints it."
+        ),
+    )
+    p.add_argument("game", metavar="GAME", nargs="?", default=None)
+    p.add_argument("specs", metavar="SPEC", nargs="*", help="agent specs, NAME[:key=value,...]")
+    p.add_argument(
+        "--games", "-n", type=_positive, default=2, metavar="N", help="games per pair and seating (default 2)"
+    )
+    p.add_argument(
+        "--workers", "-j", type=_positive, default=None, metavar="K", help="worker processes (default: CPUs)"
+    )
+    p.add_argument("--db", default=None, metavar="PATH", help="the SQLite database (default ggp-tournament.sqlite)")
+    p.add_argument("--playclock", type=_seconds, default=None, metavar="T", help="seconds per move (default 1)")
+    p.add_argument("--startclock", type=_seconds, default=None, metavar="T", help="seconds to prepare (default 5)")
+    p.add_argument("--grace", type=_seconds, default=None, metavar="T", help="slack past a clock (default 0.25)")
+    p.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="tournament seed (default: random)")
+    p.add_argument("--limit", type=_positive, default=None, metavar="M", help="run at most M matches, then stop")
+    p.add_argument("--stall-timeout", type=_seconds, default=None, metavar="T", help="kill a silent worker after T s")
+    p.add_argument("--retry-failed", action="store_true", help="schedule failed matches again")
+    p.add_argument("--report", action="store_true", help="print the ratings of the database and exit")
+    p.add_argument(
+        "--agent-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE (module name or .py file) registering more agents, here and in every worker",
+    )
+    p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser(
+        "replay",
+        help="show a recorded match move by move",
+        description="Replay a match record (JSON, from `ggp match --out`): every joint move and state.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--step", action="store_true", help="wait for Enter before each move")
+    p.add_argument("--final", action="store_true", help="show only the final position and result")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser(
+        "serve",
+        help="be a GGP player: answer a game manager over HTTP with an agent",
+        description=(
+            "Serve agent SPEC as a GGP player (ggp-base's HTTP protocol). Built-in games are recognised from "
+            "the rules sent with START and played natively; any other game runs on the GDL reasoner."
+        ),
+    )
+    p.add_argument("spec", metavar="SPEC", help="agent spec, NAME[:key=value,...], e.g. mcts:time=4")
+    p.add_argument("--port", type=_non_negative, default=9147, help="port to listen on (default 9147; 0: any free)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0: all)")
+    p.add_argument("--name", default=None, help="the name INFO answers (default ggp-AGENT)")
+    p.add_argument("--margin", type=float, default=None, metavar="T", help="seconds kept back from each clock")
+    p.add_argument("--idle-timeout", type=float, default=None, metavar="T", help="drop a match silent this long")
+    p.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="seed for the agents")
+    p.add_argument("--quiet", "-q", action="store_true", help="do not log messages to stderr")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "host",
+        help="referee a match with remote GGP players and local agents",
+        description=(
+            "Run a match of GAME (a built-in game or a .kif rule sheet) under a referee: each role is a GGP player "
+            "at a URL or an agent spec played here; roles not given play random."
+        ),
+    )
+    p.add_argument("game", metavar="GAME_OR_KIF")
+    p.add_argument(
+        "--player", action="append", default=[], metavar="ROLE=WHO", help="ROLE=http://host:port or ROLE=SPEC"
+    )
+    p.add_argument("--startclock", type=_seconds, default=10.0, metavar="T", help="seconds to prepare (default 10)")
+    p.add_argument("--playclock", type=_seconds, default=5.0, metavar="T", help="seconds per move (default 5)")
+    p.add_argument("--grace", type=float, default=0.5, metavar="T", help="slack past a clock (default 0.5)")
+    p.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="seed (default: random)")
+    p.add_argument("--match-id", default=None, metavar="ID", help="the match id sent to players")
+    p.add_argument("--out", default=None, metavar="FILE", help="write the match record (JSON) to FILE")
+    p.add_argument("--quiet", "-q", action="store_true", help="do not print every joint move")
+    p.set_defaults(func=cmd_host)
     return parser
 
 
@@ -191,6 +327,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"{game.name}: {game.description}")
     print(f"roles: {', '.join(game.roles)}")
     print(game.initial_state())
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from ggp.gdl import rules_text
+
+    sys.stdout.write(rules_text(args.game))
     return 0
 
 
@@ -311,6 +454,39 @@ def cmd_random(args: argparse.Namespace) -> int:
     for result, times in sorted(tally.items(), key=lambda item: (-item[1], item[0])):
         console.print(f"  {labels[result]:<{width}}  {times:>{len(str(n))}}  {100 * times / n:5.1f}%", soft_wrap=True)
     return 0
+
+
+# --- bench --------------------------------------------------------------------------------------------
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ggp import bench
+
+    only = None
+    if args.only is not None:
+        only = [key.strip() for key in args.only.split(",") if key.strip()]
+        unknown = [key for key in only if key not in bench.SECTIONS]
+        if unknown or not only:
+            raise UsageError(f"--only {args.only}: the sections are {', '.join(bench.SECTIONS)}")
+    progress = Console(stderr=True, highlight=False)
+    report = bench.run(quick=args.quick, only=only, progress=lambda text: progress.print(text, style="dim"))
+    if args.json:
+        print(report.to_json())
+    else:
+        console = _console()
+        if not console.is_terminal:  # a file or a pipe: wide enough for the tables
+            console = Console(highlight=False, width=120)
+        bench.print_report(report, console)
+    return 0
+
+
+# --- web ----------------------------------------------------------------------------------------------
+def cmd_web(args: argparse.Namespace) -> int:
+    try:
+        from ggp.web.server import serve
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in ("fastapi", "uvicorn", "jinja2", "starlette", "pydantic"):
+            raise UsageError(f"the web app needs {exc.name}: pip install 'ggp[web]'") from None
+        raise
+    return serve(args.host, args.port, args.db)
 
 
 # --- play ---------------------------------------------------------------------------------------------
@@ -502,6 +678,44 @@ def _check_follow_ups(game: Game, state: State, role: str, moves: list[Move]) ->
             return
         if after not in legal:
             raise illegal_move_error(game, current, role, after, f"after {before}")
+
+
+# --- match, tournament, replay (ggp.match) -----------------------------------------------------------
+def _seconds(text: str) -> float:
+    from ggp.match.commands import positive_float
+
+    return positive_float(text)
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from ggp.match.commands import match_command
+
+    return match_command(args.game, args.options)
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from ggp.match.commands import tournament_command
+
+    return tournament_command(args)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from ggp.match.commands import replay_command
+
+    return replay_command(args.file, step=args.step, final=args.final)
+
+
+# --- serve, host (ggp.protocol) ----------------------------------------------------------------------
+def cmd_serve(args: argparse.Namespace) -> int:
+    from ggp.protocol.commands import serve_command
+
+    return serve_command(args)
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    from ggp.protocol.commands import host_command
+
+    return host_command(args)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,10 @@ simulations, so search speed is the kernel's speed:
 >>> result = search(game, game.initial_state(), sims=2000, seed=1)
 >>> result.simulations
 2000
->>> str(result.best("white"))
-'(move 2 5 3 5)'
+>>> sorted(str(m) for m in result.moves[0])
+['(move 2 5 3 5)', 'noop']
+>>> int(result.visits[0].sum())
+2000
 
 A node's moves are listed when the node is first passed through (its second
 visit), not when it is created, so the many leaves visited once cost only

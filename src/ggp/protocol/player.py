@@ -1,0 +1,501 @@
+"""A GGP player: answers a game manager's messages with an agent, always in time and always with a legal move.
+
+:class:`PlayerService` holds the protocol's state (at most one match at a
+time, as ggp-base players do) and turns each message text into a
+:class:`~ggp.protocol.wire.Reply`; :func:`serve` puts it behind an HTTP
+server (``ggp serve``).
+
+* ``(INFO)`` -> ``((name NAME) (status available))``, ``busy`` during a match.
+* ``(START id role (rules...) sc pc)`` -> ``ready``. The rules are
+  recognised (:mod:`ggp.protocol.recognize`): a built-in game is played on
+  its native engine, any other on the GDL reasoner. The agent is built from
+  its spec; an agent that cannot play the game (``amazons`` on anything but
+  Amazons) is replaced by ``mcts``. ``ready`` is sent by the start clock
+  less the margin even if preparing goes on. A START while another match is
+  on gets ``busy``.
+* ``(PLAY id moves)`` -> a move. The previous joint move is applied; the
+  agent thinks in its own thread until the play clock less the margin; if it
+  is late, fails, returns an illegal move, or is still busy with an earlier
+  call that overran, a random legal move is sent instead.
+* ``(STOP id moves)`` -> ``done`` and ``(ABORT id)`` -> ``aborted``: the
+  match is cleared. So is a match no message has come for in
+  ``idle_timeout`` seconds (its game manager is gone).
+* ``(PREVIEW (rules...) clock)`` -> ``done``, after compiling the rules.
+* PLAY, STOP or ABORT for a match that is not on (an unknown id, or PLAY
+  before START) get ``busy``, as from ggp-base; a message that is not
+  well formed gets status 400 and ``(error "...")``.
+
+If the native engine ever rejects a joint move that the game manager sent
+(a sheet that behaved like a built-in game but differs later on), the player
+replays the match on the rule sheet's own reasoner and goes on there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..agents import Agent, make_agent
+from ..core.errors import GGPError
+from ..core.game import Game, Move, State
+from ..core.kif import Term, parse_terms, term_text
+from .messages import (
+    ABORTED,
+    BUSY,
+    DONE,
+    NIL,
+    READY,
+    Abort,
+    Info,
+    Play,
+    Preview,
+    ProtocolError,
+    Start,
+    Stop,
+    error_reply,
+    info_reply,
+    is_symbol_text,
+    parse_message,
+)
+from .recognize import gdl_game, recognize, sheet_roles
+from .wire import Reply
+
+Log = Callable[[str], None]
+
+# A one-move game: compiling it loads the reasoner's compiled code (see PlayerService.warm).
+_TINY = "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s1)) (goal p 100)"
+
+
+def default_margin(clock: float) -> float:
+    """Seconds a player keeps back from a clock for the round trip: 50 ms plus 10% of it, at most 1 s."""
+    return min(1.0, 0.05 + 0.1 * clock)
+
+
+@dataclass
+class PlayerConfig:
+    """How a player plays.
+
+    ``spec`` is the agent spec (``random``, ``mcts:time=2``); ``name`` what
+    INFO answers. ``margin`` is the seconds kept back from each clock (default
+    :func:`default_margin`). A match no message has come for in
+    ``idle_timeout`` seconds is dropped (default: 4 x (start clock + play
+    clock), at least 2 minutes). ``seed`` seeds the agents and the fallback
+    moves. ``fallback`` is the agent used when ``spec`` cannot play a game.
+    """
+
+    spec: str = "random"
+    name: str = "ggp"
+    margin: float | None = None
+    idle_timeout: float | None = None
+    seed: int | None = None
+    fallback: str = "mcts"
+
+    def margin_for(self, clock: float) -> float:
+        margin = default_margin(clock) if self.margin is None else self.margin
+        return min(max(0.0, margin), 0.5 * clock)
+
+
+class _Call:
+    """One agent call in a daemon thread; ``done`` is set when it returns."""
+
+    def __init__(self, what: str, fn: Callable[..., Any], *args: Any) -> None:
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self._fn = fn
+        self._args = args
+        threading.Thread(target=self._run, name=f"ggp-player-{what}", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self.result = self._fn(*self._args)
+        except BaseException as exc:  # reported by the caller; never raised in a server thread
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+class PlayerMatch:
+    """The state of the match a player is in: its game, agent, current state and history."""
+
+    def __init__(self, message: Start, received: float, config: PlayerConfig) -> None:
+        self.match_id = message.match_id
+        self.role_text = message.role
+        self.rules: tuple[Term, ...] = message.rules
+        self.start_clock = message.start_clock
+        self.play_clock = message.play_clock
+        self.received = received
+        self.margin = config.margin_for(message.play_clock)
+        self.start_margin = config.margin_for(message.start_clock)
+        self.idle_timeout = (
+            config.idle_timeout
+            if config.idle_timeout is not None
+            else max(120.0, 4 * (message.start_clock + message.play_clock))
+        )
+        self.game: Game | None = None
+        self.role: str = message.role
+        self.native: str | None = None
+        self.how = ""
+        self.gdl: Game | None = None
+        self.agent: Agent | None = None
+        self.agent_spec: str | None = None
+        self.state: State | None = None
+        self.history: list[tuple[str, ...]] = []
+        self.failure: str | None = None
+        self.game_ready = threading.Event()
+        self.agent_ready = threading.Event()
+        self.lock = threading.Lock()
+        self.call: _Call | None = None
+        self.last_seen = received
+        self.active = 0
+        self.moves_sent = 0
+        self.random_moves = 0
+        seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
+        self.rng = random.Random(seed)
+
+
+class PlayerService:
+    """The protocol's side of a player; :meth:`handle` is the server's ``app``."""
+
+    def __init__(self, config: PlayerConfig | None = None, log: Log | None = None) -> None:
+        self.config = config or PlayerConfig()
+        if not is_symbol_text(self.config.name):
+            raise ValueError(
+                f"a player name is one symbol (no spaces, parentheses or quotes), not {self.config.name!r}"
+            )
+        make_agent(self.config.spec)  # a bad spec fails here, naming the known agents
+        self.log = log
+        self._lock = threading.Lock()
+        self._match: PlayerMatch | None = None
+        self.finished: list[str] = []  # ids of matches ended by STOP, for tests and logs
+
+    # --- state ---------------------------------------------------------------------------------
+    @property
+    def match(self) -> PlayerMatch | None:
+        """The match being played, if any."""
+        with self._lock:
+            return self._match
+
+    @property
+    def busy(self) -> bool:
+        self._expire(time.monotonic())
+        return self.match is not None
+
+    def warm(self) -> None:
+        """Load the native engines, the reasoner and the built-in sheets now, so the first START is quick."""
+        from ..core.registry import games, load
+        from .recognize import _builtin_sheets
+
+        for name in games():
+            game = load(name)
+            state = game.initial_state()
+            for role in game.roles:
+                game.legal_moves(state, role)
+        _builtin_sheets()
+        tiny = gdl_game(parse_terms(_TINY))
+        s = tiny.initial_state()
+        tiny.goals(tiny.next_state(s, list(tiny.legal_moves(s, "p"))))
+
+    # --- messages -------------------------------------------------------------------------------
+    def handle(self, text: str, received: float | None = None) -> Reply:
+        """The reply to one message; ``received`` is when it arrived (``time.monotonic()``)."""
+        now = time.monotonic()
+        received = now if received is None else received
+        try:
+            message = parse_message(text)
+        except ProtocolError as exc:
+            self._say(f"bad message: {exc}")
+            return Reply(400, error_reply(str(exc)))
+        self._expire(now)
+        if isinstance(message, Info):
+            return Reply(200, info_reply(self.config.name, self.match is not None))
+        if isinstance(message, Start):
+            return self._start(message, received)
+        if isinstance(message, Play):
+            return self._with_match(message.match_id, "PLAY", lambda m: self._play(m, message, received))
+        if isinstance(message, Stop):
+            return self._with_match(message.match_id, "STOP", lambda m: self._stop(m, message))
+        if isinstance(message, Abort):
+            return self._with_match(message.match_id, "ABORT", self._abort)
+        assert isinstance(message, Preview)
+        return self._preview(message, received)
+
+    def _with_match(self, match_id: str, what: str, fn: Callable[[PlayerMatch], Reply]) -> Reply:
+        with self._lock:
+            match = self._match
+            if match is None or match.match_id.lower() != match_id.lower():
+                current = f"match {match.match_id}" if match is not None else "no match"
+                self._say(f"{what} for match {match_id}, but {current} is on: busy")
+                return Reply(200, BUSY)
+            match.active += 1
+        try:
+            return fn(match)
+        finally:
+            with self._lock:
+                match.active -= 1
+                match.last_seen = time.monotonic()
+
+    # --- START ----------------------------------------------------------------------------------
+    def _start(self, message: Start, received: float) -> Reply:
+        roles = sheet_roles(message.rules)
+        if not roles:
+            return Reply(400, error_reply("the rules declare no roles: a rule sheet has (role name) facts"))
+        role = next((r for r in roles if r.lower() == message.role.lower()), None)
+        if role is None:
+            return Reply(
+                400, error_reply(f"{message.role} is not a role of these rules; the roles are {' '.join(roles)}")
+            )
+        with self._lock:
+            current = self._match
+            if current is not None:
+                if current.match_id.lower() == message.match_id.lower() and current.role_text == message.role:
+                    return Reply(200, READY)  # the same START again
+                self._say(f"START {message.match_id} while match {current.match_id} is on: busy")
+                return Reply(200, BUSY)
+            match = PlayerMatch(message, received, self.config)
+            match.role = role
+            match.active = 1
+            self._match = match
+        try:
+            threading.Thread(target=self._prepare, args=(match,), name="ggp-player-prepare", daemon=True).start()
+            deadline = received + message.start_clock - match.start_margin
+            match.agent_ready.wait(max(0.0, deadline - time.monotonic()))
+            if match.failure is not None:
+                self._clear(match, "its rules cannot be played")
+                return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
+            if not match.agent_ready.is_set():
+                self._say(f"START {match.match_id}: still preparing at the start clock; ready anyway")
+            return Reply(200, READY)
+        finally:
+            with self._lock:
+                match.active -= 1
+                match.last_seen = time.monotonic()
+
+    def _prepare(self, match: PlayerMatch) -> None:
+        """Find the game and start the agent (in its own thread: START answers by its deadline regardless)."""
+        began = time.monotonic()
+        deadline = match.received + match.start_clock - match.start_margin
+        try:
+            found = recognize(match.rules, deadline=deadline, seed=self.config.seed or 0)
+            game = found.game
+            match.role = next(r for r in game.roles if r.lower() == match.role.lower())
+            match.game, match.native, match.how, match.gdl = game, found.native, found.how, found.gdl
+            match.state = game.initial_state()
+        except Exception as exc:
+            match.failure = f"{type(exc).__name__}: {exc}"
+            self._say(f"START {match.match_id}: {match.failure}")
+            match.game_ready.set()
+            match.agent_ready.set()
+            return
+        match.game_ready.set()
+        told_start = max(0.01, deadline - time.monotonic())
+        match.agent, match.agent_spec = self._start_agent(match, game, told_start)
+        match.agent_ready.set()
+        self._say(
+            f"START {match.match_id} as {match.role}: {game.name} ({match.how}), agent {match.agent_spec}, "
+            f"prepared in {time.monotonic() - began:.2f} s"
+        )
+
+    def _start_agent(self, match: PlayerMatch, game: Game, start_clock: float) -> tuple[Agent | None, str | None]:
+        play = max(0.01, match.play_clock - match.margin)
+        defaults = {} if self.config.seed is None else {"seed": self.config.seed}
+        for spec in (self.config.spec, self.config.fallback):
+            try:
+                agent = make_agent(spec, **defaults)
+                agent.start(game, match.role, start_clock, play)
+                return agent, spec
+            except Exception as exc:
+                self._say(f"agent {spec} cannot play {game.name}: {type(exc).__name__}: {exc}")
+        return None, None
+
+    # --- PLAY -------------------------------------------------------------------------------------
+    def _play(self, match: PlayerMatch, message: Play, received: float) -> Reply:
+        deadline = received + match.play_clock - match.margin
+        if not match.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            return Reply(409, error_reply(f"an earlier PLAY of match {match.match_id} is still being answered"))
+        try:
+            if not match.game_ready.wait(max(0.0, deadline - time.monotonic())):
+                self._say(f"PLAY {match.match_id}: the rules are still being compiled; no move known")
+                return Reply(200, NIL)
+            if match.failure is not None:
+                return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
+            if message.moves is not None:
+                problem = self._advance(match, message.moves)
+                if problem is not None:
+                    self._say(f"PLAY {match.match_id}: {problem}")
+                    return Reply(400, error_reply(problem))
+            game, state = match.game, match.state
+            assert game is not None and state is not None
+            if game.is_terminal(state):
+                return Reply(400, error_reply("the game is over in this state; STOP ends a match"))
+            legal = game.legal_moves(state, match.role)
+            move = self._choose(match, state, legal, deadline)
+            match.moves_sent += 1
+            step = len(match.history) + 1
+            self._say(f"PLAY {match.match_id} step {step}: {move} ({time.monotonic() - received:.2f} s)")
+            return Reply(200, move.text)
+        finally:
+            match.lock.release()
+
+    def _advance(self, match: PlayerMatch, moves: tuple[Term, ...]) -> str | None:
+        """Apply the game manager's joint move; returns what is wrong, if anything."""
+        texts = tuple(term_text(m) for m in moves)
+        problem = _apply(match, texts)
+        if problem is None:
+            return None
+        if match.native is not None:  # the native engine disagrees with the rule sheet: go on with the reasoner
+            self._say(f"match {match.match_id}: {problem}; switching to the rule sheet's own reasoner")
+            if self._switch_to_reasoner(match) and _apply(match, texts) is None:
+                return None
+        return problem
+
+    def _switch_to_reasoner(self, match: PlayerMatch) -> bool:
+        try:
+            game = match.gdl if match.gdl is not None else gdl_game(match.rules)
+            state = game.initial_state()
+            for joint in match.history:
+                state = game.next_state(state, [game.parse_move(t) for t in joint])
+        except Exception as exc:
+            self._say(f"match {match.match_id}: the reasoner cannot replay the match either: {exc}")
+            return False
+        match.game, match.gdl, match.state, match.native = game, game, state, None
+        match.role = next(r for r in game.roles if r.lower() == match.role.lower())
+        match.how = "GDL reasoner (the native engine disagreed with the game manager)"
+        match.call = None
+        match.agent, match.agent_spec = self._start_agent(match, game, max(0.01, match.play_clock - match.margin))
+        return True
+
+    def _choose(self, match: PlayerMatch, state: State, legal: Sequence[Move], deadline: float) -> Move:
+        """The agent's move if it gives a legal one in time, else a random legal move."""
+        agent = match.agent if match.agent_ready.is_set() else None
+        why = ""
+        if agent is None:
+            why = "no agent (still starting, or none could play)"
+        elif match.call is not None and not match.call.done.is_set():
+            why = "the agent is still busy with an earlier move"
+        else:
+            slack = min(0.2, 0.1 * match.play_clock)
+            told = max(0.01, deadline - time.monotonic() - slack)
+            call = _Call("select_move", agent.select_move, state, told)
+            match.call = call
+            if not call.done.wait(max(0.0, deadline - time.monotonic())):
+                why = "the agent did not answer in time"
+            elif call.error is not None:
+                why = f"the agent failed: {type(call.error).__name__}: {call.error}"
+            elif not isinstance(call.result, Move) or call.result not in legal:
+                why = f"the agent returned {call.result!r}, not a legal move"
+            else:
+                return call.result
+        match.random_moves += 1
+        move = legal[match.rng.randrange(len(legal))]
+        self._say(f"PLAY {match.match_id}: {why}; playing the random legal move {move}")
+        return move
+
+    # --- STOP, ABORT, PREVIEW ------------------------------------------------------------------------
+    def _stop(self, match: PlayerMatch, message: Stop) -> Reply:
+        got_lock = match.lock.acquire(timeout=1.0)
+        try:
+            if match.game_ready.is_set() and match.failure is None and message.moves is not None:
+                problem = self._advance(match, message.moves)
+                if problem is not None:
+                    self._say(f"STOP {match.match_id}: {problem}")
+            game, state, agent = match.game, match.state, match.agent
+            idle = match.call is None or match.call.done.is_set()
+            if game is not None and state is not None and agent is not None and match.agent_ready.is_set() and idle:
+                with contextlib.suppress(Exception):
+                    if game.is_terminal(state):
+                        _Call("stop", agent.stop, state, tuple(game.goals(state))).done.wait(0.5)
+        finally:
+            if got_lock:
+                match.lock.release()
+        self._clear(match, "stopped")
+        with self._lock:
+            self.finished.append(match.match_id)
+            del self.finished[:-100]
+        return Reply(200, DONE)
+
+    def _abort(self, match: PlayerMatch) -> Reply:
+        self._clear(match, "aborted")
+        return Reply(200, ABORTED)
+
+    def _preview(self, message: Preview, received: float) -> Reply:
+        if self.match is not None:
+            return Reply(200, BUSY)
+        deadline = received + message.clock - self.config.margin_for(message.clock)
+
+        def compile_rules() -> None:
+            try:
+                recognize(message.rules, deadline=deadline)
+            except Exception as exc:
+                self._say(f"PREVIEW: the rules cannot be played: {type(exc).__name__}: {exc}")
+
+        _Call("preview", compile_rules).done.wait(max(0.0, deadline - time.monotonic()))
+        return Reply(200, DONE)
+
+    # --- housekeeping -----------------------------------------------------------------------------------
+    def _clear(self, match: PlayerMatch, why: str) -> None:
+        with self._lock:
+            if self._match is match:
+                self._match = None
+        self._say(
+            f"match {match.match_id} {why} after {len(match.history)} joint moves "
+            f"({match.moves_sent} moves sent, {match.random_moves} of them random)"
+        )
+
+    def _expire(self, now: float) -> None:
+        with self._lock:
+            match = self._match
+            if match is None or match.active or now - match.last_seen <= match.idle_timeout:
+                return
+            self._match = None
+        self._say(f"match {match.match_id} dropped: no message for {match.idle_timeout:g} s")
+
+    def _say(self, text: str) -> None:
+        if self.log is not None:
+            try:
+                self.log(text)
+            except Exception:  # a broken log must not break the player
+                traceback.print_exc()
+
+
+def _apply(match: PlayerMatch, texts: tuple[str, ...]) -> str | None:
+    game, state = match.game, match.state
+    assert game is not None and state is not None
+    if len(texts) != len(game.roles):
+        return f"a joint move has {len(game.roles)} moves (one per role: {' '.join(game.roles)}), not {len(texts)}"
+    try:
+        joint = [game.parse_move(t) for t in texts]
+        match.state = game.next_state(state, joint)
+    except GGPError as exc:
+        return f"cannot apply the joint move ({' '.join(texts)}): {exc}"
+    match.history.append(tuple(str(m) for m in joint))
+    return None
+
+
+def serve(
+    config: PlayerConfig,
+    host: str = "127.0.0.1",
+    port: int = 9147,
+    *,
+    log: Log | None = None,
+    ready: Callable[[Any], None] | None = None,
+    read_timeout: float = 10.0,
+) -> None:
+    """Serve ``config``'s player on ``host:port`` until interrupted; ``ready(server)`` is called once listening."""
+    from .wire import GGPServer
+
+    service = PlayerService(config, log=log)
+    with GGPServer(host, port, service.handle, read_timeout=read_timeout, log=log) as server:
+        threading.Thread(target=service.warm, name="ggp-player-warm", daemon=True).start()
+        if ready is not None:
+            ready(server)
+        server.serve_forever()
+
+
+__all__ = ["PlayerConfig", "PlayerMatch", "PlayerService", "default_margin", "serve"]
