@@ -1,12 +1,20 @@
-"""The ``ggp`` command: list, show, play, count and random-play the games.
+"""The ``ggp`` command.
 
 ::
 
     ggp games                                    # the games, one line each
     ggp show bomberman2p                         # the initial position
+    ggp rules wallmaze                           # ggp's GDL rule sheet of a game
     ggp play wallmaze --white human --black random --seed 1
     ggp perft amazons_8x8 3                      # 70386
     ggp random amazons_10x10 --games 1000 --seed 1 [--compiled]
+    ggp match bomberman2p --bomberman bomberman --bomberwoman mcts --games 10 --swap
+    ggp tournament wallmaze random mcts wallmaze --games 4 --workers 2 --db wm.sqlite
+    ggp replay records/wallmaze-1-001.json
+    ggp web                                      # the web app on http://127.0.0.1:8000
+    ggp serve mcts --port 9147                   # a GGP player
+    ggp host wallmaze --player white=http://127.0.0.1:9147 --player black=random
+    ggp bench                                    # speed, against OpenSpiel when installed
 
 :func:`main` takes the arguments and returns the exit code: 0 on success, 2
 for a user mistake (an unknown game, a bad agent spec or option), 130 when
