@@ -36,8 +36,8 @@ def test_unknown_game_error_is_a_lookup_error() -> None:
         ggp.load("chess")
 
 
-def test_kif_files_are_not_loaded_yet() -> None:
-    with pytest.raises(ggp.UnknownGameError, match=r"\.kif"):
+def test_a_missing_kif_file_is_an_unknown_game() -> None:
+    with pytest.raises(ggp.UnknownGameError, match=r"no such rule sheet \(\.kif\) file"):
         ggp.load("some/rules.kif")
 
 

@@ -55,7 +55,7 @@ def _builtin(name: str) -> Game:
 
 
 def load(name_or_path: str | Path) -> Game:
-    """The game called ``name_or_path``: a built-in name (see :func:`games`).
+    """The game called ``name_or_path``: a built-in name (see :func:`games`) or a GDL rule sheet's path.
 
     >>> import ggp
     >>> ggp.load("amazons_8x8").roles
@@ -67,8 +67,10 @@ def load(name_or_path: str | Path) -> Game:
     if key.lower() in _BUILTIN:
         return _builtin(key.lower())
     names = ", ".join(_BUILTIN)
-    if key.lower().endswith(".kif") or Path(key).is_file():
-        raise UnknownGameError(
-            f"cannot load {key!r}: reading GDL rule sheets (.kif) is not supported yet; built-in games: {names}"
-        )
+    if Path(key).is_file():
+        from ..gdl import load_file  # a GDL rule sheet: parsed, grounded and compiled (cached per text)
+
+        return load_file(key)
+    if key.lower().endswith(".kif"):
+        raise UnknownGameError(f"cannot load {key!r}: no such rule sheet (.kif) file; built-in games: {names}")
     raise UnknownGameError(f"unknown game {key!r}; the built-in games are: {names}")

@@ -1,0 +1,65 @@
+"""GDL: games defined by rule sheets in the Game Description Language.
+
+``ggp.load("path/to/game.kif")`` reads a rule sheet and returns a
+:class:`GDLGame`, which implements the same Game API as the built-in games.
+The sheet is parsed and checked (:mod:`ggp.gdl.parser`), grounded bottom-up
+(:mod:`ggp.gdl.grounder`) and compiled into a propositional network evaluated
+by compiled code shared by every game (:mod:`ggp.gdl.propnet`).
+
+Compiled code sees a game as ``game.propnet.net``, a tuple of int32 arrays, and
+the numba functions of :mod:`ggp.gdl.propnet` over it: ``pn_load``/``pn_next``/
+``pn_goals`` evaluate a state by sweeping the network, ``dn_init``/``dn_set``
+keep a loaded state up to date by propagating only what changes (the faster
+for most games); :meth:`GDLGame.random_playouts` runs whole random games in
+one call.
+
+ggp also ships its own rule sheet for each built-in game; :func:`rules_text`
+returns it and :func:`builtin` plays it through the reasoner:
+
+>>> game = builtin("wallmaze")
+>>> game.roles
+('white', 'black')
+>>> sorted(str(m) for m in game.legal_moves(game.initial_state(), "white"))
+['(move 2 5 3 5)', 'noop']
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from ..core.errors import UnknownGameError
+from .game import GDLGame, GDLState, from_text, load_file
+from .parser import GDLError, parse_program
+
+BUILTIN_RULES = ("amazons_10x10", "amazons_8x8", "bomberman", "bomberman2p", "wallmaze")
+
+
+def rules_text(name: str) -> str:
+    """ggp's own GDL rule sheet for the built-in game ``name``.
+
+    >>> rules_text("wallmaze").startswith(";")
+    True
+    """
+    key = str(name).strip().lower()
+    if key not in BUILTIN_RULES:
+        raise UnknownGameError(f"no rule sheet for {name!r}; the built-in games are: {', '.join(BUILTIN_RULES)}")
+    return resources.files("ggp.games").joinpath("rules", f"{key}.kif").read_text(encoding="utf-8")
+
+
+def builtin(name: str) -> GDLGame:
+    """The built-in game ``name`` played through the GDL reasoner on ggp's own rule sheet."""
+    key = str(name).strip().lower()
+    return from_text(rules_text(key), key)
+
+
+__all__ = [
+    "BUILTIN_RULES",
+    "GDLError",
+    "GDLGame",
+    "GDLState",
+    "builtin",
+    "from_text",
+    "load_file",
+    "parse_program",
+    "rules_text",
+]

@@ -1,0 +1,415 @@
+"""The Game API over a GDL rule sheet: parse, ground, compile to a propnet, play."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import GameOverError, IllegalMoveError, MoveSyntaxError, StateFormatError
+from ..core.game import Game, Move, State, coerce_move, illegal_move_error
+from ..core.kernels import rng_state
+from ..core.kif import KifSyntaxError, parse_term, term_text
+from .grounder import ground
+from .parser import GDLError, parse_program, show
+from .propnet import (
+    H_MAXLEGAL,
+    H_TERMINAL,
+    N_INIT,
+    N_LEGAL_DOES,
+    N_LEGAL_NODE,
+    N_LEGAL_PTR,
+    Propnet,
+    build_propnet,
+    dn_playouts,
+    pn_goals,
+    pn_load,
+    pn_next,
+    pn_playouts,
+)
+
+
+class GDLState(State):
+    """A state of a GDL game: which base propositions hold (one byte each, 0 or 1)."""
+
+    __slots__ = ("_bits", "_game", "_hash")
+
+    def __init__(self, game: GDLGame, bits: bytes) -> None:
+        self._game = game
+        self._bits = bits
+        self._hash = hash((game.name, bits))
+
+    @property
+    def game(self) -> GDLGame:
+        return self._game
+
+    @property
+    def bits(self) -> bytes:
+        """The base propositions' truth values, in the order of :attr:`GDLGame.base_facts`."""
+        return self._bits
+
+    @property
+    def array(self) -> np.ndarray:
+        """The base bits as a read-only uint8 array (what the propnet functions take)."""
+        arr = np.frombuffer(self._bits, dtype=np.uint8)
+        return arr
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GDLState):
+            return NotImplemented
+        return self._bits == other._bits and (
+            self._game is other._game or self._game.fingerprint == other._game.fingerprint
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"<State {self._game.name} {' '.join(self._game.state_facts(self))}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore_state, (self._game.rules_text, self._game.name, self._bits))
+
+
+def _restore_state(text: str, name: str, bits: bytes) -> GDLState:
+    return GDLState(from_text(text, name), bits)
+
+
+class GDLGame(Game):
+    """A game defined by a GDL rule sheet, played on a compiled propnet.
+
+    >>> game = GDLGame("(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go))"
+    ...                " (<= terminal (true s1)) (goal p 100)", name="tiny")
+    >>> s = game.initial_state()
+    >>> game.state_facts(s), [str(m) for m in game.legal_moves(s, "p")]
+    (['s0'], ['go'])
+    >>> t = game.next_state(s, ["GO"])
+    >>> game.is_terminal(t), game.goals(t)
+    (True, (100,))
+    """
+
+    def __init__(self, text: str, name: str = "gdl", description: str = "") -> None:
+        t0 = time.perf_counter()
+        self.name = name
+        self.rules_text = text
+        self.fingerprint = hashlib.sha1(f"{name}\0{text}".encode()).hexdigest()
+        self.program = parse_program(text, name)
+        self.parse_seconds = time.perf_counter() - t0
+        grounded = ground(self.program)
+        self.ground_seconds = time.perf_counter() - t0 - self.parse_seconds
+        self.propnet: Propnet = build_propnet(grounded, self.program)
+        self.build_seconds = time.perf_counter() - t0 - self.parse_seconds - self.ground_seconds
+        sp = self.program.spelling
+        self.roles = tuple(sp.get(r, r) for r in self.program.roles)
+        # the sheet's own declarations, when it has them (GDL's optional base and input)
+        self._declared_base = sorted(show(row[0], sp) for row in grounded.static.get("base", ()))
+        self._declared_inputs = [
+            sorted(show(row[1], sp) for row in grounded.static.get("input", ()) if row[0] == r)
+            for r in self.program.roles
+        ]
+        self.description = description or f"a game read from a GDL rule sheet ({len(self.roles)} roles)"
+        net = self.propnet.net
+        self._net = net
+        self._terminal = int(net[0][H_TERMINAL])
+        self._legal_ptr = net[N_LEGAL_PTR]
+        self._legal_node = net[N_LEGAL_NODE]
+        self._legal_does = net[N_LEGAL_DOES]
+        self._moves: list[list[Move]] = [[Move(t) for t in texts] for texts in self.propnet.move_texts]
+        self._move_index: list[dict[str, int]] = [{m.text: i for i, m in enumerate(ms)} for ms in self._moves]
+        # parse_move: every move any role may ever make, found without regard to case
+        self._vocabulary: dict[str, Move] = {}
+        for ms in self._moves:
+            for m in ms:
+                self._vocabulary.setdefault(m.text.lower(), m)
+        self._base_index = {t.lower(): i for i, t in enumerate(self.propnet.base_texts)}
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self._initial = GDLState(self, bytes(np.asarray(net[N_INIT], dtype=np.uint8)))
+        self._fastest: bool | None = None  # is the incremental evaluator the faster one here?
+
+    # --- evaluation --------------------------------------------------------------------------
+    def _state(self, state: State) -> GDLState:
+        if not isinstance(state, GDLState) or (state._game is not self and state._game.fingerprint != self.fingerprint):
+            got = state.game.name if isinstance(state, State) else type(state).__name__
+            raise TypeError(f"{self.name}: expected a state of {self.name}, got {got}")
+        return state
+
+    def _values(self, state: GDLState) -> np.ndarray:
+        """The propnet's values with ``state`` loaded (legality and terminal computed); shared, do not write."""
+        with self._lock:
+            vals = self._cache.get(state._bits)
+            if vals is not None:
+                self._cache.move_to_end(state._bits)
+                return vals
+        vals = np.zeros(self.propnet.num_nodes, dtype=np.uint8)
+        pn_load(self._net, vals, np.frombuffer(state._bits, dtype=np.uint8))
+        with self._lock:
+            self._cache[state._bits] = vals
+            if len(self._cache) > 256:
+                self._cache.popitem(last=False)
+        return vals
+
+    def _legal_indices(self, vals: np.ndarray, r: int) -> np.ndarray:
+        lo, hi = self._legal_ptr[r], self._legal_ptr[r + 1]
+        return np.flatnonzero(vals[self._legal_node[lo:hi]])
+
+    def _no_legal_move(self, state: GDLState, r: int) -> GDLError:
+        lines = sorted({rule.line for rule in self.program.rules if rule.relation == "legal"})
+        where = f" (the 'legal' rules are on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
+        facts = self.state_facts(state)
+        shown = " ".join(facts[:12]) + (f" ... ({len(facts)} facts)" if len(facts) > 12 else "")
+        return GDLError(
+            f"{self.name}: role {self.roles[r]} has no legal move in a non-terminal state{where if lines else ''}; "
+            f"every role must have a legal move until the game ends. The state: {shown}"
+        )
+
+    # --- the Game API ------------------------------------------------------------------------
+    def initial_state(self) -> GDLState:
+        return self._initial
+
+    def legal_moves(self, state: State, role: str) -> tuple[Move, ...]:
+        s = self._state(state)
+        r = self.role_index(role)
+        vals = self._values(s)
+        idx = self._legal_indices(vals, r)
+        if len(idx) == 0 and not vals[self._terminal]:
+            raise self._no_legal_move(s, r)
+        moves = self._moves[r]
+        return tuple(moves[i] for i in idx)
+
+    def next_state(self, state: State, joint_move: Sequence[Move | str]) -> GDLState:
+        s = self._state(state)
+        vals = self._values(s)
+        if vals[self._terminal]:
+            raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
+        joint = _joint_list(self, joint_move)
+        does = np.full(len(self.roles), -1, dtype=np.int32)
+        for r, (role, raw) in enumerate(zip(self.roles, joint, strict=True)):
+            move = coerce_move(self, s, role, raw)
+            legal = self._legal_indices(vals, r)
+            if len(legal) == 0:
+                raise self._no_legal_move(s, r)
+            i = self._move_index[r].get(move.text, -1)
+            if i < 0 or i not in legal:
+                raise illegal_move_error(self, s, role, move)
+            does[r] = self._legal_does[self._legal_ptr[r] + i]
+        work = vals.copy()
+        out = np.empty(self.propnet.num_base, dtype=np.uint8)
+        pn_next(self._net, work, does, out)
+        return GDLState(self, out.tobytes())
+
+    def is_terminal(self, state: State) -> bool:
+        return bool(self._values(self._state(state))[self._terminal])
+
+    def goals(self, state: State) -> tuple[int, ...]:
+        s = self._state(state)
+        vals = self._values(s).copy()
+        n = len(self.roles)
+        best = np.zeros(n, dtype=np.int64)
+        count = np.zeros(n, dtype=np.int64)
+        pn_goals(self._net, vals, best, count)
+        if vals[self._terminal]:
+            for r in range(n):
+                if count[r] == 0:
+                    raise GDLError(
+                        f"{self.name}: the game is over but no 'goal' rule gives role {self.roles[r]} a value "
+                        f"in this state: {' '.join(self.state_facts(s))}"
+                    )
+                if count[r] > 1:
+                    values = sorted(
+                        {
+                            int(v)
+                            for k, v in zip(
+                                range(int(self._net[9][r]), int(self._net[9][r + 1])),
+                                self._net[11][self._net[9][r] : self._net[9][r + 1]],
+                                strict=True,
+                            )
+                            if vals[self._net[10][k]]
+                        }
+                    )
+                    raise GDLError(
+                        f"{self.name}: the game is over and the 'goal' rules give role {self.roles[r]} several "
+                        f"values ({', '.join(map(str, values))}) in this state: {' '.join(self.state_facts(s))}"
+                    )
+        return tuple(int(v) if c else 0 for v, c in zip(best, count, strict=True))
+
+    def parse_move(self, text: str) -> Move:
+        if not isinstance(text, str):
+            raise MoveSyntaxError(f"{self.name}: a move is KIF text, not {type(text).__name__}")
+        try:
+            term = parse_term(text)
+        except KifSyntaxError as exc:
+            raise MoveSyntaxError(f"{self.name}: {text!r} is not a move ({exc})") from None
+        move = self._vocabulary.get(term_text(term).lower())
+        if move is None:
+            some = ", ".join(sorted({m.text for ms in self._moves for m in ms})[:6])
+            raise MoveSyntaxError(f"{self.name}: {text!r} is not a move of this game; moves look like: {some}")
+        return move
+
+    # --- presentation and storage --------------------------------------------------------------
+    def state_facts(self, state: State) -> list[str]:
+        s = self._state(state)
+        texts = self.propnet.base_texts
+        bits = s._bits
+        return [texts[i] for i in range(len(bits)) if bits[i]]
+
+    def render(self, state: State) -> str:
+        facts = self.state_facts(state)
+        status = "terminal" if self.is_terminal(state) else "in play"
+        return "\n".join([f"{self.name} ({status}), {len(facts)} facts:", *(f"  {f}" for f in facts)])
+
+    def svg(self, state: State, size: int = 360) -> str:
+        lines = self.render(state).splitlines()
+        line_h = 16
+        height = line_h * (len(lines) + 1)
+        rows = "".join(f'<text x="8" y="{line_h * (i + 1)}">{html.escape(text)}</text>' for i, text in enumerate(lines))
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{height}" '
+            f'viewBox="0 0 {size} {height}" font-family="monospace" font-size="12">'
+            f'<rect width="{size}" height="{height}" fill="white"/>{rows}</svg>'
+        )
+
+    def state_to_dict(self, state: State) -> dict[str, Any]:
+        return {"game": self.name, "facts": self.state_facts(state)}
+
+    def state_from_dict(self, data: dict[str, Any]) -> GDLState:
+        if not isinstance(data, dict):
+            raise StateFormatError(f"{self.name}: a state must be a JSON object, not {type(data).__name__}")
+        game = data.get("game", self.name)
+        if game != self.name:
+            raise StateFormatError(f"this state is of {game!r}, not of {self.name!r}")
+        facts = data.get("facts")
+        if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
+            raise StateFormatError(f"{self.name}: a state document has 'facts', a list of KIF texts")
+        bits = bytearray(self.propnet.num_base)
+        for f in facts:
+            try:
+                key = term_text(parse_term(f)).lower()
+            except KifSyntaxError as exc:
+                raise StateFormatError(f"{self.name}: {f!r} is not a fact ({exc})") from None
+            i = self._base_index.get(key)
+            if i is None:
+                raise StateFormatError(f"{self.name}: {f!r} is no fact of this game's states")
+            bits[i] = 1
+        return GDLState(self, bytes(bits))
+
+    # --- extras --------------------------------------------------------------------------------
+    @property
+    def base_facts(self) -> list[str]:
+        """Every fact a state of this game may hold, sorted (the propnet's base propositions)."""
+        return list(self.propnet.base_texts)
+
+    def all_moves(self, role: str) -> list[Move]:
+        """Every move ``role`` may make in some state (its legal moves over all states, relaxed)."""
+        return list(self._moves[self.role_index(role)])
+
+    @property
+    def declared_base(self) -> list[str]:
+        """The facts the sheet's ``base`` relation declares, sorted (empty if it has none)."""
+        return list(self._declared_base)
+
+    def declared_inputs(self, role: str) -> list[str]:
+        """The moves the sheet's ``input`` relation declares for ``role``, sorted (empty if it has none)."""
+        return list(self._declared_inputs[self.role_index(role)])
+
+    @property
+    def max_legal(self) -> int:
+        return int(self._net[0][H_MAXLEGAL])
+
+    def random_playouts(
+        self,
+        count: int,
+        seed: int = 0,
+        state: State | None = None,
+        max_steps: int = 100_000,
+        *,
+        incremental: bool | None = None,
+        scratch: int = 0,
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Play ``count`` uniformly random games in one compiled call.
+
+        Returns ``(goals, lengths, transitions)``: goals of shape (count, roles)
+        (-1 for a game cut off at ``max_steps``), each game's number of joint
+        moves, and the total number of transitions.
+
+        Two evaluators play exactly the same games: ``incremental=True``
+        propagates only what changes from step to step, ``False`` sweeps the
+        network at every step; by default the faster one for this game is
+        measured once and used. ``scratch`` sizes the incremental evaluator's
+        stack (0: ample; tests make it tiny to exercise its fallback).
+        """
+        if incremental is None:
+            incremental = self._incremental_is_faster()
+        start = self._state(state) if state is not None else self._initial
+        goals = np.zeros((count, len(self.roles)), dtype=np.int64)
+        lengths = np.zeros(count, dtype=np.int64)
+        error = np.zeros(2, dtype=np.int64)
+        base0 = np.frombuffer(start._bits, dtype=np.uint8).copy()
+        if incremental:
+            n = dn_playouts(self._net, base0, count, rng_state(seed), max_steps, goals, lengths, error, scratch)
+        else:
+            n = pn_playouts(self._net, base0, count, rng_state(seed), max_steps, goals, lengths, error)
+        if error[0]:
+            r = int(error[1])
+            what = "has no legal move in a non-terminal state" if error[0] == 1 else "has no goal in a terminal state"
+            raise GDLError(f"{self.name}: in a random playout, role {self.roles[r]} {what}")
+        return goals, lengths, int(n)
+
+    def _incremental_is_faster(self) -> bool:
+        if self._fastest is None:
+            timings = []
+            for incremental in (False, True):
+                best = float("inf")
+                for _ in range(2):
+                    t = time.perf_counter()
+                    self.random_playouts(4, seed=1, incremental=incremental)
+                    best = min(best, time.perf_counter() - t)
+                timings.append(best)
+            self._fastest = timings[1] <= timings[0]
+        return self._fastest
+
+    def __repr__(self) -> str:
+        pn = self.propnet
+        return f"<GDLGame {self.name!r}: {pn.num_base} base facts, {pn.num_gates} gates>"
+
+
+def _joint_list(game: Game, joint_move: Sequence[Move | str]) -> list[Move | str]:
+    if isinstance(joint_move, (str, Move)) or not isinstance(joint_move, Sequence):
+        raise IllegalMoveError(
+            f"{game.name}: a joint move is a sequence of {len(game.roles)} moves, one per role "
+            f"({', '.join(game.roles)}), not {type(joint_move).__name__}"
+        )
+    joint = list(joint_move)
+    if len(joint) != len(game.roles):
+        raise IllegalMoveError(
+            f"{game.name}: a joint move has one move per role ({', '.join(game.roles)}): "
+            f"expected {len(game.roles)} moves, got {len(joint)}"
+        )
+    return joint
+
+
+@lru_cache(maxsize=32)
+def from_text(text: str, name: str = "gdl") -> GDLGame:
+    """The game a rule sheet's text defines (cached: the same text gives the same game object)."""
+    return GDLGame(text, name)
+
+
+def load_file(path: str | Path) -> GDLGame:
+    """The game of a rule sheet file, named after the file (``rules/wallmaze.kif`` is ``wallmaze``)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise GDLError(f"{p.name}: a rule sheet must be UTF-8 text ({exc})") from None
+    return from_text(text, p.stem)
+
+
+__all__ = ["GDLGame", "GDLState", "from_text", "load_file", "show"]

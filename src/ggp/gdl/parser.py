@@ -1,0 +1,451 @@
+"""Reading and checking GDL rule sheets.
+
+A rule sheet is KIF text: facts ``(role white)`` and rules ``(<= head body...)``.
+:func:`parse_program` reads it into :class:`Rule` values and checks that it is
+GDL: well-formed sentences, consistent arities, safe rules, stratified negation
+and the GDL restrictions on ``true``, ``does``, ``init`` and ``next``. Every
+problem is a :class:`GDLError` naming the line.
+
+Symbols compare without regard to case (``dropBomb`` is ``dropbomb``); internally
+every symbol is lower case and :attr:`Program.spelling` keeps the sheet's first
+spelling of each, so that moves and facts are shown as the sheet writes them.
+
+>>> p = parse_program("(role x) (init (cell 1)) (<= (next (cell 2)) (TRUE (Cell 1)))")
+>>> p.roles
+('x',)
+>>> [r.head for r in p.rules]
+[('role', 'x'), ('init', ('cell', '1')), ('next', ('cell', '2'))]
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..core.errors import GGPError
+from ..core.kif import Term, tokenize
+
+# A term is a symbol (str, lower case; variables start with '?') or a tuple
+# (functor, arg, ...). An atom is a tuple (relation, arg, ...): ``('terminal',)``.
+Atom = tuple[Term, ...]
+
+#: Relations with a fixed meaning in GDL and their arities.
+KEYWORD_ARITY = {
+    "role": 1,
+    "init": 1,
+    "true": 1,
+    "next": 1,
+    "legal": 2,
+    "does": 2,
+    "goal": 2,
+    "terminal": 0,
+    "base": 1,
+    "input": 2,
+}
+_CONNECTIVES = {"not", "or", "distinct", "<="}
+
+
+class GDLError(GGPError, ValueError):
+    """A rule sheet that is not valid GDL, or a game that breaks GDL's promises in play.
+
+    ``line`` is the 1-based line of the offending text when there is one.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def term_vars(term: Term, out: set[str] | None = None) -> set[str]:
+    """The variables of a term (or atom)."""
+    if out is None:
+        out = set()
+    if isinstance(term, str):
+        if term.startswith("?"):
+            out.add(term)
+    else:
+        for t in term:
+            term_vars(t, out)
+    return out
+
+
+def show(term: Term, spelling: dict[str, str] | None = None) -> str:
+    """KIF text of a term or atom, in the sheet's spelling when ``spelling`` is given."""
+    if isinstance(term, str):
+        return spelling.get(term, term) if spelling else term
+    return "(" + " ".join(show(t, spelling) for t in term) + ")"
+
+
+def show_atom(atom: Atom, spelling: dict[str, str] | None = None) -> str:
+    """KIF text of an atom: a 0-ary atom such as ``('terminal',)`` reads as its name."""
+    return show(atom[0], spelling) if len(atom) == 1 else show(atom, spelling)
+
+
+@dataclass(frozen=True)
+class Literal:
+    """One conjunct of a rule body.
+
+    ``kind`` is ``pos`` or ``neg`` (``atom`` holds the atom), or ``distinct`` or
+    ``same`` (``(not (distinct a b))``; ``atom`` holds ``(a, b)``).
+    """
+
+    kind: str
+    atom: Atom
+    line: int
+
+    def text(self, spelling: dict[str, str] | None = None) -> str:
+        if self.kind == "pos":
+            return show_atom(self.atom, spelling)
+        if self.kind == "neg":
+            return f"(not {show_atom(self.atom, spelling)})"
+        if self.kind == "distinct":
+            return f"(distinct {show(self.atom[0], spelling)} {show(self.atom[1], spelling)})"
+        return f"(not (distinct {show(self.atom[0], spelling)} {show(self.atom[1], spelling)}))"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``head <= body``, one conjunction (``or`` is expanded into several rules)."""
+
+    head: Atom
+    body: tuple[Literal, ...]
+    line: int
+
+    @property
+    def relation(self) -> str:
+        return str(self.head[0])
+
+
+@dataclass
+class Program:
+    """A checked rule sheet."""
+
+    rules: list[Rule]
+    roles: tuple[str, ...]
+    spelling: dict[str, str] = field(default_factory=dict)
+    #: The sheet's first line defining each relation.
+    defined_at: dict[str, int] = field(default_factory=dict)
+    name: str = "gdl"
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+# A term with its line: (symbol or list of located terms, line).
+_Located = tuple["str | list[_Located]", int]
+
+
+def _read(text: str, where: str) -> list[_Located]:
+    stack: list[list[_Located]] = [[]]
+    opened: list[int] = []
+    for tok, line in tokenize(text):
+        if tok == "(":
+            stack.append([])
+            opened.append(line)
+        elif tok == ")":
+            if len(stack) == 1:
+                raise GDLError(f"{where}line {line}: syntax error: ')' without a matching '('", line)
+            items = stack.pop()
+            start = opened.pop()
+            if not items:
+                raise GDLError(f"{where}line {start}: syntax error: empty list '()'", start)
+            stack[-1].append((items, start))
+        else:
+            stack[-1].append((tok, line))
+    if opened:
+        raise GDLError(f"{where}line {opened[-1]}: syntax error: '(' is never closed", opened[-1])
+    return stack[0]
+
+
+class _Reader:
+    """Turns located KIF into atoms and literals, checking GDL's grammar."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.spelling: dict[str, str] = {}
+        self.arity: dict[str, tuple[int, int]] = {}  # relation -> (arity, first line)
+
+    def fail(self, line: int, what: str) -> GDLError:
+        return GDLError(f"{self.where}line {line}: {what}", line)
+
+    def symbol(self, tok: str) -> str:
+        low = tok.lower()
+        self.spelling.setdefault(low, tok)
+        return low
+
+    def term(self, lt: _Located) -> Term:
+        item, line = lt
+        if isinstance(item, str):
+            if item.lower() in _CONNECTIVES:
+                raise self.fail(line, f"'{item}' cannot be used as a term")
+            return self.symbol(item)
+        head, hline = item[0]
+        if not isinstance(head, str):
+            raise self.fail(hline, "syntax error: a function name must be a symbol, not a list")
+        if head.startswith("?"):
+            raise self.fail(hline, f"syntax error: a function name cannot be a variable ({head})")
+        if head.lower() in _CONNECTIVES:
+            raise self.fail(hline, f"'{head}' cannot be used inside a term")
+        return (self.symbol(head), *(self.term(a) for a in item[1:]))
+
+    def atom(self, lt: _Located) -> Atom:
+        """An atomic sentence."""
+        item, line = lt
+        if isinstance(item, str):
+            name, args = item, []
+        else:
+            head, hline = item[0]
+            if not isinstance(head, str):
+                raise self.fail(hline, "syntax error: a relation name must be a symbol, not a list")
+            name, args = head, item[1:]
+        if name.startswith("?"):
+            raise self.fail(line, f"syntax error: a relation name cannot be a variable ({name})")
+        low = name.lower()
+        if low in _CONNECTIVES:
+            raise self.fail(line, f"'{name}' cannot be used as a relation here")
+        atom: Atom = (self.symbol(name), *(self.term(a) for a in args))
+        n = len(atom) - 1
+        expected = KEYWORD_ARITY.get(low)
+        if expected is not None and n != expected:
+            raise self.fail(line, f"'{name}' takes {expected} argument{'s' if expected != 1 else ''}, not {n}")
+        known = self.arity.get(low)
+        if known is None:
+            self.arity[low] = (n, line)
+        elif known[0] != n:
+            raise self.fail(
+                line, f"relation '{name}' is used with {n} arguments here but with {known[0]} on line {known[1]}"
+            )
+        return atom
+
+    def literals(self, lt: _Located) -> list[list[Literal]]:
+        """The literal as a disjunction of conjunctions (``or`` expanded, ``not`` pushed inwards)."""
+        return self._dnf(lt, negated=False)
+
+    def _dnf(self, lt: _Located, negated: bool) -> list[list[Literal]]:
+        item, line = lt
+        if isinstance(item, list) and isinstance(item[0][0], str):
+            op = item[0][0].lower()
+            args = item[1:]
+            if op == "not":
+                if len(args) != 1:
+                    raise self.fail(line, f"'not' takes one literal, not {len(args)}")
+                return self._dnf(args[0], not negated)
+            if op == "or":
+                parts = [self._dnf(a, negated) for a in args]
+                if negated:  # not (a or b) = (not a) and (not b)
+                    return [list(itertools.chain.from_iterable(c)) for c in itertools.product(*parts)]
+                return [conj for part in parts for conj in part]
+            if op == "distinct":
+                if len(args) != 2:
+                    raise self.fail(line, f"'distinct' takes two terms, not {len(args)}")
+                pair = (self.term(args[0]), self.term(args[1]))
+                return [[Literal("same" if negated else "distinct", pair, line)]]
+            if op == "<=":
+                raise self.fail(line, "a rule '(<= ...)' cannot appear inside another rule")
+        atom = self.atom(lt)
+        rel = atom[0]
+        if rel in ("init", "next"):
+            raise self.fail(line, f"'{self.spelling.get(str(rel), rel)}' cannot appear in a rule body (only as a head)")
+        return [[Literal("neg" if negated else "pos", atom, line)]]
+
+
+def parse_program(text: str, name: str = "") -> Program:
+    """Read and check a rule sheet; raises :class:`GDLError` naming the line of the problem."""
+    where = f"{name}: " if name else ""
+    reader = _Reader(where)
+    rules: list[Rule] = []
+    for lt in _read(text, where):
+        item, line = lt
+        if isinstance(item, list) and isinstance(item[0][0], str) and item[0][0] == "<=":
+            if len(item) < 2:
+                raise reader.fail(line, "syntax error: a rule '(<= head body...)' needs a head")
+            head = reader.atom(item[1])
+            _check_head(reader, head, item[1][1])
+            conjunctions: list[list[Literal]] = [[]]
+            for lit in item[2:]:
+                options = reader.literals(lit)
+                conjunctions = [c + o for c in conjunctions for o in options]
+                if len(conjunctions) > 4096:
+                    raise reader.fail(line, "rule too large: its 'or' literals expand to more than 4096 cases")
+            for body in conjunctions:
+                rules.append(Rule(head, tuple(body), line))
+        else:
+            if isinstance(item, str) and item.startswith("?"):
+                raise reader.fail(line, f"syntax error: a sentence cannot be a variable ({item})")
+            if isinstance(item, list) and isinstance(item[0][0], str) and item[0][0].lower() in _CONNECTIVES:
+                raise reader.fail(line, f"'{item[0][0]}' is not a sentence; facts are atoms and rules are (<= ...)")
+            head = reader.atom(lt)
+            _check_head(reader, head, line)
+            rules.append(Rule(head, (), line))
+    program = Program(rules, (), reader.spelling, name=name or "gdl")
+    for rule in rules:
+        program.defined_at.setdefault(rule.relation, rule.line)
+    _check_roles(program, reader)
+    _check_safety(program, reader)
+    _check_stratified(program, reader)
+    _check_gdl_restrictions(program, reader)
+    return program
+
+
+def _check_head(reader: _Reader, head: Atom, line: int) -> None:
+    rel = head[0]
+    if rel in ("true", "does"):
+        raise reader.fail(line, f"'{rel}' cannot be the head of a rule or a fact (it is given by the state and moves)")
+
+
+def _check_roles(program: Program, reader: _Reader) -> None:
+    roles: list[str] = []
+    for rule in program.rules:
+        if rule.relation != "role":
+            continue
+        if rule.body:
+            raise reader.fail(rule.line, "'role' must be given by facts such as (role white), not by rules")
+        r = rule.head[1]
+        if not isinstance(r, str) or r.startswith("?"):
+            raise reader.fail(rule.line, f"a role must be a symbol, not {show(r)}")
+        if r in roles:
+            raise reader.fail(rule.line, f"role {program.spelling.get(r, r)} is declared twice")
+        roles.append(r)
+    if not roles:
+        raise GDLError(f"{reader.where}the rule sheet declares no role (a fact such as (role white))")
+    program.roles = tuple(roles)
+
+
+def _check_safety(program: Program, reader: _Reader) -> None:
+    sp = program.spelling
+    for rule in program.rules:
+        bound: set[str] = set()
+        for lit in rule.body:
+            if lit.kind == "pos":
+                term_vars(lit.atom, bound)
+        unbound = sorted(term_vars(rule.head) - bound)
+        if unbound:
+            where = "the head" if rule.body else "a fact"
+            raise reader.fail(
+                rule.line,
+                f"unsafe rule for {show_atom(rule.head, sp)}: variable {unbound[0]} appears in {where} "
+                "but in no positive literal of the body",
+            )
+        for lit in rule.body:
+            if lit.kind == "pos":
+                continue
+            unbound = sorted(term_vars(lit.atom) - bound)
+            if unbound:
+                raise reader.fail(
+                    lit.line,
+                    f"unsafe rule for {show_atom(rule.head, sp)}: variable {unbound[0]} in {lit.text(sp)} "
+                    "appears in no positive literal of the body",
+                )
+
+
+def _dependencies(program: Program) -> dict[str, list[tuple[str, bool, int]]]:
+    """relation -> [(relation it uses, through negation?, line)]."""
+    deps: dict[str, list[tuple[str, bool, int]]] = {}
+    for rule in program.rules:
+        out = deps.setdefault(rule.relation, [])
+        for lit in rule.body:
+            if lit.kind in ("pos", "neg"):
+                out.append((str(lit.atom[0]), lit.kind == "neg", lit.line))
+    return deps
+
+
+def strongly_connected(nodes: list[str], edges: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's SCCs, iteratively; components come out dependencies first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(edges.get(root, ())))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(edges.get(nxt, ()))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                out.append(comp)
+    return out
+
+
+def _check_stratified(program: Program, reader: _Reader) -> None:
+    deps = _dependencies(program)
+    nodes = sorted(set(deps) | {d for ds in deps.values() for d, _, _ in ds})
+    edges = {h: [d for d, _, _ in ds] for h, ds in deps.items()}
+    sp = program.spelling
+    for comp in strongly_connected(nodes, edges):
+        members = set(comp)
+        for head in comp:
+            for dep, negative, line in deps.get(head, ()):
+                if negative and dep in members:
+                    cycle = " -> ".join(sp.get(c, c) for c in sorted(members))
+                    raise reader.fail(
+                        line,
+                        f"unstratified negation: {sp.get(head, head)} depends on (not {sp.get(dep, dep)}), which "
+                        f"depends on {sp.get(head, head)} again (recursion through 'not' among: {cycle})",
+                    )
+
+
+def reaches(program: Program, targets: set[str]) -> set[str]:
+    """The relations that depend, directly or not, on one of ``targets``."""
+    deps = _dependencies(program)
+    found = set(targets)
+    changed = True
+    while changed:
+        changed = False
+        for head, ds in deps.items():
+            if head not in found and any(d in found for d, _, _ in ds):
+                found.add(head)
+                changed = True
+    return found
+
+
+def _check_gdl_restrictions(program: Program, reader: _Reader) -> None:
+    sp = program.spelling
+    on_does = reaches(program, {"does"})
+    on_state = reaches(program, {"true", "does", "legal", "goal", "terminal"})
+    for rule in program.rules:
+        rel = rule.relation
+        if rel in ("legal", "goal", "terminal"):
+            for lit in rule.body:
+                if lit.kind in ("pos", "neg") and lit.atom[0] in on_does:
+                    raise reader.fail(
+                        lit.line,
+                        f"'{sp.get(rel, rel)}' must not depend on 'does' (through {lit.text(sp)}): "
+                        "legality, goals and termination are properties of a state, not of moves",
+                    )
+        if rel == "init":
+            for lit in rule.body:
+                if lit.kind in ("pos", "neg") and lit.atom[0] in on_state:
+                    raise reader.fail(
+                        lit.line, f"'init' must not depend on the state or the moves (through {lit.text(sp)})"
+                    )

@@ -1,0 +1,228 @@
+"""Broken rule sheets get a GDLError (a ggp.GGPError and a ValueError) naming the line and the problem."""
+
+from __future__ import annotations
+
+import pytest
+
+import ggp
+from ggp.gdl import GDLError, from_text
+
+GOOD_TAIL = """
+(<= (legal p go) (true s))
+(<= (next s) (does p go))
+(<= terminal (true s))
+(goal p 100)
+"""
+
+
+def error_of(text: str) -> GDLError:
+    with pytest.raises(GDLError) as info:
+        from_text(text, "broken")
+    err = info.value
+    assert isinstance(err, ggp.GGPError) and isinstance(err, ValueError)
+    return err
+
+
+# --- syntax ------------------------------------------------------------------------------------
+
+
+def test_unclosed_parenthesis() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (legal p go)\n    (true s)\n")
+    assert err.line == 3
+    assert "line 3" in str(err) and "never closed" in str(err)
+
+
+def test_extra_closing_parenthesis() -> None:
+    err = error_of("(role p)\n(init s))\n")
+    assert err.line == 2
+    assert "line 2" in str(err) and "')' without a matching '('" in str(err)
+
+
+def test_empty_list() -> None:
+    err = error_of("(role p)\n\n(init ())\n")
+    assert "line 3" in str(err) and "empty list" in str(err)
+
+
+def test_variable_as_relation_name() -> None:
+    err = error_of("(role p)\n(<= (legal p go)\n  (?rel s))\n")
+    assert "line 3" in str(err) and "relation name cannot be a variable" in str(err)
+
+
+def test_wrong_arity_of_a_keyword() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (legal go) (true s))\n")
+    assert "line 3" in str(err) and "'legal' takes 2 arguments, not 1" in str(err)
+
+
+def test_inconsistent_arity() -> None:
+    err = error_of("(role p)\n(cell 1 2)\n(cell 3)\n")
+    assert "line 3" in str(err) and "relation 'cell' is used with 1 arguments here but with 2 on line 2" in str(err)
+
+
+def test_true_as_a_head() -> None:
+    err = error_of("(role p)\n(<= (true s) (foo))\n")
+    assert "line 2" in str(err) and "'true' cannot be the head" in str(err)
+
+
+def test_next_in_a_body() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (foo) (next s))\n")
+    assert "line 3" in str(err) and "'next' cannot appear in a rule body" in str(err)
+
+
+def test_no_role() -> None:
+    err = error_of("(init s)\n")
+    assert "declares no role" in str(err)
+
+
+def test_role_by_a_rule() -> None:
+    err = error_of("(thing a)\n(<= (role ?x) (thing ?x))\n")
+    assert "line 2" in str(err) and "'role' must be given by facts" in str(err)
+
+
+# --- safety ------------------------------------------------------------------------------------
+
+
+def test_unsafe_variable_in_the_head() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (legal p (go ?x))\n    (true s))\n" + GOOD_TAIL)
+    assert err.line == 3
+    assert "line 3" in str(err) and "unsafe rule" in str(err) and "?x appears in the head" in str(err)
+
+
+def test_unsafe_variable_in_a_negation() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (legal p go)\n    (true s)\n    (not (true (mark ?y))))\n" + GOOD_TAIL)
+    assert err.line == 5
+    assert "unsafe rule" in str(err) and "?y in (not (true (mark ?y)))" in str(err)
+
+
+def test_unsafe_variable_in_a_distinct() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (legal p go)\n    (true s)\n    (distinct ?z s))\n" + GOOD_TAIL)
+    assert err.line == 5
+    assert "unsafe rule" in str(err) and "?z in (distinct ?z s)" in str(err)
+
+
+def test_unsafe_variable_in_a_fact() -> None:
+    err = error_of("(role p)\n(cell ?x)\n")
+    assert "line 2" in str(err) and "unsafe rule" in str(err) and "?x appears in a fact" in str(err)
+
+
+# --- stratification and GDL's restrictions -----------------------------------------------------
+
+
+def test_recursion_through_negation() -> None:
+    text = "(role p)\n(init s)\n(<= a (true s) (not b))\n(<= b (true s) (not c))\n(<= c a)\n" + GOOD_TAIL
+    err = error_of(text)
+    assert "unstratified negation" in str(err)
+    assert "line 3" in str(err) or "line 4" in str(err)
+    assert err.line in (3, 4)
+
+
+def test_negation_of_itself() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (odd ?x) (true ?x) (not (odd ?x)))\n" + GOOD_TAIL)
+    assert "line 3" in str(err) and "unstratified negation" in str(err) and "(not odd)" in str(err)
+
+
+def test_legal_must_not_depend_on_does() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (legal p go) (did))\n(<= (did) (does p go))\n")
+    assert "line 3" in str(err) and "'legal' must not depend on 'does'" in str(err)
+
+
+def test_init_must_not_depend_on_the_state() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (init t) (true s))\n" + GOOD_TAIL)
+    assert "line 3" in str(err) and "'init' must not depend on the state" in str(err)
+
+
+def test_goal_values_must_be_0_to_100() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (legal p go) (true s))\n(<= (goal p 150) (true s))\n")
+    assert "line 4" in str(err) and "goal value 150" in str(err) and "from 0 to 100" in str(err)
+
+
+def test_rules_that_build_ever_larger_terms() -> None:
+    text = "(role p)\n(init (count 0))\n(<= (next (count (s ?n))) (true (count ?n)))\n(legal p go)\n"
+    err = error_of(text)
+    assert "grounding gave up" in str(err) and "ever larger terms" in str(err)
+
+
+# --- at play time ------------------------------------------------------------------------------
+
+
+def test_a_role_without_a_legal_move_in_a_non_terminal_state() -> None:
+    text = """(role p)
+(role q)
+(init s)
+(<= (legal p go) (true s))
+(<= (legal q go) (true s))
+(<= (legal p go) (true t))
+(<= (next t) (true s))
+(<= terminal (true u))
+(goal p 0)
+(goal q 0)
+"""
+    game = from_text(text, "stuck")
+    s = game.initial_state()
+    t = game.next_state(s, ["go", "go"])
+    with pytest.raises(GDLError) as info:
+        game.legal_moves(t, "q")
+    assert "role q has no legal move in a non-terminal state" in str(info.value)
+    assert "lines 4, 5, 6" in str(info.value)  # where the legal rules are
+    assert [str(m) for m in game.legal_moves(t, "p")] == ["go"]
+    with pytest.raises(GDLError, match="role q has no legal move"):
+        game.next_state(t, ["go", "go"])
+    with pytest.raises(GDLError, match="role q has no legal move"):
+        game.random_playouts(3)
+
+
+def test_a_terminal_state_without_a_goal() -> None:
+    text = "(role p)\n(init s)\n(<= (legal p go) (true s))\n(<= (next t) (true s))\n(<= terminal (true t))\n"
+    text += "(<= (goal p 100) (true s))\n"
+    game = from_text(text, "goalless")
+    s = game.initial_state()
+    assert game.goals(s) == (100,)
+    t = game.next_state(s, ["go"])
+    assert game.is_terminal(t)
+    with pytest.raises(GDLError) as info:
+        game.goals(t)
+    assert "the game is over but no 'goal' rule gives role p a value" in str(info.value)
+    with pytest.raises(GDLError, match="has no goal in a terminal state"):
+        game.random_playouts(2)
+
+
+def test_a_terminal_state_with_two_goals() -> None:
+    text = "(role p)\n(init s)\n(<= (legal p go) (true s))\n(<= (next t) (true s))\n(<= terminal (true t))\n"
+    text += "(goal p 0)\n(<= (goal p 100) (true t))\n"
+    game = from_text(text, "twogoals")
+    t = game.next_state(game.initial_state(), ["go"])
+    with pytest.raises(GDLError, match=r"several values \(0, 100\)"):
+        game.goals(t)
+
+
+def test_illegal_moves_and_bad_states_get_the_api_errors() -> None:
+    text = "(role p)\n(init s)\n(<= (legal p go) (true s))\n(legal p wait)\n(<= (next t) (does p go))\n"
+    text += "(<= terminal (true t))\n(goal p 50)\n"
+    game = from_text(text, "api")
+    s = game.initial_state()
+    with pytest.raises(ggp.IllegalMoveError):
+        game.next_state(s, ["jump"])
+    with pytest.raises(ggp.IllegalMoveError):
+        game.next_state(s, ["go", "go"])
+    with pytest.raises(ggp.MoveSyntaxError):
+        game.parse_move("(go")
+    t = game.next_state(s, ["GO"])
+    with pytest.raises(ggp.GameOverError):
+        game.next_state(t, ["wait"])
+    with pytest.raises(ggp.StateFormatError):
+        game.state_from_dict({"game": "api", "facts": ["(nothing)"]})
+    with pytest.raises(ggp.StateFormatError):
+        game.state_from_dict({"game": "other", "facts": []})
+
+
+def test_load_a_missing_rule_sheet() -> None:
+    with pytest.raises(ggp.UnknownGameError, match=r"no such rule sheet"):
+        ggp.load("no/such/rules.kif")
+
+
+def test_a_broken_file_loaded_through_ggp_load(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "broken.kif"
+    path.write_text("(role p)\n(init s)\n(<= (legal p (go ?x)) (true s))\n")
+    with pytest.raises(GDLError, match=r"broken: line 3: unsafe rule"):
+        ggp.load(path)
