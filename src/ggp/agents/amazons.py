@@ -24,28 +24,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..core.game import Game
-from ..core.kernels import rng_below
-from ..games.amazons import ARROW, BLACK, EMPTY, WHITE, Amazons, ray_targets
+from ..games.amazons import EMPTY, Amazons, padded_board, random_turns
 from .mcts import MCTSAgent
-from .uct import UCTSearch
 
 FAR = 99  # distance of a square a side cannot reach
 PLIES = 2  # random turns played below a leaf before it is scored
-
-
-@nb.njit(cache=True)
-def _padded(s: np.ndarray, n: int, board: np.ndarray, queens: np.ndarray) -> None:
-    """Copy the board into ``board`` with a border of arrows; list each side's amazons."""
-    w = n + 2
-    board[:] = ARROW
-    count = np.zeros(2, dtype=np.int64)
-    for c in range(n * n):
-        p = (c // n + 1) * w + c % n + 1
-        board[p] = s[c]
-        if s[c] == WHITE or s[c] == BLACK:
-            queens[s[c] - 1, count[s[c] - 1]] = p
-            count[s[c] - 1] += 1
 
 
 @nb.njit(cache=True)
@@ -105,8 +88,7 @@ def evaluate(s: np.ndarray) -> float:
     w = n + 2
     board = np.empty(w * w, dtype=np.uint8)
     queens = np.empty((2, 4), dtype=np.int64)
-    _padded(s, n, board, queens)
-    offsets = np.array([w, w + 1, 1, 1 - w, -w, -w - 1, -1, w - 1], dtype=np.int64)
+    offsets = padded_board(s, board, queens)
     queue = np.empty(w * w, dtype=np.int64)
     qw = np.empty(w * w, dtype=np.int64)
     qb = np.empty(w * w, dtype=np.int64)
@@ -152,60 +134,10 @@ def evaluate(s: np.ndarray) -> float:
 
 
 @nb.njit(cache=True)
-def _random_turns(s: np.ndarray, rng: np.ndarray, turns: int) -> bool:
-    """Play up to ``turns`` random whole turns in place (finishing a pending fire first).
-
-    Returns False when the side to move is left without a move (the game is over).
-    """
-    nn = s.shape[0] - 3
-    n = 10 if nn == 100 else 8
-    w = n + 2
-    board = np.empty(w * w, dtype=np.uint8)
-    queens = np.empty((2, 4), dtype=np.int64)
-    _padded(s, n, board, queens)
-    offsets = np.array([w, w + 1, 1, 1 - w, -w, -w - 1, -1, w - 1], dtype=np.int64)
-    buf = np.empty(4 * (n - 1), dtype=np.int64)
-    movable = np.empty(4, dtype=np.int64)
-    turn = s[nn]
-    alive = True
-    if s[nn + 1] == 1:
-        moved = s[nn + 2]
-        k = ray_targets(board, offsets, (moved // n + 1) * w + moved % n + 1, buf)
-        board[buf[rng_below(rng, k)]] = ARROW
-        turn = 1 - turn
-    for _ in range(turns):
-        m = 0
-        for i in range(4):
-            q = queens[turn, i]
-            for d in range(8):
-                if board[q + offsets[d]] == EMPTY:
-                    movable[m] = i
-                    m += 1
-                    break
-        if m == 0:
-            alive = False
-            break
-        i = movable[rng_below(rng, m)]
-        src = queens[turn, i]
-        dst = buf[rng_below(rng, ray_targets(board, offsets, src, buf))]
-        board[dst] = board[src]
-        board[src] = EMPTY
-        queens[turn, i] = dst
-        board[buf[rng_below(rng, ray_targets(board, offsets, dst, buf))]] = ARROW
-        turn = 1 - turn
-    for c in range(nn):
-        s[c] = board[(c // n + 1) * w + c % n + 1]
-    s[nn] = turn
-    s[nn + 1] = 0
-    s[nn + 2] = 255
-    return alive
-
-
-@nb.njit(cache=True)
 def amazons_leaf(s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
     """Leaf value for UCT: a few random turns, then the evaluation (or the result, if the game ended)."""
     nn = s.shape[0] - 3
-    alive = _random_turns(s, rng, PLIES)
+    alive = random_turns(s, rng, PLIES)
     p = evaluate(s) if alive else (0.0 if s[nn] == 0 else 1.0)  # a side left without a move loses
     out[0] = p
     out[1] = 1.0 - p
@@ -215,26 +147,6 @@ class AmazonsAgent(MCTSAgent):
     """UCT with evaluation-scored leaves (see the module docstring); ``time`` or ``sims`` per move."""
 
     name = "amazons"
-
-    def __init__(
-        self,
-        time: float | None = None,
-        sims: int | None = None,
-        c: float = 0.35,
-        seed: int | None = None,
-        reuse: bool = True,
-        capacity: int = 300_000,
-    ) -> None:
-        super().__init__(time=time, sims=sims, c=c, seed=seed, reuse=reuse, capacity=capacity)
-
-    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
-        if not isinstance(game, Amazons):
-            raise ValueError(f"the amazons player plays amazons_10x10 and amazons_8x8, not {game.name}")
-        super().start(game, role, start_clock, play_clock)
-
-    def _make_tree(self, game: Game, seed: int) -> UCTSearch:
-        return UCTSearch(game, capacity=self.capacity, c=self.c, seed=seed, leaf_value=amazons_leaf)
-
-    def __repr__(self) -> str:
-        what = f"sims={self.sims}" if self.sims is not None else f"time={self.time}"
-        return f"AmazonsAgent({what}, c={self.c}, seed={self.seed!r})"
+    plays = Amazons
+    leaf_value = amazons_leaf
+    default_c = 0.35

@@ -12,6 +12,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.game import Game, Move, State
 from ..core.native import NativeGame
@@ -36,15 +37,27 @@ class MCTSAgent(Agent):
     Give ``sims`` for a fixed number of simulations per move, or ``time``
     (seconds, default 1.0) for a time budget; a referee's tighter time limit
     always wins. ``c`` is the UCB1 constant for goals scaled to 0..1.
+
+    Game-specific players subclass it and set the class attributes below: the
+    game they are made for, a compiled leaf evaluation in place of the random
+    rollout, its parameters, and their own UCB constant.
     """
 
     name = "mcts"
+    #: The game class this player is made for (None: every game).
+    plays: type[Game] | None = None
+    #: A compiled leaf value ``(s, rng, out, params)`` (see UCTSearch); None: random rollouts.
+    leaf_value: Any = None
+    #: Initial ``params`` of the leaf value.
+    leaf_params: tuple[float, ...] = ()
+    #: ``c`` when the spec does not set it.
+    default_c = 1.4
 
     def __init__(
         self,
         time: float | None = None,
         sims: int | None = None,
-        c: float = 1.4,
+        c: float | None = None,
         seed: int | None = None,
         reuse: bool = True,
         capacity: int = 200_000,
@@ -56,7 +69,7 @@ class MCTSAgent(Agent):
             time = 1.0
         self.time = time
         self.sims = sims
-        self.c = c
+        self.c = self.default_c if c is None else c
         self.seed = seed
         self.reuse = reuse
         self.capacity = capacity
@@ -65,6 +78,8 @@ class MCTSAgent(Agent):
         self.last_simulations = 0
 
     def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        if self.plays is not None and not isinstance(game, self.plays):
+            raise ValueError(f"the {self.name} player does not play {game.name}")
         super().start(game, role, start_clock, play_clock)
         seed = self.seed if self.seed is not None else random.randrange(2**31)
         if isinstance(game, NativeGame):
@@ -75,7 +90,8 @@ class MCTSAgent(Agent):
             self._plain = _PlainUCT(game, self.c, random.Random(seed))
 
     def _make_tree(self, game: NativeGame, seed: int) -> UCTSearch:
-        return UCTSearch(game, capacity=self.capacity, c=self.c, seed=seed)
+        leaf = type(self).leaf_value  # a compiled function, not a method
+        return UCTSearch(game, capacity=self.capacity, c=self.c, seed=seed, leaf_value=leaf, params=self.leaf_params)
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         legal = self.game.legal_moves(state, self.role)
@@ -106,7 +122,7 @@ class MCTSAgent(Agent):
 
     def __repr__(self) -> str:
         what = f"sims={self.sims}" if self.sims is not None else f"time={self.time}"
-        return f"MCTSAgent({what}, c={self.c}, seed={self.seed!r})"
+        return f"{type(self).__name__}({what}, c={self.c}, seed={self.seed!r})"
 
 
 # --- the same search over the plain Game API (for games without a kernel) ------------------------

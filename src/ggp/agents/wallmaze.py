@@ -27,7 +27,6 @@ from ..core.kernels import rng_below
 from ..games.wallmaze import NEXT, NOOP, OPEN, TARGET, WallMaze, goals, terminal
 from ..games.wallmaze import apply as apply_moves
 from .mcts import MCTSAgent
-from .uct import UCTSearch
 
 OWN_GREED = 0.8  # chance that our own rollout step follows a shortest path
 PRIOR = (0.5, 4.0)  # the opponent's greed before any evidence: mean and weight in moves
@@ -92,32 +91,18 @@ def wallmaze_leaf(s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.nd
 
 
 class WallMazeAgent(MCTSAgent):
-    """Decoupled UCT with shortest-path rollouts (module docstring); ``time`` or ``sims`` per move."""
+    """Decoupled UCT with shortest-path rollouts and an opponent model (module docstring)."""
 
     name = "wallmaze"
-
-    def __init__(
-        self,
-        time: float | None = None,
-        sims: int | None = None,
-        c: float = 0.7,
-        seed: int | None = None,
-        reuse: bool = True,
-        capacity: int = 300_000,
-    ) -> None:
-        super().__init__(time=time, sims=sims, c=c, seed=seed, reuse=reuse, capacity=capacity)
+    plays = WallMaze
+    leaf_value = wallmaze_leaf
+    leaf_params = (OWN_GREED, OWN_GREED)
+    default_c = 0.7
 
     def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
-        if not isinstance(game, WallMaze):
-            raise ValueError(f"the wallmaze player plays wallmaze, not {game.name}")
         super().start(game, role, start_clock, play_clock)
         self._greedy_moves, self._moves_seen = PRIOR[0] * PRIOR[1], PRIOR[1]
         self._last: np.ndarray | None = None
-
-    def _make_tree(self, game: Game, seed: int) -> UCTSearch:
-        return UCTSearch(
-            game, capacity=self.capacity, c=self.c, seed=seed, leaf_value=wallmaze_leaf, params=(OWN_GREED, OWN_GREED)
-        )
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         s = self.game._array_of(state) if isinstance(self.game, WallMaze) else None
@@ -133,7 +118,3 @@ class WallMazeAgent(MCTSAgent):
         self._tree.params[me] = OWN_GREED
         self._tree.params[them] = self._greedy_moves / self._moves_seen
         return super().select_move(state, time_limit)
-
-    def __repr__(self) -> str:
-        what = f"sims={self.sims}" if self.sims is not None else f"time={self.time}"
-        return f"WallMazeAgent({what}, c={self.c}, seed={self.seed!r})"

@@ -142,35 +142,45 @@ def ray_targets(board: np.ndarray, offsets: np.ndarray, src: int, out: np.ndarra
 
 
 @nb.njit(cache=True)
-def rollout(s: np.ndarray, rng: np.ndarray) -> None:
-    """Play ``s`` to the end as OpenSpiel's random player would: a random amazon
-    that can move, a random destination, a random arrow.
-
-    Works on a copy of the board with a border of arrows, so rays need no
-    bounds checks, and keeps the amazons in a list.
-    """
+def padded_board(s: np.ndarray, board: np.ndarray, queens: np.ndarray) -> np.ndarray:
+    """Copy state ``s``'s board into ``board`` ((n+2)^2 cells, a border of arrows, so
+    rays need no bounds checks) and each side's amazons into ``queens``; returns
+    the eight direction offsets on that board."""
     n = _side(s)
-    nn = n * n
     w = n + 2
-    board = np.full(w * w, ARROW, dtype=np.uint8)
-    offsets = np.array([w, w + 1, 1, 1 - w, -w, -w - 1, -1, w - 1], dtype=np.int64)
-    queens = np.empty((2, 4), dtype=np.int64)
+    board[:] = ARROW
     count = np.zeros(2, dtype=np.int64)
-    for c in range(nn):
+    for c in range(n * n):
         p = (c // n + 1) * w + c % n + 1
         board[p] = s[c]
         if s[c] == WHITE or s[c] == BLACK:
             queens[s[c] - 1, count[s[c] - 1]] = p
             count[s[c] - 1] += 1
+    return np.array([w, w + 1, 1, 1 - w, -w, -w - 1, -1, w - 1], dtype=np.int64)
+
+
+@nb.njit(cache=True)
+def random_turns(s: np.ndarray, rng: np.ndarray, turns: int) -> bool:
+    """Play up to ``turns`` whole turns in place as OpenSpiel's random player would: a
+    random amazon that can move, a random destination, a random arrow (a pending
+    fire is finished first). Returns False if the side to move is left without a move.
+    """
+    n = _side(s)
+    nn = n * n
+    w = n + 2
+    board = np.empty(w * w, dtype=np.uint8)
+    queens = np.empty((2, 4), dtype=np.int64)
+    offsets = padded_board(s, board, queens)
     buf = np.empty(4 * (n - 1), dtype=np.int64)
     movable = np.empty(4, dtype=np.int64)
     turn = s[nn]
-    if s[nn + 1] == 1:  # finish the turn in progress
+    alive = True
+    if s[nn + 1] == 1:
         moved = s[nn + 2]
         k = ray_targets(board, offsets, (moved // n + 1) * w + moved % n + 1, buf)
         board[buf[rng_below(rng, k)]] = ARROW
         turn = 1 - turn
-    while True:
+    for _ in range(turns):
         m = 0
         for i in range(4):
             q = queens[turn, i]
@@ -180,6 +190,7 @@ def rollout(s: np.ndarray, rng: np.ndarray) -> None:
                     m += 1
                     break
         if m == 0:
+            alive = False
             break
         i = movable[rng_below(rng, m)]
         src = queens[turn, i]
@@ -194,6 +205,13 @@ def rollout(s: np.ndarray, rng: np.ndarray) -> None:
     s[nn] = turn
     s[nn + 1] = 0
     s[nn + 2] = NONE
+    return alive
+
+
+@nb.njit(cache=True)
+def rollout(s: np.ndarray, rng: np.ndarray) -> None:
+    """Play ``s`` to the end by :func:`random_turns` (no game lasts 2^30 turns)."""
+    random_turns(s, rng, 1 << 30)
 
 
 # One set of compiled loops serves both boards: the size is read off the array.
