@@ -19,51 +19,13 @@ import time
 from pathlib import Path
 
 import ggp
+import ggp.gdl
 from ggp.core.kernels import random_playouts
 from ggp.gdl import BUILTIN_RULES, GDLGame, from_text, rules_text
 
 SHARED = Path(os.environ.get("GGP_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
-TICTACTOE = """
-(role xplayer) (role oplayer)
-(index 1) (index 2) (index 3)
-(<= (base (cell ?x ?y b)) (index ?x) (index ?y))
-(<= (base (cell ?x ?y x)) (index ?x) (index ?y))
-(<= (base (cell ?x ?y o)) (index ?x) (index ?y))
-(<= (base (control ?p)) (role ?p))
-(<= (input ?p (mark ?x ?y)) (index ?x) (index ?y) (role ?p))
-(<= (input ?p noop) (role ?p))
-(<= (init (cell ?x ?y b)) (index ?x) (index ?y))
-(init (control xplayer))
-(<= (next (cell ?m ?n x)) (does xplayer (mark ?m ?n)) (true (cell ?m ?n b)))
-(<= (next (cell ?m ?n o)) (does oplayer (mark ?m ?n)) (true (cell ?m ?n b)))
-(<= (next (cell ?m ?n ?w)) (true (cell ?m ?n ?w)) (distinct ?w b))
-(<= (next (cell ?m ?n b)) (does ?w (mark ?j ?k)) (true (cell ?m ?n b)) (or (distinct ?m ?j) (distinct ?n ?k)))
-(<= (next (control xplayer)) (true (control oplayer)))
-(<= (next (control oplayer)) (true (control xplayer)))
-(<= (row ?m ?x) (true (cell ?m 1 ?x)) (true (cell ?m 2 ?x)) (true (cell ?m 3 ?x)))
-(<= (column ?n ?x) (true (cell 1 ?n ?x)) (true (cell 2 ?n ?x)) (true (cell 3 ?n ?x)))
-(<= (diagonal ?x) (true (cell 1 1 ?x)) (true (cell 2 2 ?x)) (true (cell 3 3 ?x)))
-(<= (diagonal ?x) (true (cell 1 3 ?x)) (true (cell 2 2 ?x)) (true (cell 3 1 ?x)))
-(<= (line ?x) (row ?m ?x))
-(<= (line ?x) (column ?m ?x))
-(<= (line ?x) (diagonal ?x))
-(<= open (true (cell ?m ?n b)))
-(<= (legal ?w (mark ?x ?y)) (true (cell ?x ?y b)) (true (control ?w)))
-(<= (legal xplayer noop) (true (control oplayer)))
-(<= (legal oplayer noop) (true (control xplayer)))
-(<= (goal xplayer 100) (line x))
-(<= (goal xplayer 50) (not (line x)) (not (line o)) (not open))
-(<= (goal xplayer 0) (line o))
-(<= (goal xplayer 0) (not (line x)) (not (line o)) open)
-(<= (goal oplayer 100) (line o))
-(<= (goal oplayer 50) (not (line x)) (not (line o)) (not open))
-(<= (goal oplayer 0) (line x))
-(<= (goal oplayer 0) (not (line x)) (not (line o)) open)
-(<= terminal (line x))
-(<= terminal (line o))
-(<= terminal (not open))
-"""
+TICTACTOE = (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text()
 
 
 def gdl_rate(game: GDLGame, seconds: float, repeat: int, incremental: bool) -> float:

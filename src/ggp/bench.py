@@ -48,9 +48,20 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-SECTIONS: tuple[str, ...] = ("random", "amazons", "wallmaze", "vector", "perft", "memory", "compile", "import")
+SECTIONS: tuple[str, ...] = (
+    "random",
+    "amazons",
+    "wallmaze",
+    "vector",
+    "perft",
+    "memory",
+    "compile",
+    "import",
+    "gdl",
+)
 
 OPENSPIEL_MISSING = "open_spiel not installed: pip install 'ggp[bench]'"
 
@@ -889,6 +900,95 @@ def section_import(cfg: Config) -> Section:
     return sec
 
 
+GDL_TARGETS = {"wallmaze": 5000.0, "bomberman2p": 5000.0, "amazons_8x8": 500.0}
+
+
+def _transition_rate(play: Callable[[int, int], int], budget: float, reps: int) -> float:
+    """Median transitions/s of ``play(count, seed) -> transitions``, sized to ``budget`` seconds."""
+    play(2, 0)  # compile, or load numba's cache
+    count = 2
+    while True:
+        began = time.perf_counter()
+        play(count, 1)
+        spent = time.perf_counter() - began
+        if spent >= budget / 4 or count >= 1 << 22:
+            break
+        count *= 2
+    count = max(1, int(count * budget / max(spent, 1e-9)))
+    rates = []
+    for rep in range(reps):
+        began = time.perf_counter()
+        done = play(count, 100 + rep)
+        rates.append(done / max(time.perf_counter() - began, 1e-12))
+    return statistics.median(rates)
+
+
+def section_gdl(cfg: Config) -> Section:
+    import ggp
+    from ggp.core.kernels import random_playouts
+    from ggp.gdl import BUILTIN_RULES, from_text, rules_text
+
+    sec = Section(
+        "gdl",
+        "7. GDL reasoner: random-playout state transitions per second against the native engines",
+        [
+            Column("sheet", "rule sheet"),
+            Column("load", "load (parse, ground, propnet)", "seconds"),
+            Column("gdl", "GDL transitions/s", "rate"),
+            Column("native", "native transitions/s", "rate"),
+            Column("ratio", "native / GDL", "ratio"),
+            Column("target", "target"),
+            Column("met", "met", "met"),
+        ],
+    )
+    shared = Path(os.environ.get("GGP_SHARED", "../shared")) / "gdl"
+    sheets: list[tuple[str, str, str, str | None]] = []
+    if shared.is_dir():
+        sheets += [(f"shared {p.name}", p.stem, p.read_text(), p.stem) for p in sorted(shared.glob("*.kif"))]
+    else:
+        sec.notes.append(f"{shared} not found: the shared rule sheets were skipped (set GGP_SHARED)")
+    sheets.append(("tic-tac-toe", "tictactoe", (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), None))
+    sheets += [(f"ggp rules {name}", name, rules_text(name), name) for name in BUILTIN_RULES]
+    budget = cfg.budget * 2
+    for label, name, text, native in sheets:
+        from_text.cache_clear()
+        began = time.perf_counter()
+        game = from_text(text, name)
+        load = time.perf_counter() - began
+
+        def gdl_play(n: int, seed: int, g: Any = game) -> int:
+            return int(g.random_playouts(n, seed=seed)[2])
+
+        gdl = _transition_rate(gdl_play, budget, cfg.reps)
+        nat = None
+        if native is not None:
+            native_game: Any = ggp.load(native)
+            kernel, start = native_game.kernel, native_game.initial_state().array
+
+            def native_play(n: int, seed: int, k: Any = kernel, s: Any = start) -> int:
+                return int(random_playouts(k, s, n, seed)[1].sum())
+
+            nat = _transition_rate(native_play, budget, cfg.reps)
+        target = GDL_TARGETS.get(name) if label.startswith("shared") else None
+        sec.rows.append(
+            {
+                "sheet": label,
+                "load": load,
+                "gdl": gdl,
+                "native": nat,
+                "ratio": _ratio(nat, gdl),
+                "target": f">= {target:,.0f}/s" if target else "",
+                "met": (gdl >= target) if target else None,
+            }
+        )
+    sec.notes.append(
+        "a transition: every role's legal moves, the terminal test and the next state, in uniformly random "
+        "playouts; the GDL figure is the reasoner's own compiled playout loop (ggp.gdl.GDLGame.random_playouts), "
+        "the native one ggp.core.kernels.random_playouts"
+    )
+    return sec
+
+
 _RUNNERS: dict[str, Callable[[Config], Section]] = {
     "random": section_random,
     "amazons": section_amazons,
@@ -898,6 +998,7 @@ _RUNNERS: dict[str, Callable[[Config], Section]] = {
     "memory": section_memory,
     "compile": section_compile,
     "import": section_import,
+    "gdl": section_gdl,
 }
 
 _TITLES = {
@@ -909,6 +1010,7 @@ _TITLES = {
     "memory": "5b. MCTS tree memory",
     "compile": "6. First-call compile time",
     "import": "6b. import ggp",
+    "gdl": "7. GDL reasoner",
 }
 
 
