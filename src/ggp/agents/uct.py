@@ -244,9 +244,11 @@ class UCTSearch:
         width = kernel.max_actions
         capacity = max(int(capacity), 2)
         length = game.initial_array().shape[0]
-        # Pools for the move lists and child links of expanded nodes, sized for a
-        # fifth of the nodes at full width, which searches rarely exceed.
-        pool = max(capacity * min(width, 16), 4 * width)
+        # Pools for the move lists and child links of expanded nodes (those visited
+        # twice). In wide games about a quarter of the nodes get expanded, each
+        # taking its full width; a search that runs out of pool keeps simulating
+        # without expanding further.
+        pool = max(capacity * min(width, 32), 4 * width)
         self.states = np.zeros((capacity, length), dtype=game.dtype)
         self.node_visits = np.zeros(capacity, dtype=np.int64)
         self.node_terminal = np.zeros(capacity, dtype=np.bool_)
