@@ -29,8 +29,8 @@ test-fast: $(BIN)/.installed
 
 ## make lint: ruff and mypy, as CI runs them
 lint: $(BIN)/.installed
-	$(BIN)/ruff check src tests docs
-	$(BIN)/ruff format --check src tests docs
+	$(BIN)/ruff check src tests docs bench
+	$(BIN)/ruff format --check src tests docs bench
 	$(BIN)/mypy src/ggp
 
 ## make pictures: redraw the board pictures under docs/img
