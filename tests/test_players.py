@@ -130,3 +130,31 @@ def test_a_sprung_trap_burns_even_a_careful_opponent() -> None:
         if found >= 4:
             break
     assert found >= 1
+
+
+def test_separated_regions_are_counted_out() -> None:
+    # Arrows wall the board into a white half (x <= 3) and a black half (x >= 5):
+    # white's side has more empty squares, so white makes the last move,
+    # whoever is to move; with equal halves the side not to move wins.
+    game = ggp.load("amazons_8x8")
+
+    def board(white_cols: int, to_act: str) -> ggp.State:
+        rows = []
+        for y in range(8, 0, -1):
+            row = ""
+            for x in range(1, 9):
+                if x == white_cols + 1:
+                    row += "x"
+                elif (x, y) in {(1, 1), (1, 3), (1, 5), (1, 7)}:
+                    row += "W"
+                elif (x, y) in {(8, 2), (8, 4), (8, 6), (8, 8)}:
+                    row += "B"
+                else:
+                    row += "."
+            rows.append(row)
+        return game.state_from_dict({"board": "/".join(rows), "to_act": to_act, "phase": "move", "just_moved": None})
+
+    assert evaluate(board(4, "white").array) > 0.9  # 28 empty squares against 20
+    assert evaluate(board(4, "black").array) > 0.9
+    assert evaluate(board(3, "white").array) < 0.1  # 20 against 28
+    assert evaluate(board(3, "black").array) < 0.1

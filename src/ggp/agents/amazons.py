@@ -12,7 +12,10 @@ scores the position with an evaluation after Lieberum (2005):
 * position ``c1 = 2 * sum(2^-Dw - 2^-Db)`` and ``c2 = sum(clamp((Db - Dw)/6))``;
 * mobility, with a penalty for nearly trapped amazons;
 * weights that move from ``c1``/``c2``/``t2`` early to ``t1`` late, by the
-  phase ``w = sum 2^-|Dw - Db|`` over squares both sides reach.
+  phase ``w = sum 2^-|Dw - Db|`` over squares both sides reach;
+* once no square is reachable by both sides, the endgame is decided by
+  counting: every turn fills one square of the mover's own regions, so the
+  side with more squares (ties go to the side not to move) makes the last move.
 
 The score becomes white's winning chance through a logistic curve. Once the
 sides' regions are separated the territory count is close to exact, and a
@@ -29,6 +32,7 @@ from .mcts import MCTSAgent
 
 FAR = 99  # distance of a square a side cannot reach
 PLIES = 2  # random turns played below a leaf before it is scored
+ENDGAME = 0.97  # white's chance when the separated regions' square counts favour it
 
 
 @nb.njit(cache=True)
@@ -105,6 +109,9 @@ def evaluate(s: np.ndarray) -> float:
     c1 = 0.0
     c2 = 0.0
     phase = 0.0
+    shared = 0  # squares both sides reach
+    own_w = 0  # squares only white reaches
+    own_b = 0
     for p in range(w * w):
         if board[p] != EMPTY:
             continue
@@ -127,6 +134,17 @@ def evaluate(s: np.ndarray) -> float:
             c2 += min(1.0, max(-1.0, (min(kb_, 12) - min(ka, 12)) / 6.0))
         if a < FAR and b < FAR:
             phase += 2.0 ** -abs(a - b)
+            shared += 1
+        elif a < FAR:
+            own_w += 1
+        elif b < FAR:
+            own_b += 1
+    if shared == 0:
+        # The regions are separated: each turn fills one square of the mover's own
+        # regions, so the side with more squares makes the last move. (Regions
+        # that cannot be filled square by square make this a close guess.)
+        white_wins = own_w > own_b if to_move == 0 else own_w >= own_b
+        return ENDGAME if white_wins else 1.0 - ENDGAME
     mob = _mobility(board, offsets, queens, 0) - _mobility(board, offsets, queens, 1)
     late = 1.0 / (1.0 + phase / 8.0)  # near 1 once the regions are separated
     score = late * t1 + (1.0 - late) * (0.4 * t2 + 0.3 * c1 + 0.3 * c2) + 0.5 * (1.0 - late) * mob
