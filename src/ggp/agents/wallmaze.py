@@ -10,9 +10,10 @@ searched by decoupled UCT, so the player weighs racing against yielding the
 lane to an opponent it cannot pass.
 
 The probabilities are an opponent model: the player counts how often the
-opponent's moves have shortened its way home and lets the opponent's
-rollout moves be that greedy (a random walker is modelled as one, a racer as
-a racer), while its own rollout moves stay mostly greedy.
+opponent's moves have shortened its way home, beyond the third or so of
+steps that do so by chance, and lets the opponent's rollout moves be that
+greedy (a random walker is modelled as one, a racer as a racer), while its
+own rollout moves stay mostly greedy.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .mcts import MCTSAgent
 
 OWN_GREED = 0.8  # chance that our own rollout step follows a shortest path
 PRIOR = (0.5, 4.0)  # the opponent's greed before any evidence: mean and weight in moves
+CHANCE = 0.35  # how often a random walker's step happens to shorten its way home
 
 
 def _distances() -> np.ndarray:
@@ -116,5 +118,7 @@ class WallMazeAgent(MCTSAgent):
             self._greedy_moves += float(DIST[them, after] < DIST[them, before])
         self._last = s.copy()
         self._tree.params[me] = OWN_GREED
-        self._tree.params[them] = self._greedy_moves / self._moves_seen
+        # Greed beyond what chance gives: a random walker is modelled as random, a racer as a racer.
+        seen = self._greedy_moves / self._moves_seen
+        self._tree.params[them] = max(0.0, (seen - CHANCE) / (1.0 - CHANCE))
         return super().select_move(state, time_limit)
