@@ -172,7 +172,6 @@ def random_turns(s: np.ndarray, rng: np.ndarray, turns: int) -> bool:
     queens = np.empty((2, 4), dtype=np.int64)
     offsets = padded_board(s, board, queens)
     buf = np.empty(4 * (n - 1), dtype=np.int64)
-    movable = np.empty(4, dtype=np.int64)
     turn = s[nn]
     alive = True
     if s[nn + 1] == 1:
@@ -181,20 +180,24 @@ def random_turns(s: np.ndarray, rng: np.ndarray, turns: int) -> bool:
         board[buf[rng_below(rng, k)]] = ARROW
         turn = 1 - turn
     for _ in range(turns):
-        m = 0
-        for i in range(4):
-            q = queens[turn, i]
-            for d in range(8):
-                if board[q + offsets[d]] == EMPTY:
-                    movable[m] = i
-                    m += 1
-                    break
-        if m == 0:
+        # A uniformly random amazon among those that can move: draw among all
+        # four and redraw on one that cannot (its targets are needed anyway).
+        stuck = 0
+        k = 0
+        i = 0
+        while stuck != 15:
+            i = int(rng_below(rng, 4))
+            if (stuck >> i) & 1:
+                continue
+            k = ray_targets(board, offsets, queens[turn, i], buf)
+            if k > 0:
+                break
+            stuck |= 1 << i
+        if k == 0:
             alive = False
             break
-        i = movable[rng_below(rng, m)]
         src = queens[turn, i]
-        dst = buf[rng_below(rng, ray_targets(board, offsets, src, buf))]
+        dst = buf[rng_below(rng, k)]
         board[dst] = board[src]
         board[src] = EMPTY
         queens[turn, i] = dst
