@@ -44,3 +44,28 @@ def legal_texts(game: Any, state: Any, role: str) -> set[str]:
 def snapshot(game: Any, state: Any) -> tuple[str, bytes, int]:
     """Everything that identifies a state's value: its JSON, its raw array and its hash."""
     return game.state_to_json(state), state.array.tobytes(), hash(state)
+
+
+def replay(game: Any, name: str) -> int:
+    """Replay every trace of ``name`` on ``game``, asserting legal sets, terminal flags, facts and goals."""
+    replayed = 0
+    for trace in read_traces(name):
+        assert tuple(trace["roles"]) == game.roles
+        state = game.initial_state()
+        for i, step in enumerate(trace["steps"]):
+            where = f"{name} seed {trace['seed']} state {i}"
+            for role in game.roles:
+                ours = sorted(str(m) for m in game.legal_moves(state, role))
+                assert ours == step["legal"][role], f"{where}: legal moves of {role}"
+            assert game.is_terminal(state) is step["terminal"], f"{where}: terminal flag"
+            assert game.state_facts(state) == sorted(step["facts"]), f"{where}: facts"
+            state = game.next_state(state, [game.parse_move(m) for m in step["joint"]])
+        final = trace["final"]
+        where = f"{name} seed {trace['seed']} final state"
+        assert game.is_terminal(state) is True, where
+        assert game.goals(state) == tuple(final["goals"][r] for r in game.roles), where
+        for role in game.roles:
+            assert sorted(str(m) for m in game.legal_moves(state, role)) == final["legal"][role], where
+        assert game.state_facts(state) == sorted(final["facts"]), where
+        replayed += 1
+    return replayed

@@ -279,7 +279,12 @@ class UCTSearch:
     @property
     def nbytes(self) -> int:
         """Memory held by the tree's arrays."""
-        arrays = (
+        arrays = self._tree_arrays()
+        return sum(a.nbytes for a in arrays)
+
+    def _tree_arrays(self) -> tuple[np.ndarray, ...]:
+        """The node and pool arrays, in the order the compiled loop takes them."""
+        return (
             self.states,
             self.node_visits,
             self.node_terminal,
@@ -294,7 +299,6 @@ class UCTSearch:
             self.act_value,
             self.child,
         )
-        return sum(a.nbytes for a in arrays)
 
     @property
     def nodes(self) -> int:
@@ -352,19 +356,7 @@ class UCTSearch:
             sims,
             self.root,
             self.c,
-            self.states,
-            self.node_visits,
-            self.node_terminal,
-            self.expanded,
-            self.n0,
-            self.n1,
-            self.off0,
-            self.off1,
-            self.coff,
-            self.act,
-            self.act_visits,
-            self.act_value,
-            self.child,
+            *self._tree_arrays(),
             self.meta,
             self.rng,
             self.path,
