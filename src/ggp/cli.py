@@ -38,6 +38,7 @@ from rich.console import Console
 from rich.text import Text
 
 import ggp
+from ggp._argtypes import non_negative_int, positive_float, positive_int
 from ggp.agents import Agent, describe_agents, make_agent
 from ggp.core.errors import GGPError, IllegalMoveError, MoveSyntaxError
 from ggp.core.game import Game, Move, State, illegal_move_error
@@ -145,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("game", metavar="GAME")
-    p.add_argument("depth", metavar="DEPTH", type=_non_negative)
+    p.add_argument("depth", metavar="DEPTH", type=non_negative_int)
     p.add_argument("--api", action="store_true", help="recurse through the Game API instead of the kernel")
     p.set_defaults(func=cmd_perft)
 
@@ -155,8 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play N uniformly random games and report their lengths, outcomes and speed.",
     )
     p.add_argument("game", metavar="GAME")
-    p.add_argument("--games", "-n", type=_positive, default=100, metavar="N", help="how many games (default 100)")
-    p.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="random seed (default: random)")
+    p.add_argument("--games", "-n", type=positive_int, default=100, metavar="N", help="how many games (default 100)")
+    p.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="random seed (default: random)")
     p.add_argument(
         "--compiled",
         action="store_true",
@@ -170,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve the web app (needs pip install 'ggp[web]'). Every game is kept in a SQLite file.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=_positive, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--port", type=positive_int, default=8000, help="port to listen on (default 8000)")
     p.add_argument(
         "--db",
         default=None,
@@ -222,18 +223,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", metavar="GAME", nargs="?", default=None)
     p.add_argument("specs", metavar="SPEC", nargs="*", help="agent specs, NAME[:key=value,...]")
     p.add_argument(
-        "--games", "-n", type=_positive, default=2, metavar="N", help="games per pair and seating (default 2)"
+        "--games", "-n", type=positive_int, default=2, metavar="N", help="games per pair and seating (default 2)"
     )
     p.add_argument(
-        "--workers", "-j", type=_positive, default=None, metavar="K", help="worker processes (default: CPUs)"
+        "--workers", "-j", type=positive_int, default=None, metavar="K", help="worker processes (default: CPUs)"
     )
     p.add_argument("--db", default=None, metavar="PATH", help="the SQLite database (default ggp-tournament.sqlite)")
-    p.add_argument("--playclock", type=_seconds, default=None, metavar="T", help="seconds per move (default 1)")
-    p.add_argument("--startclock", type=_seconds, default=None, metavar="T", help="seconds to prepare (default 5)")
-    p.add_argument("--grace", type=_seconds, default=None, metavar="T", help="slack past a clock (default 0.25)")
-    p.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="tournament seed (default: random)")
-    p.add_argument("--limit", type=_positive, default=None, metavar="M", help="run at most M matches, then stop")
-    p.add_argument("--stall-timeout", type=_seconds, default=None, metavar="T", help="kill a silent worker after T s")
+    p.add_argument("--playclock", type=positive_float, default=None, metavar="T", help="seconds per move (default 1)")
+    p.add_argument(
+        "--startclock", type=positive_float, default=None, metavar="T", help="seconds to prepare (default 5)"
+    )
+    p.add_argument("--grace", type=positive_float, default=None, metavar="T", help="slack past a clock (default 0.25)")
+    p.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="tournament seed (default: random)")
+    p.add_argument("--limit", type=positive_int, default=None, metavar="M", help="run at most M matches, then stop")
+    p.add_argument(
+        "--stall-timeout", type=positive_float, default=None, metavar="T", help="kill a silent worker after T s"
+    )
     p.add_argument("--retry-failed", action="store_true", help="schedule failed matches again")
     p.add_argument("--report", action="store_true", help="print the ratings of the database and exit")
     p.add_argument(
@@ -264,12 +269,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("spec", metavar="SPEC", help="agent spec, NAME[:key=value,...], e.g. mcts:time=4")
-    p.add_argument("--port", type=_non_negative, default=9147, help="port to listen on (default 9147; 0: any free)")
+    p.add_argument("--port", type=non_negative_int, default=9147, help="port to listen on (default 9147; 0: any free)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0: all)")
     p.add_argument("--name", default=None, help="the name INFO answers (default ggp-AGENT)")
     p.add_argument("--margin", type=float, default=None, metavar="T", help="seconds kept back from each clock")
     p.add_argument("--idle-timeout", type=float, default=None, metavar="T", help="drop a match silent this long")
-    p.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="seed for the agents")
+    p.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="seed for the agents")
     p.add_argument("--quiet", "-q", action="store_true", help="do not log messages to stderr")
     p.set_defaults(func=cmd_serve)
 
@@ -285,32 +290,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--player", action="append", default=[], metavar="ROLE=WHO", help="ROLE=http://host:port or ROLE=SPEC"
     )
-    p.add_argument("--startclock", type=_seconds, default=10.0, metavar="T", help="seconds to prepare (default 10)")
-    p.add_argument("--playclock", type=_seconds, default=5.0, metavar="T", help="seconds per move (default 5)")
+    p.add_argument(
+        "--startclock", type=positive_float, default=10.0, metavar="T", help="seconds to prepare (default 10)"
+    )
+    p.add_argument("--playclock", type=positive_float, default=5.0, metavar="T", help="seconds per move (default 5)")
     p.add_argument("--grace", type=float, default=0.5, metavar="T", help="slack past a clock (default 0.5)")
-    p.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="seed (default: random)")
+    p.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="seed (default: random)")
     p.add_argument("--match-id", default=None, metavar="ID", help="the match id sent to players")
     p.add_argument("--out", default=None, metavar="FILE", help="write the match record (JSON) to FILE")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print every joint move")
     p.set_defaults(func=cmd_host)
     return parser
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _console() -> Console:
@@ -521,7 +511,7 @@ def _role_parser(game: Game) -> argparse.ArgumentParser:
             metavar="PLAYER",
             help=f"who plays {role}: human or an agent spec such as random:seed=3 (default {default})",
         )
-    parser.add_argument("--seed", type=_non_negative, default=None, metavar="S", help="seed for the agents")
+    parser.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="seed for the agents")
     return parser
 
 
@@ -696,12 +686,6 @@ def _check_follow_ups(game: Game, state: State, role: str, moves: list[Move]) ->
 
 
 # --- match, tournament, replay (ggp.match) -----------------------------------------------------------
-def _seconds(text: str) -> float:
-    from ggp.match.commands import positive_float
-
-    return positive_float(text)
-
-
 def cmd_match(args: argparse.Namespace) -> int:
     from ggp.match.commands import match_command
 

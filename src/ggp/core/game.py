@@ -220,3 +220,19 @@ def coerce_move(game: Game, state: State, role: str, move: object) -> Move:
         except MoveSyntaxError as exc:
             raise illegal_move_error(game, state, role, move, str(exc)) from None
     raise illegal_move_error(game, state, role, move)
+
+
+def joint_list(game: Game, joint_move: Sequence[Move | str]) -> list[Move | str]:
+    """``joint_move`` as a list of one move per role; IllegalMoveError for a wrong shape."""
+    if isinstance(joint_move, (str, Move)) or not isinstance(joint_move, Sequence):
+        raise IllegalMoveError(
+            f"{game.name}: a joint move is a sequence of {len(game.roles)} moves, one per role "
+            f"({', '.join(game.roles)}), not {type(joint_move).__name__}"
+        )
+    joint = list(joint_move)
+    if len(joint) != len(game.roles):
+        raise IllegalMoveError(
+            f"{game.name}: a joint move has one move per role ({', '.join(game.roles)}): "
+            f"expected {len(game.roles)} moves, got {len(joint)}"
+        )
+    return joint

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import GameOverError, IllegalMoveError, MoveSyntaxError, StateFormatError
-from .game import Game, Move, State, coerce_move, illegal_move_error
+from .errors import GameOverError, MoveSyntaxError, StateFormatError
+from .game import Game, Move, State, coerce_move, illegal_move_error, joint_list
 from .kernels import Kernel
 from .kif import KifSyntaxError, Term, parse_term, term_text
 
@@ -171,7 +171,7 @@ class NativeGame(Game):
         s = self._array_of(state)
         if self.kernel.terminal(s):
             raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
-        joint = _joint_list(self, joint_move)
+        joint = joint_list(self, joint_move)
         actions = []
         for r, (role, raw) in enumerate(zip(self.roles, joint, strict=True)):
             move = coerce_move(self, state, role, raw)
@@ -219,18 +219,3 @@ class NativeGame(Game):
     def array_from_dict(self, data: dict[str, Any]) -> np.ndarray:
         """The state array a :meth:`state_to_dict` document describes."""
         raise NotImplementedError
-
-
-def _joint_list(game: Game, joint_move: Sequence[Move | str]) -> list[Move | str]:
-    if isinstance(joint_move, (str, Move)) or not isinstance(joint_move, Sequence):
-        raise IllegalMoveError(
-            f"{game.name}: a joint move is a sequence of {len(game.roles)} moves, one per role "
-            f"({', '.join(game.roles)}), not {type(joint_move).__name__}"
-        )
-    joint = list(joint_move)
-    if len(joint) != len(game.roles):
-        raise IllegalMoveError(
-            f"{game.name}: a joint move has one move per role ({', '.join(game.roles)}): "
-            f"expected {len(game.roles)} moves, got {len(joint)}"
-        )
-    return joint

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import GameOverError, IllegalMoveError, MoveSyntaxError, StateFormatError
-from ..core.game import Game, Move, State, coerce_move, illegal_move_error
+from ..core.errors import GameOverError, MoveSyntaxError, StateFormatError
+from ..core.game import Game, Move, State, coerce_move, illegal_move_error, joint_list
 from ..core.kernels import rng_state
 from ..core.kif import KifSyntaxError, parse_term, term_text
 from .grounder import ground
@@ -190,7 +190,7 @@ class GDLGame(Game):
         vals = self._values(s)
         if vals[self._terminal]:
             raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
-        joint = _joint_list(self, joint_move)
+        joint = joint_list(self, joint_move)
         does = np.full(len(self.roles), -1, dtype=np.int32)
         for r, (role, raw) in enumerate(zip(self.roles, joint, strict=True)):
             move = coerce_move(self, s, role, raw)
@@ -379,21 +379,6 @@ class GDLGame(Game):
     def __repr__(self) -> str:
         pn = self.propnet
         return f"<GDLGame {self.name!r}: {pn.num_base} base facts, {pn.num_gates} gates>"
-
-
-def _joint_list(game: Game, joint_move: Sequence[Move | str]) -> list[Move | str]:
-    if isinstance(joint_move, (str, Move)) or not isinstance(joint_move, Sequence):
-        raise IllegalMoveError(
-            f"{game.name}: a joint move is a sequence of {len(game.roles)} moves, one per role "
-            f"({', '.join(game.roles)}), not {type(joint_move).__name__}"
-        )
-    joint = list(joint_move)
-    if len(joint) != len(game.roles):
-        raise IllegalMoveError(
-            f"{game.name}: a joint move has one move per role ({', '.join(game.roles)}): "
-            f"expected {len(game.roles)} moves, got {len(joint)}"
-        )
-    return joint
 
 
 @lru_cache(maxsize=32)

@@ -14,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from .._argtypes import non_negative_float, non_negative_int, positive_float, positive_int
 from ..agents import describe_agents, make_agent
 from ..core.errors import GGPError
 from ..core.game import Game
@@ -31,23 +32,6 @@ class CommandError(GGPError):
 
 def _console() -> Console:
     return Console(highlight=False)
-
-
-def positive_float(text: str) -> float:
-    """An argparse type: a number of seconds above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} must be a positive number of seconds")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    if text.strip() == "0":
-        return 0.0
-    return positive_float(text)
 
 
 def _progress(console: Console) -> Progress:
@@ -85,11 +69,9 @@ def match_parser(game: Game) -> argparse.ArgumentParser:
         parser.add_argument(
             f"--{role}", dest=f"role_{i}", default="random", metavar="SPEC", help=f"who plays {role} (default random)"
         )
-    parser.add_argument(
-        "--games", "-n", type=_positive_int, default=10, metavar="N", help="how many games (default 10)"
-    )
+    parser.add_argument("--games", "-n", type=positive_int, default=10, metavar="N", help="how many games (default 10)")
     parser.add_argument("--swap", action="store_true", help="players change seats every game")
-    parser.add_argument("--seed", type=_non_negative_int, default=None, metavar="S", help="seed (default: random)")
+    parser.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="seed (default: random)")
     parser.add_argument(
         "--playclock", type=positive_float, default=1.0, metavar="T", help="seconds per move (default 1)"
     )
@@ -108,23 +90,6 @@ def match_parser(game: Game) -> argparse.ArgumentParser:
         help="import MODULE (a module name or .py file) that registers more agents; repeatable",
     )
     return parser
-
-
-def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative")
-    return value
 
 
 def match_command(game_name: str, options: Sequence[str]) -> int:
