@@ -138,6 +138,10 @@ def test_a_remote_player_against_a_local_agent(players: tuple[Player, Player]) -
 def test_a_specialist_agent_plays_other_games_with_mcts(tmp_path: Path) -> None:
     path = tmp_path / "tictactoe.kif"
     path.write_text(TIC_TAC_TOE)
+    # Compile the reasoner's loops first: numba holds the GIL while it compiles, and on a
+    # cold machine that would stall the player's server thread past this short clock.
+    warm = ggp.load(path)
+    warm.random_playouts(2)  # type: ignore[attr-defined]
     specialist = Player(spec="amazons", name="specialist")
     try:
         record = host_match(str(path), {"xplayer": specialist.url}, start_clock=5, play_clock=0.4, grace=0.3, seed=1)

@@ -90,7 +90,9 @@ def cell(page: Any, x: int, y: int) -> Any:
 
 
 def step_is(page: Any, n: int) -> None:
+    """Wait for step ``n`` on the board and for the page to take moves again (no move in flight)."""
     expect(page.locator("#board")).to_have_attribute("data-step", str(n))
+    expect(page.locator("body")).not_to_have_attribute("data-sending", "true")
 
 
 # --- the tests ---------------------------------------------------------------------------------------

@@ -86,9 +86,11 @@
     async function submit(move) {
       if (sending || !role) return;
       sending = true;
+      document.body.dataset.sending = "true"; // keys are ignored until the move is in
       say("");
       const r = await api("POST", `/api/games/${id}/moves?svg=1`, { role, move, step: view.step });
       sending = false;
+      delete document.body.dataset.sending;
       selected = null;
       if (r.ok) render(r.data);
       else {
