@@ -20,6 +20,10 @@ scores the position with an evaluation after Lieberum (2005):
 The score becomes white's winning chance through a logistic curve. Once the
 sides' regions are separated the territory count is close to exact, and a
 side left without moves scores as lost.
+
+Once the board itself has split into regions that each hold one side's
+amazons only, the player stops searching and plays the endgame solved by
+:mod:`ggp.agents.amazons_endgame`: a turn that keeps the most turns for itself.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..core.game import Game, Move, State
 from ..games.amazons import EMPTY, Amazons, padded_board, random_turns
-from .mcts import MCTSAgent
+from .amazons_endgame import BUDGET, Endgame, new_table, solve
+from .mcts import MCTSAgent, budget
 
 FAR = 99  # distance of a square a side cannot reach
 PLIES = 2  # random turns played below a leaf before it is scored
@@ -168,3 +174,36 @@ class AmazonsAgent(MCTSAgent):
     plays = Amazons
     leaf_value = amazons_leaf
     default_c = 0.35
+    #: Endgame-solver nodes per second of clock, a low estimate (budgets scale with the time given).
+    SOLVER_RATE = 200_000
+
+    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        super().start(game, role, start_clock, play_clock)
+        self._table: np.ndarray | None = None  # solved regions, made on the first separated position
+        self._arrow: tuple[int, int] | None = None  # (landing cell, arrow cell) of a solved turn
+        #: What the endgame solver said at this player's last move phase (None: not tried).
+        self.last_endgame: Endgame | None = None
+
+    def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        game = self.game
+        assert isinstance(game, Amazons)
+        s = game._array_of(state)
+        nn = game.n * game.n
+        me = game.roles.index(self.role)
+        if s[nn] == me and s[nn + 1] == 1 and self._arrow is not None and self._arrow[0] == s[nn + 2]:
+            arrow = self._arrow[1]
+            self._arrow = None
+            return game.parse_move(f"(fire {arrow % game.n + 1} {arrow // game.n + 1})")
+        self._arrow = None
+        if s[nn] == me and s[nn + 1] == 0:
+            seconds = budget(self.time if self.sims is None else None, time_limit)
+            nodes = BUDGET if seconds is None else max(2_000, min(BUDGET, int(seconds * self.SOLVER_RATE)))
+            if self._table is None:
+                self._table = new_table(18)
+            self.last_endgame = result = solve(s, nodes, self._table)
+            if result.separated and result.move is not None:
+                src, dst, arrow = result.move
+                self._arrow = (dst, arrow)
+                n = game.n
+                return game.parse_move(f"(move {src % n + 1} {src // n + 1} {dst % n + 1} {dst // n + 1})")
+        return super().select_move(state, time_limit)

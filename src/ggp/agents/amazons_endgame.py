@@ -1,0 +1,510 @@
+"""Amazons endgames: once the board has split into regions that each hold one side's
+amazons only, the game is a sum of one-player puzzles, and this module solves them.
+
+Each turn fills exactly one square (the arrow's; the square an amazon leaves is
+freed as it enters another), so a region with ``e`` empty squares gives its
+owner at most ``e`` turns. Most regions give exactly ``e``; *defective* ones
+give fewer, because some of their squares can only be filled by walling the
+amazon in first. The sides cannot touch each other's regions, so the side to
+move wins if and only if it has more turns left than the other side, and its
+best play is to keep as many turns for itself as it can.
+
+:func:`solve` labels the regions and finds the longest sequence of turns in
+each by depth-first search. The bound ``turns <= empty squares`` ends the
+search as soon as a region is found to fill completely; a table of region
+positions already solved (kept across calls by :class:`EndgameSolver`) makes
+the search of a defective region exhaustive. A node budget keeps it within a
+move clock: when it runs out, the count is the longest sequence found (a lower
+bound) and ``exact`` is False.
+
+>>> import ggp
+>>> game = ggp.load("amazons_8x8")
+>>> state = game.state_from_dict({"to_act": "white", "phase": "move", "board":
+...     "WxWxx..B/xxxxxxxB/Wxxxxxxx/xxxxxxxB/xxxxxxxx/xxxxxxxB/xxWxxxxx/x.x.xxxx"})
+>>> result = solve(state)
+>>> result.turns, result.exact, result.winner(to_act=0)
+((1, 2), True, 1)
+
+Only two amazons can still move. White's on c2 has two empty squares, b1 and
+d1, but whichever it moves to, the other is out of its reach: one turn, not
+two (a defective region). Black's on h8 and h7 share f8 and g8: two turns.
+White, to move, has lost.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from ..core.native import NativeState
+from ..games.amazons import ARROW, EMPTY, padded_board, ray_targets
+
+#: Nodes one region's search may visit by default (a few tenths of a second at most).
+BUDGET = 100_000
+TABLE_BITS = 20  # slots in a solver's table of solved regions (2^20 slots of 4 words: 32 MB)
+_INEXACT = 1 << 8  # flag bit in the search's return value: the budget ran out below
+_MIX = np.array([-7046029254386353131, -4658895280553007687, 0x2545F4914F6CDD1D], dtype=np.int64)
+_MAX_DEPTH = 104  # more turns than a 10x10 board has empty squares
+
+
+class Endgame(NamedTuple):
+    """What :func:`solve` found.
+
+    ``separated`` is False while some region holds amazons of both sides (then
+    the rest is empty). ``turns`` is the most turns each side (white, black)
+    can still make, ``exact`` whether both counts are proven, and ``move`` a
+    best turn for the side to act as state cells ``(from, to, arrow)`` (None
+    if it has no move).
+    """
+
+    separated: bool
+    turns: tuple[int, int]
+    exact: bool
+    move: tuple[int, int, int] | None
+
+    def winner(self, to_act: int) -> int | None:
+        """The role index that wins with best play, if the counts prove it (else None)."""
+        mine, theirs = self.turns[to_act], self.turns[1 - to_act]
+        if not self.separated or not self.exact:
+            return None
+        return to_act if mine > theirs else 1 - to_act
+
+
+def new_table(bits: int = TABLE_BITS) -> np.ndarray:
+    """An empty table of solved regions (rows: mask low word, mask high word, amazons + 1, turns)."""
+    return np.zeros((1 << bits, 4), dtype=np.int64)
+
+
+@nb.njit(cache=True)
+def _slot(table: np.ndarray, lo: int, hi: int, code: int) -> int:
+    """Where region position ``(lo, hi, code)`` is, or may be written: open addressing,
+    eight probes, and the last probed slot is overwritten when all are taken."""
+    size = table.shape[0]
+    h = (lo * _MIX[0] + hi * _MIX[1] + code * _MIX[2]) >> 24
+    i = h & (size - 1)
+    for _ in range(7):
+        key = table[i, 2]
+        if key == 0 or (key == code + 1 and table[i, 0] == lo and table[i, 1] == hi):
+            return i
+        i = (i + 1) & (size - 1)
+    return i
+
+
+@nb.njit(cache=True)
+def _flip(lo: np.int64, hi: np.int64, c: int) -> tuple[np.int64, np.int64]:
+    """The two-word square set ``(lo, hi)`` with cell ``c`` toggled."""
+    if c < 64:
+        return lo ^ (np.int64(1) << c), hi
+    return lo, hi ^ (np.int64(1) << (c - 64))
+
+
+@nb.njit(cache=True)
+def _parts(
+    board: np.ndarray,
+    offsets: np.ndarray,
+    queens: np.ndarray,
+    m: int,
+    cell: np.ndarray,
+    work: np.ndarray,
+    part_of: np.ndarray,
+    part_lo: np.ndarray,
+    part_hi: np.ndarray,
+    part_empties: np.ndarray,
+) -> int:
+    """Split the squares the amazons ``queens[:m]`` can still reach into connected parts.
+
+    Returns the number of parts; amazon ``i`` is in part ``part_of[i]``, whose
+    empty squares are the set ``(part_lo, part_hi)``, ``part_empties`` of them.
+    ``work`` is scratch: a mark counter, then per-square marks, part numbers and a stack.
+    """
+    size = board.shape[0]
+    work[0] += 1
+    mark = work[0]
+    seen = work[1 : 1 + size]
+    which = work[1 + size : 1 + 2 * size]
+    stack = work[1 + 2 * size : 1 + 3 * size]
+    parts = 0
+    for i in range(m):
+        q0 = queens[i]
+        if seen[q0] == mark:
+            part_of[i] = which[q0]
+            continue
+        part_of[i] = parts
+        part_lo[parts] = 0
+        part_hi[parts] = 0
+        part_empties[parts] = 0
+        seen[q0] = mark
+        which[q0] = parts
+        stack[0] = q0
+        top = 1
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            for d in range(8):
+                q = p + offsets[d]
+                if board[q] != ARROW and seen[q] != mark:
+                    seen[q] = mark
+                    which[q] = parts
+                    stack[top] = q
+                    top += 1
+                    if board[q] == EMPTY:
+                        part_lo[parts], part_hi[parts] = _flip(part_lo[parts], part_hi[parts], cell[q])
+                        part_empties[parts] += 1
+        parts += 1
+    return parts
+
+
+@nb.njit(cache=True)
+def _code(queens: np.ndarray, m: int, cell: np.ndarray) -> int:
+    """The amazons' cells in increasing order as one number (amazons are alike)."""
+    code = 0
+    prev = -1
+    for _ in range(m):
+        smallest = 1 << 30
+        for j in range(m):
+            c = cell[queens[j]]
+            if prev < c < smallest:
+                smallest = c
+        prev = smallest
+        code = code * 128 + smallest
+    return code
+
+
+# The phases of a frame of the search below.
+_ENTER, _AMAZON, _DEST, _ARROW, _CHILD, _SUM, _SUMMED = 0, 1, 2, 3, 4, 5, 6
+
+
+@nb.njit(cache=True)
+def _turns(
+    board: np.ndarray,
+    offsets: np.ndarray,
+    queens: np.ndarray,
+    m: int,
+    cell: np.ndarray,
+    lo: np.int64,
+    hi: np.int64,
+    empties: int,
+    table: np.ndarray,
+    budget: int,
+    best_move: np.ndarray,
+) -> int:
+    """Most turns the amazons ``queens[:m]`` can make in their region, ORed with
+    ``_INEXACT`` if the node budget ran out (then it is the longest sequence
+    found). ``(lo, hi)`` has bit ``cell[p]`` set for each empty square ``p`` of
+    the region. The first turn of the longest sequence goes to ``best_move``.
+
+    A depth-first search over turns, written with an explicit stack of frames
+    (numba cannot cache a recursive function). A frame either searches the
+    turns of one position or, when the amazons' squares have split into parts,
+    adds up the parts' own searches.
+    """
+    size = board.shape[0]
+    frames = 2 * _MAX_DEPTH + 8
+    width = 4 * int(np.sqrt(size) - 3)  # most squares a queen reaches: 4 (n - 1)
+    phase = np.zeros(frames, dtype=np.int64)
+    fq = np.empty((frames, 4), dtype=np.int64)  # the frame's amazons
+    fm = np.empty(frames, dtype=np.int64)
+    flo = np.empty(frames, dtype=np.int64)
+    fhi = np.empty(frames, dtype=np.int64)
+    fe = np.empty(frames, dtype=np.int64)  # empty squares
+    fslot = np.empty(frames, dtype=np.int64)
+    fcode = np.empty(frames, dtype=np.int64)
+    fbest = np.empty(frames, dtype=np.int64)  # turns found (a search) or summed (parts)
+    fflag = np.empty(frames, dtype=np.int64)  # _INEXACT if some count below is a lower bound
+    fi = np.empty(frames, dtype=np.int64)  # amazon, or part, being tried
+    fj = np.empty(frames, dtype=np.int64)  # destination index
+    fkd = np.empty(frames, dtype=np.int64)
+    fka = np.empty(frames, dtype=np.int64)
+    flevel = np.empty(frames, dtype=np.int64)
+    ft = np.empty(frames, dtype=np.int64)  # arrow index
+    fsrc = np.empty(frames, dtype=np.int64)
+    fdst = np.empty(frames, dtype=np.int64)
+    dests = np.empty((frames, width), dtype=np.int64)
+    arrows = np.empty((frames, width), dtype=np.int64)
+    crowd = np.empty((frames, width), dtype=np.int64)
+    part_of = np.empty((frames, 4), dtype=np.int64)
+    part_lo = np.empty((frames, 4), dtype=np.int64)
+    part_hi = np.empty((frames, 4), dtype=np.int64)
+    part_e = np.empty((frames, 4), dtype=np.int64)
+    fparts = np.empty(frames, dtype=np.int64)
+    work = np.zeros(1 + 3 * size, dtype=np.int64)
+    nodes = budget
+    ret = 0
+
+    f = 0
+    phase[0] = _ENTER
+    fq[0, :m] = queens[:m]
+    fm[0] = m
+    flo[0] = lo
+    fhi[0] = hi
+    fe[0] = empties
+    while f >= 0:
+        ph = phase[f]
+        q = fq[f]
+        if ph == _ENTER:
+            if fe[f] == 0:
+                ret = 0
+                f -= 1
+                continue
+            # After a split the parts are searched apart (a sum, not a product,
+            # of searches); squares no amazon reaches drop out of the bound.
+            parts = _parts(board, offsets, q, fm[f], cell, work, part_of[f], part_lo[f], part_hi[f], part_e[f])
+            if parts > 1:
+                fparts[f] = parts
+                fi[f] = 0
+                fbest[f] = 0
+                fflag[f] = 0
+                phase[f] = _SUM
+                continue
+            flo[f] = part_lo[f, 0]
+            fhi[f] = part_hi[f, 0]
+            fe[f] = part_e[f, 0]
+            if fe[f] == 0:
+                ret = 0
+                f -= 1
+                continue
+            code = _code(q, fm[f], cell)
+            slot = _slot(table, flo[f], fhi[f], code)
+            fcode[f] = code
+            fslot[f] = slot
+            known = table[slot, 2] == code + 1 and table[slot, 0] == flo[f] and table[slot, 1] == fhi[f]
+            if known and (f > 0 or table[slot, 3] == 0):  # the root still needs its move
+                ret = table[slot, 3]
+                f -= 1
+                continue
+            if nodes <= 0:
+                ret = _INEXACT
+                f -= 1
+                continue
+            nodes -= 1
+            fbest[f] = 0
+            fflag[f] = 0
+            fi[f] = 0
+            phase[f] = _AMAZON
+        elif ph == _AMAZON:
+            if fi[f] >= fm[f] or fbest[f] == fe[f]:
+                if fbest[f] == fe[f]:
+                    fflag[f] = 0  # the bound is met: nothing unsearched could do better
+                if fflag[f] == 0:
+                    slot = fslot[f]
+                    table[slot, 0] = flo[f]
+                    table[slot, 1] = fhi[f]
+                    table[slot, 2] = fcode[f] + 1
+                    table[slot, 3] = fbest[f]
+                ret = fbest[f] | fflag[f]
+                f -= 1
+                continue
+            fsrc[f] = q[fi[f]]
+            fkd[f] = ray_targets(board, offsets, fsrc[f], dests[f])
+            fj[f] = 0
+            phase[f] = _DEST
+        elif ph == _DEST:
+            if fj[f] >= fkd[f] or fbest[f] == fe[f]:
+                fi[f] += 1
+                phase[f] = _AMAZON
+                continue
+            src = fsrc[f]
+            dst = dests[f, fj[f]]
+            fdst[f] = dst
+            board[dst] = board[src]
+            board[src] = EMPTY
+            q[fi[f]] = dst
+            ka = ray_targets(board, offsets, dst, arrows[f])
+            fka[f] = ka
+            for t in range(ka):
+                k = 0
+                for d in range(8):
+                    k += board[arrows[f, t] + offsets[d]] == EMPTY
+                crowd[f, t] = k
+            flevel[f] = 0
+            ft[f] = 0
+            phase[f] = _ARROW
+        elif ph == _ARROW:
+            # Arrows into the most enclosed squares first: filling dead ends
+            # before open ground is how a region gets filled completely.
+            t = ft[f]
+            level = flevel[f]
+            while level < 9 and fbest[f] < fe[f]:
+                if t >= fka[f]:
+                    level += 1
+                    t = 0
+                elif crowd[f, t] != level:
+                    t += 1
+                else:
+                    break
+            if level >= 9 or fbest[f] == fe[f]:
+                src = fsrc[f]
+                dst = fdst[f]
+                board[src] = board[dst]
+                board[dst] = EMPTY
+                q[fi[f]] = src
+                fj[f] += 1
+                phase[f] = _DEST
+                continue
+            ft[f] = t
+            flevel[f] = level
+            a = arrows[f, t]
+            board[a] = ARROW
+            # dst and a are filled, src freed.
+            nlo, nhi = _flip(flo[f], fhi[f], cell[fdst[f]])
+            nlo, nhi = _flip(nlo, nhi, cell[fsrc[f]])
+            nlo, nhi = _flip(nlo, nhi, cell[a])
+            phase[f] = _CHILD
+            g = f + 1
+            fq[g, :] = q
+            fm[g] = fm[f]
+            flo[g] = nlo
+            fhi[g] = nhi
+            fe[g] = fe[f] - 1
+            phase[g] = _ENTER
+            f = g
+        elif ph == _CHILD:
+            a = arrows[f, ft[f]]
+            board[a] = EMPTY
+            fflag[f] |= ret & _INEXACT
+            v = 1 + (ret & (_INEXACT - 1))
+            if v > fbest[f]:
+                fbest[f] = v
+                if f == 0:
+                    best_move[0] = fsrc[f]
+                    best_move[1] = fdst[f]
+                    best_move[2] = a
+            ft[f] += 1
+            phase[f] = _ARROW
+        elif ph == _SUM:
+            k = fi[f]
+            if k >= fparts[f]:
+                ret = fbest[f] | fflag[f]
+                f -= 1
+                continue
+            g = f + 1
+            ms = 0
+            for i in range(fm[f]):
+                if part_of[f, i] == k:
+                    fq[g, ms] = q[i]
+                    ms += 1
+            fm[g] = ms
+            flo[g] = part_lo[f, k]
+            fhi[g] = part_hi[f, k]
+            fe[g] = part_e[f, k]
+            phase[g] = _ENTER
+            phase[f] = _SUMMED
+            f = g
+        else:  # _SUMMED
+            fbest[f] += ret & (_INEXACT - 1)
+            fflag[f] |= ret & _INEXACT
+            fi[f] += 1
+            phase[f] = _SUM
+    return ret
+
+
+@nb.njit(cache=True)
+def _solve(s: np.ndarray, budget: int, table: np.ndarray, out: np.ndarray) -> None:
+    """``out``: separated, white turns, black turns, exact, from, to, arrow (padded squares, -1: none)."""
+    nn = s.shape[0] - 3
+    n = 10 if nn == 100 else 8
+    w = n + 2
+    board = np.empty(w * w, dtype=np.uint8)
+    all_queens = np.empty((2, 4), dtype=np.int64)
+    offsets = padded_board(s, board, all_queens)
+    out[:] = 0
+    out[4:7] = -1
+    # Regions: 8-connected groups of squares that are empty or hold an amazon.
+    label = np.full(w * w, -1, dtype=np.int64)
+    stack = np.empty(w * w, dtype=np.int64)
+    regions = 0
+    for start in range(w * w):
+        if label[start] >= 0 or board[start] == ARROW:
+            continue
+        label[start] = regions
+        top = 1
+        stack[0] = start
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            for d in range(8):
+                q = p + offsets[d]
+                if board[q] != ARROW and label[q] < 0:
+                    label[q] = regions
+                    stack[top] = q
+                    top += 1
+        regions += 1
+    owner = np.full(regions, -1, dtype=np.int64)  # 0 white, 1 black, 2 both, -1 nobody
+    for side in range(2):
+        for i in range(4):
+            r = label[all_queens[side, i]]
+            owner[r] = side if owner[r] == -1 or owner[r] == side else 2
+    for r in range(regions):
+        if owner[r] == 2:
+            return
+    out[0] = 1
+    out[3] = 1
+    to_act = s[nn]
+    best_turns = -1
+    cell = np.zeros(w * w, dtype=np.int64)  # padded square -> state cell (the bit in a region's mask)
+    for c in range(nn):
+        cell[(c // n + 1) * w + c % n + 1] = c
+    move = np.full(3, -1, dtype=np.int64)
+    queens = np.empty(4, dtype=np.int64)
+    for r in range(regions):
+        side = owner[r]
+        if side < 0:
+            continue
+        lo = np.int64(0)
+        hi = np.int64(0)
+        empties = 0
+        for p in range(w * w):
+            if label[p] == r and board[p] == EMPTY:
+                c = cell[p]
+                if c < 64:
+                    lo |= np.int64(1) << c
+                else:
+                    hi |= np.int64(1) << (c - 64)
+                empties += 1
+        m = 0
+        for i in range(4):
+            if label[all_queens[side, i]] == r:
+                queens[m] = all_queens[side, i]
+                m += 1
+        move[:] = -1
+        v = _turns(board, offsets, queens, m, cell, lo, hi, empties, table, budget, move)
+        if v & _INEXACT:
+            out[3] = 0
+        v &= _INEXACT - 1
+        out[1 + side] += v
+        if side == to_act and v > best_turns and move[0] >= 0:
+            best_turns = v
+            out[4:7] = move
+
+
+_DEFAULT_TABLE: list[np.ndarray] = []
+
+
+def solve(position: NativeState | np.ndarray, budget: int = BUDGET, table: np.ndarray | None = None) -> Endgame:
+    """Solve an Amazons move-phase position (a state, or its array) if its regions are separated.
+
+    ``budget`` caps the nodes searched per region; ``table`` (from
+    :func:`new_table`) keeps solved regions for later calls (by default one
+    module-wide table).
+    """
+    array = position.array if isinstance(position, NativeState) else position
+    nn = array.shape[0] - 3
+    if nn not in (64, 100) or array[nn + 1] != 0:
+        raise ValueError("solve takes an Amazons position in its move phase")
+    if table is None:
+        if not _DEFAULT_TABLE:
+            _DEFAULT_TABLE.append(new_table())
+        table = _DEFAULT_TABLE[0]
+    out = np.zeros(7, dtype=np.int64)
+    _solve(array, budget, table, out)
+    if not out[0]:
+        return Endgame(False, (0, 0), False, None)
+    w = (10 if nn == 100 else 8) + 2
+
+    def cell(p: int) -> int:  # padded square -> state cell
+        return (p // w - 1) * (w - 2) + p % w - 1
+
+    move = None if out[4] < 0 else (cell(int(out[4])), cell(int(out[5])), cell(int(out[6])))
+    return Endgame(True, (int(out[1]), int(out[2])), bool(out[3]), move)
