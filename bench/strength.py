@@ -2,7 +2,8 @@
 
     python bench/strength.py amazons-vs-openspiel --board 8 --games 60 --time 0.25
     python bench/strength.py duel bomberman2p bomberman random --games 500
-    python bench/strength.py all --quick
+    python bench/strength.py all              # every target of the players issue (hours)
+    python bench/strength.py all --quick      # the same with few games (minutes)
 
 Each duel alternates seats, prints wins/draws/losses and mean goals per side
 with a 95% interval, and appends a JSON line to bench/results/strength.jsonl.
@@ -137,6 +138,7 @@ def duel(
     """``games`` games, seats alternating; a spec may be a callable making an agent from a seed."""
     game = ggp.load(game_name)
     goals_a: list[float] = []
+    goals_b: list[float] = []
     wins = draws = losses = 0
     began = time.perf_counter()
     for k in range(games):
@@ -146,6 +148,7 @@ def duel(
         g = play(game, agents, time_limit)
         mine, theirs = (g[0], g[1]) if a_first else (g[1], g[0])
         goals_a.append(mine)
+        goals_b.append(theirs)
         wins += mine > theirs
         draws += mine == theirs
         losses += mine < theirs
@@ -161,6 +164,7 @@ def duel(
         "losses": losses,
         "mean_goal_a": round(mean, 2),
         "ci95": round(half, 2),
+        "mean_goal_b": round(sum(goals_b) / len(goals_b), 2),
         "time_per_move": time_limit,
         "seconds": round(time.perf_counter() - began, 1),
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -220,6 +224,92 @@ def wallmaze_bound() -> float:
     return bound
 
 
+# --- the whole suite: every strength target, checked -----------------------------------------------------
+def suite(quick: bool) -> list[tuple[str, Any, Any]]:
+    """(target, run, holds): each ``run()`` plays its games; ``holds(result)`` checks the target."""
+    k = 10 if quick else 1  # --quick divides the game counts by this
+
+    def duel_of(game: str, a: str, b: str, games: int, time_limit: float | None = None) -> Any:
+        return lambda: duel(game, a, b, max(2, games // k), time_limit)
+
+    def no_losses(r: dict[str, Any]) -> bool:
+        return bool(r["losses"] == 0)
+
+    def win_share(share: float) -> Any:
+        return lambda r: r["wins"] >= share * r["games"]
+
+    rows: list[tuple[str, Any, Any]] = []
+    for board in (8, 10):
+        game = f"amazons_{board}x{board}"
+        rows += [
+            (
+                f"{game}: amazons:time=0.25 wins >= 90% against MCTSBot (same time)",
+                lambda board=board: amazons_vs_openspiel(board, max(2, 60 // k), 0.25),
+                win_share(0.9),
+            ),
+            (
+                f"{game}: amazons wins 100% against random",
+                duel_of(game, "amazons:time=0.1", "random", 40),
+                win_share(1),
+            ),
+            (
+                f"{game}: amazons beats mcts clearly (>= 75% wins)",
+                duel_of(game, "amazons:time=0.1", "mcts:time=0.1", 20),
+                win_share(0.75),
+            ),
+        ]
+    for game in ("bomberman2p", "bomberman"):
+        rows += [
+            (f"{game}: bomberman loses 0 of 500 against random", duel_of(game, "bomberman", "random", 500), no_losses),
+            (
+                f"{game}: bomberman wins >= 99% against random",
+                lambda game=game: _last(game, "bomberman", "random"),
+                win_share(0.99),
+            ),
+            (
+                f"{game}: bomberman loses 0 of 200 against mcts:time=0.05",
+                duel_of(game, "bomberman", "mcts:time=0.05", 200),
+                no_losses,
+            ),
+        ]
+    bound = "the best possible, 92.25 (wallmaze-bound)"
+    rows += [
+        (
+            f"wallmaze: mean goal against random >= 95 (impossible: {bound})",
+            duel_of("wallmaze", "wallmaze:time=0.2", "random", 100),
+            lambda r: r["mean_goal_a"] >= 95,
+        ),
+        (
+            "wallmaze: wallmaze scores >= mcts head to head",
+            duel_of("wallmaze", "wallmaze:time=0.2", "mcts:time=0.2", 40),
+            lambda r: r["mean_goal_a"] >= r["mean_goal_b"],
+        ),
+    ]
+    for game in ("amazons_10x10", "amazons_8x8", "bomberman", "bomberman2p", "wallmaze"):
+        rows.append(
+            (f"{game}: mcts wins >= 95% against random", duel_of(game, "mcts:time=0.1", "random", 100), win_share(0.95))
+        )
+    return rows
+
+
+def _last(game: str, a: str, b: str) -> dict[str, Any]:
+    """The newest recorded duel of ``a`` against ``b`` (played just before by the suite)."""
+    rows = [json.loads(line) for line in RESULTS.read_text().splitlines() if line.strip()]
+    return next(r for r in reversed(rows) if r["game"] == game and r["a"] == a and r["b"] == b)
+
+
+def run_suite(quick: bool) -> None:
+    verdicts = []
+    for target, run, holds in suite(quick):
+        print(f"== {target}", flush=True)
+        result = run()
+        verdicts.append((target, result, bool(holds(result))))
+    print("\n| target | games | W/D/L | mean goal | holds |\n|---|---|---|---|---|")
+    for target, r, ok in verdicts:
+        wdl = f"{r['wins']}/{r['draws']}/{r['losses']}"
+        print(f"| {target} | {r['games']} | {wdl} | {r['mean_goal_a']} | {'yes' if ok else 'NO'} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -228,6 +318,8 @@ def main() -> None:
     p.add_argument("--games", type=int, default=60)
     p.add_argument("--time", type=float, default=0.25)
     sub.add_parser("wallmaze-bound", help="the best expected goal against random in wallmaze")
+    p = sub.add_parser("all", help="every strength target, with a table of which hold")
+    p.add_argument("--quick", action="store_true", help="a tenth of the games")
     p = sub.add_parser("duel")
     p.add_argument("game")
     p.add_argument("a")
@@ -239,6 +331,8 @@ def main() -> None:
         amazons_vs_openspiel(args.board, args.games, args.time)
     elif args.what == "wallmaze-bound":
         wallmaze_bound()
+    elif args.what == "all":
+        run_suite(args.quick)
     else:
         duel(args.game, args.a, args.b, args.games, args.time)
 
