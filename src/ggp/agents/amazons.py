@@ -180,6 +180,7 @@ class AmazonsAgent(MCTSAgent):
     def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
         super().start(game, role, start_clock, play_clock)
         self._table: np.ndarray | None = None  # solved regions, made on the first separated position
+        solve(self.game.initial_state().array, 1, new_table(1))  # type: ignore[attr-defined]  # compiled now, on the start clock
         self._arrow: tuple[int, int] | None = None  # (landing cell, arrow cell) of a solved turn
         #: What the endgame solver said at this player's last move phase (None: not tried).
         self.last_endgame: Endgame | None = None
