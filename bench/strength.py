@@ -286,9 +286,11 @@ def suite(quick: bool) -> list[tuple[str, Any, Any]]:
         ),
     ]
     for game in ("amazons_10x10", "amazons_8x8", "bomberman", "bomberman2p", "wallmaze"):
-        rows.append(
-            (f"{game}: mcts wins >= 95% against random", duel_of(game, "mcts:time=0.1", "random", 100), win_share(0.95))
-        )
+        # In the wall maze no player wins more than 92.25% against random: a win scores 100,
+        # and 92.25 is the best expected goal (wallmaze-bound).
+        note = " (impossible: at most 92.25%)" if game == "wallmaze" else ""
+        target = f"{game}: mcts wins >= 95% against random{note}"
+        rows.append((target, duel_of(game, "mcts:time=0.1", "random", 100), win_share(0.95)))
     return rows
 
 
