@@ -137,21 +137,19 @@ def _after(value: np.ndarray, s: np.ndarray, a0: int, a1: int, t: np.ndarray, ou
 
 
 @nb.njit(cache=True)
-def solve(greed: float) -> np.ndarray:
-    """VALUE[r, step, white's cell, black's cell]: role r's best expected goal against the other's chance moves.
+def _induct(greed: float, hold: bool) -> np.ndarray:
+    """Backward induction over every (step, white's cell, black's cell), from the last step.
 
-    The other moves as :func:`move_chances` says for ``greed`` (0: uniformly
-    at random). Backward induction from the last step, over the game's own
-    rules: r takes the move with the best expectation over the other's
-    moves. Terminal and impossible positions hold 0; a non-terminal
-    position's value does not depend on when a marker standing on its target
-    got there.
+    For each role r: with ``hold`` False, r's best expected goal against the
+    other's chance moves (:func:`move_chances` for ``greed``); with ``hold``
+    True, the least goal of r that the other, moving first, can make sure of.
     """
     cells = OPEN.shape[0]
     value = np.zeros((2, TIMEOUT + 1, cells, cells))
     moves = np.empty((2, 5), dtype=np.int64)
     chances = np.empty((2, 5))
-    q = np.zeros((2, 5, 5))
+    n = np.zeros(2, dtype=np.int64)
+    q = np.zeros((2, 5, 5))  # q[r, white's move, black's move]: r's value after the joint move
     out = np.zeros(2)
     s = np.empty(5, dtype=np.int64)
     t = np.empty(5, dtype=np.int64)
@@ -163,23 +161,43 @@ def solve(greed: float) -> np.ndarray:
                 _probe(s, w, b, step)
                 if terminal(s):
                     continue
-                n0 = move_chances(s, 0, greed, moves[0], chances[0])
-                n1 = move_chances(s, 1, greed, moves[1], chances[1])
-                for i in range(n0):
-                    for j in range(n1):
+                n[0] = move_chances(s, 0, greed, moves[0], chances[0])
+                n[1] = move_chances(s, 1, greed, moves[1], chances[1])
+                for i in range(n[0]):
+                    for j in range(n[1]):
                         _after(value, s, moves[0, i], moves[1, j], t, out)
                         q[0, i, j] = out[0]
                         q[1, i, j] = out[1]
                 for r in range(2):
-                    mine, theirs = (n0, n1) if r == 0 else (n1, n0)
-                    best = 0.0
-                    for i in range(mine):
-                        total = 0.0
-                        for j in range(theirs):
-                            total += (q[0, i, j] if r == 0 else q[1, j, i]) * chances[1 - r, j]
-                        best = max(best, total)
-                    value[r, step, w, b] = best
+                    if hold:  # the other picks i first, r replies with its best j
+                        found = 100.0
+                        for i in range(n[1 - r]):
+                            most = 0.0
+                            for j in range(n[r]):
+                                most = max(most, q[r, j, i] if r == 0 else q[r, i, j])
+                            found = min(found, most)
+                    else:  # r picks i, the other's j comes by chance
+                        found = 0.0
+                        for i in range(n[r]):
+                            total = 0.0
+                            for j in range(n[1 - r]):
+                                total += (q[0, i, j] if r == 0 else q[1, j, i]) * chances[1 - r, j]
+                            found = max(found, total)
+                    value[r, step, w, b] = found
     return value
+
+
+def solve(greed: float) -> np.ndarray:
+    """VALUE[r, step, white's cell, black's cell]: role r's best expected goal against the other's chance moves.
+
+    The other moves as :func:`move_chances` says for ``greed`` (0: uniformly
+    at random). Backward induction from the last step, over the game's own
+    rules: r takes the move with the best expectation over the other's
+    moves. Terminal and impossible positions hold 0; a non-terminal
+    position's value does not depend on when a marker standing on its target
+    got there.
+    """
+    return _induct(greed, False)
 
 
 @nb.njit(cache=True)
@@ -208,7 +226,6 @@ def reply_values(
     return mine
 
 
-@nb.njit(cache=True)
 def solve_hold() -> np.ndarray:
     """HOLD[r, step, white's cell, black's cell]: the least goal of role r that the other can make sure of.
 
@@ -216,38 +233,7 @@ def solve_hold() -> np.ndarray:
     bound the other can keep whatever r does. It matters once the other
     cannot arrive any more, when stopping r is all it can still do.
     """
-    cells = OPEN.shape[0]
-    hold = np.zeros((2, TIMEOUT + 1, cells, cells))
-    moves = np.empty((2, 5), dtype=np.int64)
-    n = np.zeros(2, dtype=np.int64)
-    q = np.zeros((2, 5, 5))
-    out = np.zeros(2)
-    s = np.empty(5, dtype=np.int64)
-    t = np.empty(5, dtype=np.int64)
-    for step in range(TIMEOUT - 1, 0, -1):
-        for w in range(cells):
-            for b in range(cells):
-                if not OPEN[w] or not OPEN[b] or w == b:
-                    continue
-                _probe(s, w, b, step)
-                if terminal(s):
-                    continue
-                n[0] = legal(s, 0, moves[0])
-                n[1] = legal(s, 1, moves[1])
-                for i in range(n[0]):
-                    for j in range(n[1]):
-                        _after(hold, s, moves[0, i], moves[1, j], t, out)
-                        q[0, i, j] = out[0]
-                        q[1, i, j] = out[1]
-                for r in range(2):
-                    least = 100.0
-                    for i in range(n[1 - r]):
-                        most = 0.0
-                        for j in range(n[r]):
-                            most = max(most, q[r, j, i] if r == 0 else q[r, i, j])
-                        least = min(least, most)
-                    hold[r, step, w, b] = least
-    return hold
+    return _induct(0.0, True)
 
 
 @nb.njit(cache=True)
