@@ -201,13 +201,12 @@ def solve(greed: float) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def reply_values(
-    value: np.ndarray, greed: float, s: np.ndarray, role: int, actions: np.ndarray, out: np.ndarray
+def _action_values(
+    value: np.ndarray, greed: float, hold: bool, s: np.ndarray, role: int, actions: np.ndarray, out: np.ndarray
 ) -> int:
-    """Role's legal actions in ``s`` (into ``actions``), each one's expected goal in ``value``'s game.
-
-    ``value`` is :func:`solve`'s table for the opponent's ``greed``.
-    """
+    """Role's legal actions in ``s`` (into ``actions``) and, per action, the value one step on in
+    :func:`_induct`'s table: role's expected goal over the other's chance moves, or with ``hold``
+    the most the other can still make sure of, replying knowing the action."""
     mine = legal(s, role, actions)
     theirs = np.empty(5, dtype=np.int64)
     chances = np.empty(5)
@@ -215,15 +214,26 @@ def reply_values(
     after = np.zeros(2)
     t = np.empty_like(s)
     for i in range(mine):
-        total = 0.0
+        found = 0.0
         for j in range(n):
             if role == 0:
                 _after(value, s, actions[i], theirs[j], t, after)
             else:
                 _after(value, s, theirs[j], actions[i], t, after)
-            total += chances[j] * after[role]
-        out[i] = total
+            found = max(found, after[1 - role]) if hold else found + chances[j] * after[role]
+        out[i] = found
     return mine
+
+
+@nb.njit(cache=True)
+def reply_values(
+    value: np.ndarray, greed: float, s: np.ndarray, role: int, actions: np.ndarray, out: np.ndarray
+) -> int:
+    """Role's legal actions in ``s`` (into ``actions``), each one's expected goal in ``value``'s game.
+
+    ``value`` is :func:`solve`'s table for the opponent's ``greed``.
+    """
+    return _action_values(value, greed, False, s, role, actions, out)
 
 
 def solve_hold() -> np.ndarray:
@@ -242,21 +252,7 @@ def hold_values(hold: np.ndarray, s: np.ndarray, role: int, actions: np.ndarray,
 
     ``hold`` is :func:`solve_hold`'s table; the other replies knowing the action.
     """
-    mine = legal(s, role, actions)
-    theirs = np.empty(5, dtype=np.int64)
-    n = legal(s, 1 - role, theirs)
-    after = np.zeros(2)
-    t = np.empty_like(s)
-    for i in range(mine):
-        most = 0.0
-        for j in range(n):
-            if role == 0:
-                _after(hold, s, actions[i], theirs[j], t, after)
-            else:
-                _after(hold, s, theirs[j], actions[i], t, after)
-            most = max(most, after[1 - role])
-        out[i] = most
-    return mine
+    return _action_values(hold, 0.0, True, s, role, actions, out)
 
 
 _TABLES: dict[float | None, np.ndarray] = {}
