@@ -194,17 +194,16 @@ class AmazonsAgent(MCTSAgent):
         if s[nn] == me and s[nn + 1] == 1 and self._arrow is not None and self._arrow[0] == s[nn + 2]:
             arrow = self._arrow[1]
             self._arrow = None
-            return game.parse_move(f"(fire {arrow % game.n + 1} {arrow // game.n + 1})")
+            return game._move(game.action_text(s, me, 1 + nn * nn + arrow))
         self._arrow = None
         if s[nn] == me and s[nn + 1] == 0:
             seconds = budget(self.time if self.sims is None else None, time_limit)
             nodes = BUDGET if seconds is None else max(2_000, min(BUDGET, int(seconds * self.SOLVER_RATE)))
             if self._table is None:
-                self._table = new_table(18)
+                self._table = new_table()
             self.last_endgame = result = solve(s, nodes, self._table)
             if result.separated and result.move is not None:
                 src, dst, arrow = result.move
                 self._arrow = (dst, arrow)
-                n = game.n
-                return game.parse_move(f"(move {src % n + 1} {src // n + 1} {dst % n + 1} {dst // n + 1})")
+                return game._move(game.action_text(s, me, 1 + src * nn + dst))
         return super().select_move(state, time_limit)

@@ -43,7 +43,7 @@ from ..games.amazons import ARROW, EMPTY, padded_board, ray_targets
 
 #: Nodes one region's search may visit by default (a few tenths of a second at most).
 BUDGET = 100_000
-TABLE_BITS = 20  # slots in a solver's table of solved regions (2^20 slots of 4 words: 32 MB)
+TABLE_BITS = 18  # slots in a solver's table of solved regions (2^18 slots of 4 words: 8 MB)
 _INEXACT = 1 << 8  # flag bit in the search's return value: the budget ran out below
 _MIX = np.array([-7046029254386353131, -4658895280553007687, 0x2545F4914F6CDD1D], dtype=np.int64)
 _MAX_DEPTH = 104  # more turns than a 10x10 board has empty squares
@@ -411,70 +411,44 @@ def _solve(s: np.ndarray, budget: int, table: np.ndarray, out: np.ndarray) -> No
     offsets = padded_board(s, board, all_queens)
     out[:] = 0
     out[4:7] = -1
-    # Regions: 8-connected groups of squares that are empty or hold an amazon.
-    label = np.full(w * w, -1, dtype=np.int64)
-    stack = np.empty(w * w, dtype=np.int64)
-    regions = 0
-    for start in range(w * w):
-        if label[start] >= 0 or board[start] == ARROW:
-            continue
-        label[start] = regions
-        top = 1
-        stack[0] = start
-        while top > 0:
-            top -= 1
-            p = stack[top]
-            for d in range(8):
-                q = p + offsets[d]
-                if board[q] != ARROW and label[q] < 0:
-                    label[q] = regions
-                    stack[top] = q
-                    top += 1
-        regions += 1
-    owner = np.full(regions, -1, dtype=np.int64)  # 0 white, 1 black, 2 both, -1 nobody
-    for side in range(2):
-        for i in range(4):
-            r = label[all_queens[side, i]]
-            owner[r] = side if owner[r] == -1 or owner[r] == side else 2
-    for r in range(regions):
-        if owner[r] == 2:
+    cell = np.zeros(w * w, dtype=np.int64)  # padded square -> state cell (the bit in a region's mask)
+    for c in range(nn):
+        cell[(c // n + 1) * w + c % n + 1] = c
+    # Regions: 8-connected groups of squares that are empty or hold an amazon;
+    # only those with amazons matter, and each must hold one side's only.
+    amazons = all_queens.reshape(8)  # white's four, then black's
+    part_of = np.empty(8, dtype=np.int64)
+    part_lo = np.empty(8, dtype=np.int64)
+    part_hi = np.empty(8, dtype=np.int64)
+    part_e = np.empty(8, dtype=np.int64)
+    work = np.zeros(1 + 3 * w * w, dtype=np.int64)
+    regions = _parts(board, offsets, amazons, 8, cell, work, part_of, part_lo, part_hi, part_e)
+    owner = np.full(regions, -1, dtype=np.int64)
+    for i in range(8):
+        r = part_of[i]
+        if owner[r] == -1:
+            owner[r] = i // 4
+        elif owner[r] != i // 4:
             return
     out[0] = 1
     out[3] = 1
     to_act = s[nn]
     best_turns = -1
-    cell = np.zeros(w * w, dtype=np.int64)  # padded square -> state cell (the bit in a region's mask)
-    for c in range(nn):
-        cell[(c // n + 1) * w + c % n + 1] = c
     move = np.full(3, -1, dtype=np.int64)
     queens = np.empty(4, dtype=np.int64)
     for r in range(regions):
-        side = owner[r]
-        if side < 0:
-            continue
-        lo = np.int64(0)
-        hi = np.int64(0)
-        empties = 0
-        for p in range(w * w):
-            if label[p] == r and board[p] == EMPTY:
-                c = cell[p]
-                if c < 64:
-                    lo |= np.int64(1) << c
-                else:
-                    hi |= np.int64(1) << (c - 64)
-                empties += 1
         m = 0
-        for i in range(4):
-            if label[all_queens[side, i]] == r:
-                queens[m] = all_queens[side, i]
+        for i in range(8):
+            if part_of[i] == r:
+                queens[m] = amazons[i]
                 m += 1
         move[:] = -1
-        v = _turns(board, offsets, queens, m, cell, lo, hi, empties, table, budget, move)
+        v = _turns(board, offsets, queens, m, cell, part_lo[r], part_hi[r], part_e[r], table, budget, move)
         if v & _INEXACT:
             out[3] = 0
         v &= _INEXACT - 1
-        out[1 + side] += v
-        if side == to_act and v > best_turns and move[0] >= 0:
+        out[1 + owner[r]] += v
+        if owner[r] == to_act and v > best_turns and move[0] >= 0:
             best_turns = v
             out[4:7] = move
 
