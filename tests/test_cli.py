@@ -307,3 +307,18 @@ def test_python_m_ggp_play_eof_and_unknown_game() -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith("ggp: error: unknown game 'chess'")
+
+
+def test_clock_arguments_take_zero_only_where_zero_makes_sense() -> None:
+    import argparse
+
+    from ggp._argtypes import non_negative_float, positive_float
+
+    assert non_negative_float("0") == non_negative_float("0.0") == 0.0  # --grace 0.0: no slack
+    assert positive_float("0.25") == 0.25
+    for bad in ("0", "0.0", "-1", "inf", "soon"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            positive_float(bad)
+    for bad in ("-0.5", "inf", "nan"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            non_negative_float(bad)

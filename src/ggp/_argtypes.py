@@ -24,19 +24,22 @@ def positive_int(text: str) -> int:
     return value
 
 
-def positive_float(text: str) -> float:
-    """A number of seconds above 0."""
+def _seconds(text: str, zero: bool) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} must be a positive number of seconds")
+    if not (value >= 0 if zero else value > 0) or value == float("inf"):
+        what = "0 or a positive number" if zero else "a positive number"
+        raise argparse.ArgumentTypeError(f"{text} must be {what} of seconds")
     return value
+
+
+def positive_float(text: str) -> float:
+    """A number of seconds above 0."""
+    return _seconds(text, zero=False)
 
 
 def non_negative_float(text: str) -> float:
     """A number of seconds, 0 or more."""
-    if text.strip() == "0":
-        return 0.0
-    return positive_float(text)
+    return _seconds(text, zero=True)

@@ -78,24 +78,21 @@ FAMILIES = {
     "wallmaze": ("wallmaze",),
 }
 
-#: The wall maze as an OpenSpiel ``pathfinding`` grid (row 0 is y = 9). That format cannot put a
-#: destination on a start cell, so each destination is the open cell next to the other's start.
-PATHFINDING_GRID = (
-    "\n".join(
-        [
-            "*************",
-            "***.......***",
-            "***.*****.***",
-            "***.**.**.***",
-            "*Ab.......aB*",
-            "***.**.**.***",
-            "***.*****.***",
-            "***.......***",
-            "*************",
-        ]
-    )
-    + "\n"
-)
+
+def _pathfinding_grid() -> str:
+    """The wall maze as an OpenSpiel ``pathfinding`` grid (row 0 is y = 9), from the game's own map.
+
+    That format cannot put a destination on a start cell, so each destination
+    (a, b) is the open cell next to the other's start (A, B).
+    """
+    from .games.wallmaze import MAP
+
+    rows = [row.replace("#", "*") for row in MAP]
+    middle = len(rows) // 2
+    rows[middle] = rows[middle][:1] + "Ab" + rows[middle][3:-3] + "aB" + rows[middle][-1:]
+    return "\n".join(rows) + "\n"
+
+
 PATHFINDING_NOTE = (
     "pathfinding grid = the wall maze (13x9, same walls), A at (2,5), B at (12,5); its format cannot put "
     "a destination on a start cell, so white's destination a is (11,5) and black's b is (3,5), the open "
@@ -156,12 +153,6 @@ class Report:
     open_spiel: dict[str, Any]
     sections: list[Section]
     seconds: float = 0.0
-
-    def section(self, key: str) -> Section:
-        for s in self.sections:
-            if s.key == key:
-                return s
-        raise KeyError(key)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -594,7 +585,7 @@ def section_wallmaze(cfg: Config) -> Section:
         sec.notes.append(OPENSPIEL_MISSING)
         sec.status = "partial"
     else:
-        game = spiel.load_game("pathfinding", {"grid": PATHFINDING_GRID, "players": 2, "horizon": 29})
+        game = spiel.load_game("pathfinding", {"grid": _pathfinding_grid(), "players": 2, "horizon": 29})
         runs["theirs"] = _pathfinding_games(game, seeds, spiel_lengths)
     t = time_rates(runs, cfg.budget, cfg.reps)
     ours = t["ours"].median

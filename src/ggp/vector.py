@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from .core.errors import GameOverError, IllegalMoveError
+from .core.game import some_moves
 from .core.kernels import rng_below, rng_state
 from .core.native import NativeGame, NativeState
 from .core.registry import load
@@ -278,10 +279,9 @@ class VectorGame:
                     move, text = t, f"{t} (action {a})"
             except (IndexError, KeyError, ValueError):
                 pass
-        legal = tuple(str(m) for m in self.game.legal_moves(self.state(i), role))
-        shown = ", ".join(legal[:8]) + (f", ... ({len(legal)} in all)" if len(legal) > 8 else "")
+        legal = tuple(str(m) for m in sorted(self.game.legal_moves(self.state(i), role)))
         return IllegalMoveError(
-            f"{name}: row {i}: {text} is not a legal move for {role}; legal moves: {shown or 'none'}",
+            f"{name}: row {i}: {text} is not a legal move for {role}; legal moves: {some_moves(legal)}",
             role=role,
             move=move,
             legal=legal,

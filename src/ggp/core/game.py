@@ -200,13 +200,18 @@ class Game(ABC):
         return f"<{type(self).__name__} {self.name!r}>"
 
 
+def some_moves(legal: Sequence[str]) -> str:
+    """The first few of ``legal`` for an error message: ``a, b, ... (12 in all)``, or ``none``."""
+    shown = ", ".join(legal[:8]) + (f", ... ({len(legal)} in all)" if len(legal) > 8 else "")
+    return shown or "none"
+
+
 def illegal_move_error(game: Game, state: State, role: str, move: object, why: str = "") -> IllegalMoveError:
     """An :class:`IllegalMoveError` that names the role, the move and some legal moves."""
     legal = tuple(str(m) for m in sorted(game.legal_moves(state, role)))
-    shown = ", ".join(legal[:8]) + (f", ... ({len(legal)} in all)" if len(legal) > 8 else "")
     what = str(move) if isinstance(move, (str, Move)) else f"{move!r} (a {type(move).__name__}, not a move)"
     reason = f" ({why})" if why else ""
-    msg = f"{game.name}: {what} is not a legal move for {role}{reason}; legal moves: {shown or 'none'}"
+    msg = f"{game.name}: {what} is not a legal move for {role}{reason}; legal moves: {some_moves(legal)}"
     return IllegalMoveError(msg, role=role, move=str(move), legal=legal)
 
 

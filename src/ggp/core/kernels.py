@@ -57,20 +57,15 @@ class Kernel:
 
         The result is cached on disk by numba, once per game, template and overrides.
         """
-        key = template.__qualname__ + "".join(f"_{k}_{getattr(v, '__name__', v)}" for k, v in sorted(overrides.items()))
+        suffix = "_".join(str(getattr(v, "__name__", v)) for _, v in sorted(overrides.items()))
+        key = f"{template.__qualname__}_{suffix}"
         fn = self._compiled.get(key)
         if fn is None:
             namespace = {**self.namespace, **overrides}
             if overrides:
-                suffix = "_".join(str(getattr(v, "__name__", v)) for _, v in sorted(overrides.items()))
                 namespace["_tag"] = f"{namespace['_tag']}_{suffix}"
             fn = self._compiled[key] = _specialise(template, namespace)
         return fn
-
-    @property
-    def rollout(self) -> Callable[..., None]:
-        rollout: Callable[..., None] = self.namespace["rollout"]
-        return rollout
 
 
 # --- loop templates: `legal`, `apply`, `terminal`, `goals` are the game's ------------------

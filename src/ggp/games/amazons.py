@@ -287,7 +287,7 @@ class Amazons(NativeGame):
         return self._actions.get(text, -1)
 
     def validate_array(self, s: np.ndarray) -> None:
-        n, nn = self.n, self.n * self.n
+        nn = self.n * self.n
         if s.shape != (nn + 3,):
             raise StateFormatError(f"{self.name}: a state array has {nn + 3} entries, not {s.size}")
         if s[:nn].max() > ARROW or s[nn] > 1 or s[nn + 1] > 1:
@@ -300,7 +300,6 @@ class Amazons(NativeGame):
             raise StateFormatError(f"{self.name}: no amazon has just moved in a move phase")
         if s[nn + 1] == 1 and (moved >= nn or s[moved] != s[nn] + 1):
             raise StateFormatError(f"{self.name}: in a fire phase the amazon that just moved must be the mover's")
-        del n
 
     # --- views --------------------------------------------------------------------
     def _view(self, state: State) -> tuple[np.ndarray, int, int, int | None]:

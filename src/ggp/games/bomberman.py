@@ -285,7 +285,6 @@ class Bomberman(NativeGame):
         return {
             "players": (int(s[MAN]), int(s[WOMAN])),
             "step": int(s[STEP]),
-            "bombs": {c: t for t, k in ((3, BOMB3), (2, BOMB2), (1, BOMB1), (0, BOMB0)) for c in _cells(s[k])},
             "bomb_list": sorted(
                 (c, t) for t, k in ((3, BOMB3), (2, BOMB2), (1, BOMB1), (0, BOMB0)) for c in _cells(s[k])
             ),

@@ -333,6 +333,4 @@ class WallMaze(NativeGame):
         target = int(NEXT[s[r], d])
         if target < 0:
             raise MoveSyntaxError(f"{role} cannot step {text.strip()} from {xy(int(s[r]))}: there is a wall")
-        x1, y1 = xy(int(s[r]))
-        x2, y2 = xy(target)
-        return [self._move(f"(move {x1} {y1} {x2} {y2})")]
+        return [self._move(self.action_text(s, r, d))]
