@@ -20,11 +20,14 @@ spelling of each, so that moves and facts are shown as the sheet writes them.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..core.errors import GGPError
 from ..core.kif import Term, tokenize
+
+N = TypeVar("N", bound=Hashable)
 
 # A term is a symbol (str, lower case; variables start with '?') or a tuple
 # (functor, arg, ...). An atom is a tuple (relation, arg, ...): ``('terminal',)``.
@@ -349,18 +352,18 @@ def _dependencies(program: Program) -> dict[str, list[tuple[str, bool, int]]]:
     return deps
 
 
-def strongly_connected(nodes: list[str], edges: dict[str, list[str]]) -> list[list[str]]:
+def strongly_connected(nodes: Sequence[N], edges: Mapping[N, Sequence[N]]) -> list[list[N]]:
     """Tarjan's SCCs, iteratively; components come out dependencies first."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[list[str]] = []
+    index: dict[N, int] = {}
+    low: dict[N, int] = {}
+    on_stack: set[N] = set()
+    stack: list[N] = []
+    out: list[list[N]] = []
     counter = 0
     for root in nodes:
         if root in index:
             continue
-        work: list[tuple[str, Iterator[str]]] = [(root, iter(edges.get(root, ())))]
+        work: list[tuple[N, Iterator[N]]] = [(root, iter(edges.get(root, ())))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.kernels import rng_below
 from .grounder import GroundProgram
-from .parser import Atom, GDLError, Program, show
+from .parser import Atom, GDLError, Program, show, strongly_connected
 
 AND, OR = 0, 1
 FALSE, TRUE = 0, 1
@@ -166,24 +166,70 @@ def pn_next(net: tuple[np.ndarray, ...], vals: np.ndarray, does: np.ndarray, bas
 def pn_goals(net: tuple[np.ndarray, ...], vals: np.ndarray, out: np.ndarray, count: np.ndarray) -> None:
     """Each role's goal (phase G): ``out[r]`` the highest true goal value, ``count[r]`` how many distinct are true."""
     pn_eval(net, vals, 1)
+    _read_goals(net, vals, out, count)
+
+
+@nb.njit(cache=True)
+def _game_over(
+    net: tuple[np.ndarray, ...],
+    vals: np.ndarray,
+    goals_evaluated: bool,
+    g: int,
+    steps: int,
+    max_steps: int,
+    out_goals: np.ndarray,
+    error: np.ndarray,
+) -> bool:
+    """Whether playout ``g`` ends at the state in ``vals``: its goals (or -1s past ``max_steps``)
+    go to ``out_goals[g]``; a terminal state without a goal for some role sets ``error``."""
     nroles = net[0][3]
-    gptr = net[9]
-    gnode = net[10]
-    gval = net[11]
-    for r in range(nroles):
-        best = -1
+    if vals[net[0][4]] == 1:
+        if not goals_evaluated:
+            pn_eval(net, vals, 1)
+        goals = np.empty(nroles, dtype=np.int64)
+        ngoals = np.empty(nroles, dtype=np.int64)
+        _read_goals(net, vals, goals, ngoals)
+        for r in range(nroles):
+            if ngoals[r] == 0:
+                error[0] = 2
+                error[1] = r
+                return True
+            out_goals[g, r] = goals[r]
+        return True
+    if steps >= max_steps:
+        for r in range(nroles):
+            out_goals[g, r] = -1
+        return True
+    return False
+
+
+@nb.njit(cache=True)
+def _random_joint(
+    net: tuple[np.ndarray, ...], vals: np.ndarray, rng: np.ndarray, does: np.ndarray, error: np.ndarray
+) -> bool:
+    """A uniformly random legal move for each role into ``does``; False, with ``error`` set, if a role has none.
+
+    Both evaluators draw through this, so they play the same games for the same ``rng``.
+    """
+    lptr = net[6]
+    lnode = net[7]
+    ldoes = net[8]
+    for r in range(net[0][3]):
         n = 0
-        seen = np.zeros(101, dtype=np.uint8)
-        for k in range(gptr[r], gptr[r + 1]):
-            if vals[gnode[k]] == 1:
-                v = gval[k]
-                if seen[v] == 0:
-                    seen[v] = 1
-                    n += 1
-                if v > best:
-                    best = v
-        out[r] = best
-        count[r] = n
+        for k in range(lptr[r], lptr[r + 1]):
+            n += vals[lnode[k]]
+        if n == 0:
+            error[0] = 1
+            error[1] = r
+            return False
+        j = rng_below(rng, n)
+        for k in range(lptr[r], lptr[r + 1]):
+            if vals[lnode[k]] == 1:
+                if j == 0:
+                    does[r] = ldoes[k]
+                    break
+                j -= 1
+    return True
 
 
 @nb.njit(cache=True)
@@ -206,55 +252,26 @@ def pn_playouts(
     """
     header = net[0]
     nbase = header[1]
-    nroles = header[3]
-    term = header[4]
-    lptr = net[6]
-    lnode = net[7]
-    ldoes = net[8]
     vals = np.zeros(header[0], dtype=np.uint8)
     base = np.empty(nbase, dtype=np.uint8)
     nxt = np.empty(nbase, dtype=np.uint8)
-    does = np.full(nroles, -1, dtype=np.int32)
-    goals = np.empty(nroles, dtype=np.int64)
-    ngoals = np.empty(nroles, dtype=np.int64)
+    does = np.full(header[3], -1, dtype=np.int32)
     transitions = 0
     for g in range(count):
         base[:] = base0
         steps = 0
         while True:
             pn_load(net, vals, base)
-            if vals[term] == 1:
-                pn_goals(net, vals, goals, ngoals)
-                for r in range(nroles):
-                    if ngoals[r] == 0:
-                        error[0] = 2
-                        error[1] = r
-                        return transitions
-                    out_goals[g, r] = goals[r]
+            if _game_over(net, vals, False, g, steps, max_steps, out_goals, error):
                 break
-            if steps >= max_steps:
-                for r in range(nroles):
-                    out_goals[g, r] = -1
-                break
-            for r in range(nroles):
-                n = 0
-                for k in range(lptr[r], lptr[r + 1]):
-                    n += vals[lnode[k]]
-                if n == 0:
-                    error[0] = 1
-                    error[1] = r
-                    return transitions
-                j = rng_below(rng, n)
-                for k in range(lptr[r], lptr[r + 1]):
-                    if vals[lnode[k]] == 1:
-                        if j == 0:
-                            does[r] = ldoes[k]
-                            break
-                        j -= 1
+            if not _random_joint(net, vals, rng, does, error):
+                return transitions
             pn_next(net, vals, does, nxt)
             base[:] = nxt
             steps += 1
             transitions += 1
+        if error[0] != 0:
+            return transitions
         out_lengths[g] = steps
     return transitions
 
@@ -435,10 +452,6 @@ def dn_playouts(
     nnodes = header[0]
     nbase = header[1]
     nroles = header[3]
-    term = header[4]
-    lptr = net[6]
-    lnode = net[7]
-    ldoes = net[8]
     nxt_node = net[12]
     vals = np.zeros(nnodes, dtype=np.uint8)
     cnt = np.zeros(nnodes, dtype=np.int32)
@@ -446,8 +459,6 @@ def dn_playouts(
     dirty = np.zeros(2 * (net[5].shape[0] // 3) + 1, dtype=np.int32)
     nxt = np.empty(nbase, dtype=np.uint8)
     does = np.full(nroles, -1, dtype=np.int32)
-    goals = np.empty(nroles, dtype=np.int64)
-    ngoals = np.empty(nroles, dtype=np.int64)
     dn_init(net, vals, cnt, base0)
     transitions = 0
     for g in range(count):
@@ -458,34 +469,10 @@ def dn_playouts(
                     break
         steps = 0
         while True:
-            if vals[term] == 1:
-                _read_goals(net, vals, goals, ngoals)
-                for r in range(nroles):
-                    if ngoals[r] == 0:
-                        error[0] = 2
-                        error[1] = r
-                        return transitions
-                    out_goals[g, r] = goals[r]
+            if _game_over(net, vals, True, g, steps, max_steps, out_goals, error):
                 break
-            if steps >= max_steps:
-                for r in range(nroles):
-                    out_goals[g, r] = -1
-                break
-            for r in range(nroles):
-                n = 0
-                for k in range(lptr[r], lptr[r + 1]):
-                    n += vals[lnode[k]]
-                if n == 0:
-                    error[0] = 1
-                    error[1] = r
-                    return transitions
-                j = rng_below(rng, n)
-                for k in range(lptr[r], lptr[r + 1]):
-                    if vals[lnode[k]] == 1:
-                        if j == 0:
-                            does[r] = ldoes[k]
-                            break
-                        j -= 1
+            if not _random_joint(net, vals, rng, does, error):
+                return transitions
             ok = True
             for r in range(nroles):
                 if does[r] >= 0:
@@ -510,6 +497,8 @@ def dn_playouts(
                 dn_init(net, vals, cnt, nxt)
             steps += 1
             transitions += 1
+        if error[0] != 0:
+            return transitions
         out_lengths[g] = steps
     return transitions
 
@@ -564,7 +553,7 @@ class _Builder:
                 node[j] = FALSE
         derived = [j for j in range(n_atoms) if inst[j]]
         edges = [sorted({lit >> 1 for body in inst[j] for lit in body if inst[lit >> 1]}) for j in range(n_atoms)]
-        comps = _scc_ints(derived, edges)
+        comps = strongly_connected(derived, dict(enumerate(edges)))
 
         kind: list[int] = []
         ptr: list[int] = [0]
@@ -835,55 +824,6 @@ def _fanout(
         np.array(cyclic, dtype=i32),
         np.array([0] * first_gate + threshold, dtype=i32),
     )
-
-
-def _scc_ints(nodes: list[int], edges: list[list[int]]) -> list[list[int]]:
-    """Tarjan's strongly connected components over int nodes, dependencies first (iterative)."""
-    n = len(edges)
-    index = [-1] * n
-    low = [0] * n
-    on_stack = [False] * n
-    stack: list[int] = []
-    out: list[list[int]] = []
-    counter = 0
-    for root in nodes:
-        if index[root] >= 0:
-            continue
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack[root] = True
-        work = [(root, 0)]
-        while work:
-            v, i = work[-1]
-            succ = edges[v]
-            if i < len(succ):
-                work[-1] = (v, i + 1)
-                w = succ[i]
-                if index[w] < 0:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack[w] = True
-                    work.append((w, 0))
-                elif on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
-                continue
-            work.pop()
-            if work:
-                u = work[-1][0]
-                if low[v] < low[u]:
-                    low[u] = low[v]
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack[w] = False
-                    comp.append(w)
-                    if w == v:
-                        break
-                out.append(comp)
-    return out
 
 
 def build_propnet(gp: GroundProgram, program: Program) -> Propnet:
