@@ -37,7 +37,6 @@ the runaway is killed with it.
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -200,7 +199,7 @@ class Referee:
             finished=now_iso(),
             moves=moves,
             goals=goals,
-            final_state=json.loads(game.state_to_json(state)),
+            final_state=game.state_to_dict(state),
             terminal=True,
             grace=self.grace,
             margin=self.margin,
@@ -214,21 +213,9 @@ class Referee:
         """The move ``role`` plays in ``state``: the agent's, or a random legal one if it failed."""
         legal = tuple(self.game.legal_moves(state, role))
         outcome = self._call(role, "select_move", self.play_clock, agent.select_move, state, time_limit)
-        fault = outcome.fault
+        fault = outcome.fault or answer_fault(self.game, state, role, legal, outcome.result)
         if fault is None:
-            result = outcome.result
-            if not isinstance(result, Move):
-                fault = _Fault(
-                    role,
-                    "not_a_move",
-                    f"select_move returned {_show(result)} (a {type(result).__name__}), not a Move",
-                    returned=_show(result),
-                )
-            elif result not in legal:
-                why = str(illegal_move_error(self.game, state, role, result))
-                fault = _Fault(role, "illegal", why, returned=str(result))
-            else:
-                return result, outcome.elapsed, None
+            return outcome.result, outcome.elapsed, None
         played = legal[rng.randrange(len(legal))]
         return played, outcome.elapsed, fault.to_fault(phase="play", step=step, played=str(played))
 
@@ -251,11 +238,26 @@ class Referee:
         elapsed = round(call.elapsed or 0.0, 6)
         if call.error is not None:
             exc = call.error
-            return _Outcome(
-                elapsed=elapsed,
-                fault=_Fault(role, "exception", f"{type(exc).__name__}: {exc}", trace=call.trace),
-            )
+            return _Outcome(elapsed=elapsed, fault=exception_fault(role, exc, call.trace))
         return _Outcome(result=call.result, elapsed=elapsed)
+
+
+def answer_fault(game: Game, state: State, role: str, legal: Sequence[Move], answer: object) -> _Fault | None:
+    """Why an agent's answer to select_move cannot be played in ``state`` (None: it can)."""
+    if not isinstance(answer, Move):
+        shown = _show(answer)
+        return _Fault(
+            role, "not_a_move", f"select_move returned {shown} (a {type(answer).__name__}), not a Move", returned=shown
+        )
+    if answer not in legal:
+        why = str(illegal_move_error(game, state, role, answer))
+        return _Fault(role, "illegal", why, returned=str(answer))
+    return None
+
+
+def exception_fault(role: str, exc: BaseException, trace: str | None = None) -> _Fault:
+    """The fault of an agent call that raised ``exc``."""
+    return _Fault(role, "exception", f"{type(exc).__name__}: {exc}", trace=trace)
 
 
 class _Fault:

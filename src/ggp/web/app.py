@@ -374,11 +374,12 @@ def view(match: Match, svg: bool = False) -> dict[str, Any]:
     over = match.over
     legal = {}
     to_act = []
+    awaiting = match.awaiting()
     for role in match.roles:
         moves = sorted(game.legal_moves(state, role))
         if not over and not (len(moves) == 1 and moves[0].text == "noop"):
             to_act.append(role)
-        if role in match.awaiting():
+        if role in awaiting:
             legal[role] = ui.annotate(game, state, role, moves)
     last = dict(zip(match.roles, match.joints[-1], strict=True)) if match.joints else None
     out: dict[str, Any] = {
@@ -396,7 +397,7 @@ def view(match: Match, svg: bool = False) -> dict[str, Any]:
         "goals": dict(zip(match.roles, game.goals(state), strict=True)) if over else None,
         "state": game.state_to_dict(state),
         "to_act": to_act,
-        "awaiting": match.awaiting(),
+        "awaiting": awaiting,
         "submitted": [r for r in match.roles if r in match.pending and not over],
         "thinking": {r: round(max(0.0, time.time() - t), 3) for r, t in match.thinking.items()},
         "legal": legal,

@@ -15,15 +15,12 @@ current state.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
 from ..core.game import Game
+from ..match.record import Fault, JointMove, MatchRecord
 from .store import StoredMatch
-
-FORMAT = "ggp-match"
-VERSION = 1
 
 
 def iso(t: float) -> str:
@@ -34,34 +31,24 @@ def iso(t: float) -> str:
 def match_record(game: Game, match: StoredMatch) -> dict[str, Any]:
     """The match record of a stored match (see the module docstring)."""
     final = game.state_from_json(match.states[-1]) if match.states else game.initial_state()
-    terminal = game.is_terminal(final)
     moves = []
     for k, joint in enumerate(match.joints, 1):
         info = match.infos[k - 1] if k - 1 < len(match.infos) else {}
         times = info.get("times") or [None] * len(match.roles)
-        moves.append({"step": k, "joint": list(joint), "times": list(times), "faults": list(info.get("faults", []))})
-    agent_time = float(match.settings.get("agent_time", 1.0))
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "id": match.id,
-        "game": match.game,
-        "roles": list(match.roles),
-        "agents": dict(zip(match.roles, match.players, strict=True)),
-        "clocks": {"start": None, "play": agent_time, "grace": 0.0, "margin": 0.0},
-        "seed": None,
-        "started": iso(match.created),
-        "finished": iso(match.updated),
-        "faults": [],
-        "moves": moves,
-        "steps": len(moves),
-        "goals": [int(g) for g in game.goals(final)],
-        "terminal": terminal,
-        "final_state": game.state_to_dict(final),
-        "web": {"settings": dict(match.settings), "status": match.status},
-    }
-
-
-def record_json(game: Game, match: StoredMatch) -> str:
-    """:func:`match_record` as indented JSON text."""
-    return json.dumps(match_record(game, match), indent=1)
+        faults = tuple(Fault(**f) for f in info.get("faults", []))
+        moves.append(JointMove(k, tuple(joint), tuple(times), faults))
+    record = MatchRecord(
+        game=match.game,
+        roles=tuple(match.roles),
+        agents=tuple(match.players),
+        start_clock=None,
+        play_clock=float(match.settings.get("agent_time", 1.0)),
+        seed=None,
+        started=iso(match.created),
+        finished=iso(match.updated),
+        moves=moves,
+        goals=tuple(int(g) for g in game.goals(final)),
+        final_state=game.state_to_dict(final),
+        terminal=game.is_terminal(final),
+    )
+    return {"id": match.id, **record.to_dict(), "web": {"settings": dict(match.settings), "status": match.status}}

@@ -29,6 +29,8 @@ from ..core.errors import GGPError, MoveSyntaxError
 from ..core.game import Game, Move, State, illegal_move_error
 from ..core.registry import games as builtin_games
 from ..core.registry import load
+from ..match.record import Fault
+from ..match.referee import answer_fault, exception_fault
 from .store import Store, StoredMatch
 
 HUMAN = "human"
@@ -233,7 +235,7 @@ class Manager:
         match.infos = list(stored.infos)
         match.created = stored.created
         for info in match.infos:
-            match.notes += [_describe(f) for f in info.get("faults", [])]
+            match.notes += [Fault(**f).describe() for f in info.get("faults", [])]
         for role, text in stored.pending.items():
             if role in game.roles and match.is_human(role) and not match.over:
                 move = game.parse_move(text)
@@ -338,27 +340,24 @@ class Manager:
         loop = asyncio.get_running_loop()
         legal = match.game.legal_moves(state, role)
         began = time.perf_counter()
-        fault: dict[str, Any] | None = None
+        fault = None
         try:
             move: Any = await loop.run_in_executor(self.pool, agent.select_move, state, match.settings.agent_time)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            fault = {"kind": "exception", "message": f"{type(exc).__name__}: {exc}", "returned": None}
+            fault = exception_fault(role, exc)
         else:
-            if not isinstance(move, Move):
-                fault = {"kind": "not_a_move", "message": f"returned {move!r}, not a Move", "returned": str(move)}
-            elif move not in legal:
-                fault = {"kind": "illegal", "message": f"{move} is not legal", "returned": str(move)}
+            fault = answer_fault(match.game, state, role, legal, move)
         elapsed = round(time.perf_counter() - began, 4)
         match.thinking.pop(role, None)
         if match.step != step or match.over:
             return
         if fault is not None:
             move = random.choice(list(legal))
-            fault = {"phase": "play", "step": step + 1, "role": role, **fault, "played": str(move)}
-            match.step_faults.append(fault)
-            match.notes.append(_describe(fault))
+            recorded = fault.to_fault(phase="play", step=step + 1, played=str(move))
+            match.step_faults.append(recorded.to_dict())
+            match.notes.append(recorded.describe())
         match.pending[role] = move
         match.step_times[role] = elapsed
         match.changed()
@@ -414,14 +413,6 @@ def _parse(game: Game, state: State, role: str, text: str) -> Move | None:
     except GGPError:
         return None
     return moves[0] if len(moves) == 1 else None
-
-
-def _describe(fault: dict[str, Any]) -> str:
-    """A fault in one line: ``step 3: black's agent failed (illegal: ...); played noop instead``."""
-    return (
-        f"step {fault.get('step')}: {fault.get('role')}'s agent failed ({fault.get('kind')}: {fault.get('message')}); "
-        f"played {fault.get('played')} instead"
-    )
 
 
 def agent_catalog() -> list[dict[str, Any]]:

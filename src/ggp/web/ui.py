@@ -58,13 +58,6 @@ RULES: dict[str, list[str]] = {
     ],
 }
 
-#: How each role looks on the board, for legends and turn indicators.
-ROLE_LOOK: dict[str, dict[str, tuple[str, str]]] = {
-    "amazons": {"white": ("#ffffff", "white amazons"), "black": ("#222222", "black amazons")},
-    "bomberman": {"bomberman": ("#2b6cb0", "A"), "bomberwoman": ("#c53030", "B")},
-    "wallmaze": {"white": ("#e8e8e8", "W"), "black": ("#1f1f1f", "B")},
-}
-
 #: Board width in pixels on the play page (the SVG scales with the window).
 BOARD_SIZE: dict[str, int] = {"amazons_10x10": 560, "amazons_8x8": 520, "bomberman": 520, "bomberman2p": 520}
 
