@@ -348,17 +348,15 @@ def _native(name: str) -> tuple[Any, Any, Any]:
 
 def _api_games(name: str, seeds: Iterator[int]) -> Workload:
     import ggp
+    from ggp.core.game import random_playout
 
     game = ggp.load(name)
     start = game.initial_state()
-    roles = game.roles
 
     def run(count: int) -> None:
         rng = random.Random(next(seeds))
         for _ in range(count):
-            state = start
-            while not game.is_terminal(state):
-                state = game.next_state(state, [rng.choice(game.legal_moves(state, role)) for role in roles])
+            random_playout(game, start, rng)
 
     return run
 

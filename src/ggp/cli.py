@@ -41,7 +41,7 @@ import ggp
 from ggp._argtypes import non_negative_int, positive_float, positive_int
 from ggp.agents import Agent, describe_agents, make_agent
 from ggp.core.errors import GGPError, IllegalMoveError, MoveSyntaxError
-from ggp.core.game import Game, Move, State, illegal_move_error
+from ggp.core.game import Game, Move, State, illegal_move_error, random_playout
 from ggp.core.registry import games as builtin_games
 
 HUMAN = "human"
@@ -386,16 +386,11 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def random_games_api(game: Game, count: int, seed: int | None) -> tuple[list[tuple[int, ...]], list[int]]:
     """Play ``count`` uniformly random games through the Game API; returns each game's goals and length."""
     rng = random.Random(seed)
-    roles = game.roles
     start = game.initial_state()
     goals: list[tuple[int, ...]] = []
     lengths: list[int] = []
     for _ in range(count):
-        state = start
-        steps = 0
-        while not game.is_terminal(state):
-            state = game.next_state(state, [rng.choice(game.legal_moves(state, role)) for role in roles])
-            steps += 1
+        state, steps = random_playout(game, start, rng)
         goals.append(tuple(game.goals(state)))
         lengths.append(steps)
     return goals, lengths

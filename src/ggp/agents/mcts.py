@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.game import Game, Move, State
+from ..core.game import Game, Move, State, random_playout
 from ..core.native import NativeGame
 from .base import Agent
 from .uct import UCTSearch
@@ -163,11 +163,8 @@ class _PlainUCT:
         )
 
     def _rollout(self, state: State) -> tuple[float, ...]:
-        game = self.game
-        while not game.is_terminal(state):
-            joint = [self.rng.choice(game.legal_moves(state, role)) for role in game.roles]
-            state = game.next_state(state, joint)
-        return tuple(g / 100 for g in game.goals(state))
+        final, _ = random_playout(self.game, state, self.rng)
+        return tuple(g / 100 for g in self.game.goals(final))
 
     def simulate(self, root: State) -> None:
         game = self.game

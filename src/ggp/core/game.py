@@ -20,6 +20,7 @@ app) sees games only through this class.
 from __future__ import annotations
 
 import json
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -198,6 +199,15 @@ class Game(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def random_playout(game: Game, state: State, rng: random.Random) -> tuple[State, int]:
+    """Uniformly random joint moves from ``state`` to the end of the game: the final state and the steps taken."""
+    steps = 0
+    while not game.is_terminal(state):
+        state = game.next_state(state, [rng.choice(game.legal_moves(state, role)) for role in game.roles])
+        steps += 1
+    return state, steps
 
 
 def some_moves(legal: Sequence[str]) -> str:

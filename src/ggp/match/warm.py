@@ -21,6 +21,7 @@ def warm_up(names: Iterable[str] | None = None) -> None:
 
     Errors are ignored: warming up only saves time later.
     """
+    from ..core.game import random_playout
     from ..core.registry import games, load
 
     for name in names if names is not None else games():
@@ -29,10 +30,7 @@ def warm_up(names: Iterable[str] | None = None) -> None:
         _WARM.add(name)
         try:
             game = load(name)
-            rng = random.Random(0)
-            state = game.initial_state()
-            while not game.is_terminal(state):
-                state = game.next_state(state, [rng.choice(game.legal_moves(state, r)) for r in game.roles])
+            state, _ = random_playout(game, game.initial_state(), random.Random(0))
             game.goals(state)
             game.state_from_json(game.state_to_json(state))
         except Exception:  # pragma: no cover - a broken game shows up when it is played
