@@ -256,8 +256,17 @@ def answer_fault(game: Game, state: State, role: str, legal: Sequence[Move], ans
 
 
 def exception_fault(role: str, exc: BaseException, trace: str | None = None) -> _Fault:
-    """The fault of an agent call that raised ``exc``."""
-    return _Fault(role, "exception", f"{type(exc).__name__}: {exc}", trace=trace)
+    """The fault of an agent call that raised ``exc``, with the traceback ``trace``.
+
+    An exception with a ``fault_kind`` (an adapter for a remote player, say)
+    names its own kind of fault, and its traceback, which is ours, says
+    nothing about the player, so it is left out; a ``timeout`` is told by its
+    message alone.
+    """
+    kind = getattr(exc, "fault_kind", None)
+    if kind is None:
+        return _Fault(role, "exception", f"{type(exc).__name__}: {exc}", trace=trace)
+    return _Fault(role, kind, str(exc) if kind == "timeout" else f"{type(exc).__name__}: {exc}")
 
 
 class _Fault:

@@ -41,7 +41,7 @@ from ..core.game import Game, Move, State
 from ..core.kif import Term, parse_terms, term_text
 from ..core.registry import games as builtin_games
 from ..core.registry import load
-from ..match.record import Fault, JointMove, MatchRecord
+from ..match.record import MatchRecord
 from ..match.referee import Referee
 from ..match.series import agent_seed
 from .messages import (
@@ -76,9 +76,14 @@ class HostError(GGPError):
 class RemoteError(RuntimeError):
     """A remote player failed: unreachable, an HTTP error status, or a reply that makes no sense here."""
 
+    #: How the referee records it (see :func:`ggp.match.referee.exception_fault`).
+    fault_kind = "exception"
+
 
 class RemoteTimeout(RemoteError):
     """A remote player did not answer in time."""
+
+    fault_kind = "timeout"
 
 
 def is_url(text: str) -> bool:
@@ -449,32 +454,7 @@ def host_match(
             raise
     finally:
         session.close()
-    record = tidy_faults(record)
     record.game = record_name
-    return record
-
-
-def tidy_faults(record: MatchRecord) -> MatchRecord:
-    """Faults of remote players as the record should say them: a :class:`RemoteTimeout` is a ``timeout``.
-
-    The referee sees the adapter's exceptions; their tracebacks say nothing
-    about the remote player, so they are dropped.
-    """
-
-    def fix(fault: Fault) -> Fault:
-        for cls in (RemoteTimeout, RemoteError):
-            prefix = f"{cls.__name__}: "
-            if fault.kind == "exception" and fault.message.startswith(prefix):
-                kind = "timeout" if cls is RemoteTimeout else "exception"
-                message = fault.message[len(prefix) :] if cls is RemoteTimeout else fault.message
-                return dataclasses.replace(fault, kind=kind, message=message, traceback=None)
-        return fault
-
-    record.faults = [fix(f) for f in record.faults]
-    record.moves = [
-        JointMove(step=m.step, joint=m.joint, times=m.times, faults=tuple(fix(f) for f in m.faults))
-        for m in record.moves
-    ]
     return record
 
 
@@ -489,5 +469,4 @@ __all__ = [
     "is_url",
     "new_match_id",
     "rules_of",
-    "tidy_faults",
 ]
