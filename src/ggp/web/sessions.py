@@ -1,26 +1,59 @@
 """Live matches: people's moves, agents thinking in threads, and every step stored.
 
 A :class:`Manager` owns the matches being played. All their bookkeeping runs
-on the server's event loop; only agents' :meth:`~ggp.agents.Agent.select_move`
-runs in a thread pool, so a thinking agent never blocks a page. A step is
-complete when every role has a move for it: a person's submission, an
-agent's answer, or the single legal move (``noop``), which is filled in
-without asking anyone. Then the joint move is applied, the new state is stored
-and everyone watching is told.
+on the server's event loop; only agents' calls run in threads, so a thinking
+agent never blocks a page. A step is complete when every role has a move for
+it: a person's submission, an agent's answer, or the single legal move
+(``noop``), which is filled in without asking anyone. Then the joint move is
+applied, the new state is stored and everyone watching is told.
 
 In a simultaneous game an agent's answer stays hidden until the joint move is
 applied, so a person never sees it before submitting their own.
+
+Resources are bounded by :class:`~ggp.web.limits.Limits`:
+
+* **Memory.** At most ``max_live_matches`` matches are in memory. A match
+  nobody watches (:meth:`Manager.watch`) and no agent works on is unloaded
+  after ``idle_seconds`` without activity, or earlier when room is needed
+  (least recently active first); it stays in SQLite and :meth:`Manager.get`
+  reloads it, every step intact. When nothing can be unloaded, creating a
+  match raises :class:`LimitReached`.
+* **Threads.** Agents think on ``agent_threads`` threads that serve the
+  matches in turn (round robin), one call per match at a time, so one match
+  with two thinking agents cannot take every thread. Agents are made and
+  started on ``start_threads`` other threads, so a new game starts while
+  other matches' agents think. An agent is told its clock less a margin; one
+  that overruns its clock plus ``grace`` gets a random move played for it
+  (a ``timeout`` fault) and is not asked again until it returns (``busy``).
+
+Seats: every human role is a seat with an owner. The creator of a match gets
+a secret token for each human seat it takes (:meth:`Manager.create`, by
+default all of them); a seat left open is taken once with
+:meth:`Manager.claim_seat`. Moving, resigning and aborting need the seat's
+token; the store keeps only its SHA-256.
+
+A match is over when its state is terminal (``ended == "terminal"``), when a
+person resigns (``"resigned"``: 0 for them, 100 for every other role) or
+aborts it before the first move (``"aborted"``: no goals). Agents alone play
+to the end; matches of agents alone that were playing when the server
+stopped go on by themselves after :meth:`Manager.start`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
+import logging
+import math
 import random
 import secrets
+import sqlite3
+import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -30,14 +63,16 @@ from ..core.game import Game, Move, State, illegal_move_error
 from ..core.registry import games as builtin_games
 from ..core.registry import load
 from ..match.record import Fault
-from ..match.referee import answer_fault, exception_fault
+from ..match.referee import answer_fault, default_margin, exception_fault
+from .limits import Limits
 from .store import Store, StoredMatch
 
 HUMAN = "human"
+_log = logging.getLogger(__name__)
 
 
 class MoveRejected(Exception):
-    """A submission the match refuses; ``status`` is the HTTP status to answer with."""
+    """A request the match refuses; ``status`` is the HTTP status to answer with, ``message`` says why."""
 
     def __init__(self, status: int, message: str, legal: Sequence[str] = ()) -> None:
         super().__init__(message)
@@ -46,18 +81,34 @@ class MoveRejected(Exception):
         self.legal = list(legal)
 
 
+class LimitReached(Exception):
+    """The server holds as many live matches as its limits allow; try again after ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after = retry_after
+
+
 @dataclass
 class Settings:
     """How a match is run."""
 
-    #: Seconds an agent may think per move (its play clock; passed as ``time_limit``).
+    #: Seconds an agent may think per move (its play clock).
     agent_time: float = 1.0
     #: Seconds at least between two steps of a match without people (so that it can be watched).
     pace: float = 0.0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Settings:
-        return cls(agent_time=float(data.get("agent_time", 1.0)), pace=float(data.get("pace", 0.0)))
+        """Settings as stored; values that are not numbers fall back to the defaults."""
+        out = cls()
+        for key in ("agent_time", "pace"):
+            with contextlib.suppress(TypeError, ValueError):
+                value = float(data.get(key, getattr(out, key)))
+                if math.isfinite(value):
+                    setattr(out, key, value)
+        return out
 
 
 def check_player(spec: str) -> str:
@@ -69,10 +120,36 @@ def check_player(spec: str) -> str:
     return spec
 
 
-class Match:
-    """One match being played: its states, the moves submitted for the next step, its agents."""
+def check_settings(settings: Settings, limits: Limits) -> None:
+    """``ValueError`` naming the bound if ``settings`` are outside ``limits``."""
+    t, pace = settings.agent_time, settings.pace
+    if isinstance(t, bool) or not isinstance(t, int | float) or not 0 < t <= limits.max_agent_time:
+        raise ValueError(
+            f"agent_time must be more than 0 and at most {limits.max_agent_time:g} seconds (this server's maximum), "
+            f"not {t!r}"
+        )
+    if isinstance(pace, bool) or not isinstance(pace, int | float) or not 0 <= pace <= limits.max_pace:
+        raise ValueError(
+            f"pace must be between 0 and {limits.max_pace:g} seconds (this server's maximum), not {pace!r}"
+        )
 
-    def __init__(self, match_id: str, game: Game, players: Sequence[str], settings: Settings) -> None:
+
+def hash_token(token: str) -> str:
+    """How a seat token is kept: its SHA-256 in hex (tokens are random, so no salt is needed)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Match:
+    """One match being played: its states, the moves submitted for the next step, its agents and seats."""
+
+    def __init__(
+        self,
+        match_id: str,
+        game: Game,
+        players: Sequence[str],
+        settings: Settings,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.id = match_id
         self.game = game
         self.roles: tuple[str, ...] = game.roles
@@ -84,7 +161,7 @@ class Match:
         self.created = self.times[0]
         #: Moves for the step in progress, by role (agents' ones are not shown until the step is done).
         self.pending: dict[str, Move] = {}
-        #: Roles whose agent is thinking now, with the time it started.
+        #: Roles whose agent is thinking (or queued to) now, with the time it was asked.
         self.thinking: dict[str, float] = {}
         self.agents: dict[str, Agent] = {}
         self.notes: list[str] = []
@@ -93,7 +170,22 @@ class Match:
         #: Think times (seconds) and faults of the step in progress.
         self.step_times: dict[str, float] = {}
         self.step_faults: list[dict[str, Any]] = []
+        #: How the match ended: ``terminal``, ``resigned`` or ``aborted``; None while it is played.
+        self.ended: str | None = None
+        #: The outcome in words once over: ``white 100, black 0``, ``white resigned``.
+        self.result_text: str | None = None
+        #: Open event streams and requests following this match; a watched match stays in memory.
+        self.watchers = 0
+        #: The manager's clock when something last happened (a move, a watcher came or went, it was opened).
+        self.last_active = clock()
+        #: Why the match left the manager (``unloaded`` or ``deleted``); None while it is live.
+        self.closed: str | None = None
         self.version = 0
+        self._clock = clock
+        self._goals: tuple[int, ...] | None = None
+        self._seats: dict[str, str] = {}  # role -> token hash
+        self._starting = False  # agents being made (a reopened match); they are asked once started
+        self._overrunning: set[str] = set()  # roles whose agent still runs a call that overran its clock
         self._changed = asyncio.Event()
         self._apply_scheduled = False
 
@@ -109,7 +201,13 @@ class Match:
 
     @property
     def over(self) -> bool:
-        return self.game.is_terminal(self.state)
+        return self.ended is not None
+
+    @property
+    def goals(self) -> tuple[int, ...] | None:
+        """Each role's goal (role order) once over: the game's for a terminal state, 0/100 for a resignation;
+        None while the match is played and for an aborted one."""
+        return self._goals
 
     def is_human(self, role: str) -> bool:
         return self.players[self.roles.index(role)] == HUMAN
@@ -118,6 +216,16 @@ class Match:
     def has_humans(self) -> bool:
         return any(p == HUMAN for p in self.players)
 
+    def seat_taken(self, role: str) -> bool:
+        """Whether someone owns ``role``'s seat."""
+        return role in self._seats
+
+    def open_seats(self) -> list[str]:
+        """The human roles nobody owns yet (empty once the match is over)."""
+        if self.over:
+            return []
+        return [r for r in self.roles if self.is_human(r) and r not in self._seats]
+
     def awaiting(self) -> list[str]:
         """The human roles whose move the current step still needs."""
         if self.over:
@@ -125,12 +233,17 @@ class Match:
         return [r for r in self.roles if self.is_human(r) and r not in self.pending]
 
     def busy(self) -> bool:
-        """Whether the match will go on by itself (an agent thinks or a step is about to be applied)."""
-        return bool(self.thinking) or self._apply_scheduled
+        """Whether the match will go on by itself (agents start or think, or a step is about to be applied)."""
+        return bool(self.thinking) or self._apply_scheduled or self._starting
 
     # --- change notification ------------------------------------------------------------------
+    def touch(self) -> None:
+        self.last_active = self._clock()
+
     def changed(self) -> None:
+        """Wake everyone waiting for a change (also when the match ends or leaves the manager)."""
         self.version += 1
+        self.touch()
         self._changed.set()
         self._changed = asyncio.Event()
 
@@ -144,34 +257,256 @@ class Match:
         return self.version > version
 
 
-class Manager:
-    """The matches of one server: create, load, play, watch."""
+# --- the agents' threads ------------------------------------------------------------------------------
+class _Dropped(Exception):
+    """The call was taken off the queue before it ran (its match ended or left memory)."""
 
-    def __init__(self, store: Store, workers: int = 4) -> None:
+
+def _settle(future: asyncio.Future[Any], result: Any = None, error: BaseException | None = None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+def _mark_retrieved(future: asyncio.Future[Any]) -> None:
+    # Nobody may await an abandoned or dropped call; reading its exception keeps asyncio from logging it.
+    if not future.cancelled():
+        future.exception()
+
+
+class _Job:
+    """One agent call: ``started`` resolves when a thread takes it, ``done`` with its result."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, key: str, fn: Callable[..., Any], args: tuple[Any, ...]):
+        self.loop = loop
+        self.key = key
+        self.fn: Callable[..., Any] | None = fn
+        self.args: tuple[Any, ...] = args
+        self.started: asyncio.Future[None] = loop.create_future()
+        self.done: asyncio.Future[Any] = loop.create_future()
+        self.started.add_done_callback(_mark_retrieved)
+        self.done.add_done_callback(_mark_retrieved)
+        self.began: float | None = None  # perf_counter when a thread took it
+        self.elapsed: float | None = None
+        self.abandoned = False
+
+    def run(self) -> None:
+        self.began = time.perf_counter()
+        self._post(_settle, self.started)
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            assert self.fn is not None
+            result = self.fn(*self.args)
+        except Exception as exc:
+            error = exc
+        except BaseException as exc:  # SystemExit and the like from an agent must not end the server
+            error = RuntimeError(f"{type(exc).__name__}: {exc}")
+        self.elapsed = time.perf_counter() - self.began
+        self.fn, self.args = None, ()  # the agent (and its search tree) need not outlive the call
+        self._post(_settle, self.done, result, error)
+
+    def _post(self, fn: Callable[..., None], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
+            self.loop.call_soon_threadsafe(fn, *args)
+
+
+class AgentPool:
+    """Threads that run agents' calls, serving matches in turn so that none is starved.
+
+    Calls are queued per key (a match id). A free thread takes the next key in
+    round-robin order, and a key has at most one call running at a time. A
+    call abandoned after overrunning its deadline (:meth:`abandon`) frees its
+    key, and a new thread takes over from the one it holds; that thread goes
+    back to work when the call returns only if the pool is short of threads.
+    Methods other than the worker loop are called from the event loop.
+    """
+
+    def __init__(self, threads: int, name: str) -> None:
+        self.size = threads
+        self.name = name
+        self._cond = threading.Condition()
+        self._queues: dict[str, deque[_Job]] = {}
+        self._ready: deque[str] = deque()  # keys with queued calls and none running, in turn order
+        self._running: dict[str, _Job] = {}
+        self._serving = 0  # threads not held by an abandoned call
+        self._closed = False
+        with self._cond:
+            for _ in range(threads):
+                self._add_thread()
+
+    def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> _Job:
+        job = _Job(asyncio.get_running_loop(), key, fn, args)
+        with self._cond:
+            if self._closed:
+                _settle(job.started, error=_Dropped())
+                return job
+            self._queues.setdefault(key, deque()).append(job)
+            if key not in self._running and key not in self._ready:
+                self._ready.append(key)
+                self._cond.notify()
+        return job
+
+    def drop(self, key: str) -> None:
+        """Take ``key``'s queued calls off the queue (a running one finishes; its result is ignored)."""
+        with self._cond:
+            jobs = self._queues.pop(key, deque())
+            with contextlib.suppress(ValueError):
+                self._ready.remove(key)
+        for job in jobs:
+            _settle(job.started, error=_Dropped())
+            _settle(job.done, error=_Dropped())
+
+    def abandon(self, job: _Job) -> None:
+        """Stop waiting for a running call: free its key and put another thread to work in its place."""
+        with self._cond:
+            if job.abandoned or self._running.get(job.key) is not job:
+                return
+            job.abandoned = True
+            del self._running[job.key]
+            if job.key in self._queues and job.key not in self._ready:
+                self._ready.append(job.key)
+            self._serving -= 1
+            if not self._closed:
+                self._add_thread()
+            self._cond.notify()
+
+    def running(self) -> int:
+        """Calls running now that are not abandoned."""
+        with self._cond:
+            return len(self._running)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            keys = list(self._queues)
+            self._cond.notify_all()
+        for key in keys:
+            self.drop(key)
+
+    def _add_thread(self) -> None:  # with self._cond held
+        self._serving += 1
+        threading.Thread(target=self._serve, name=f"{self.name}", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            with self._cond:
+                while not self._ready and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    self._serving -= 1
+                    return
+                key = self._ready.popleft()
+                queue = self._queues[key]
+                job = queue.popleft()
+                if not queue:
+                    del self._queues[key]
+                self._running[key] = job
+            job.run()
+            with self._cond:
+                if job.abandoned:
+                    # another thread took this one's place while the call overran
+                    if self._serving >= self.size or self._closed:
+                        return
+                    self._serving += 1
+                else:
+                    del self._running[key]
+                    if key in self._queues and key not in self._ready:
+                        self._ready.append(key)
+                        self._cond.notify()
+            del job, queue  # an idle thread must not keep the last match's agent alive
+
+
+# --- the manager ----------------------------------------------------------------------------------------
+class Manager:
+    """The matches of one server: create, load, play, watch, end; bounded by ``limits``.
+
+    ``clock`` (seconds, monotonic) measures inactivity; tests pass their own.
+    """
+
+    def __init__(
+        self, store: Store, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.store = store
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ggp-agent")
+        self.limits = limits or Limits()
         self.matches: dict[str, Match] = {}
+        self._clock = clock
+        self._thinkers = AgentPool(self.limits.agent_threads, "ggp-agent")
+        self._starters = AgentPool(self.limits.start_threads, "ggp-agent-start")
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._loading: dict[str, asyncio.Lock] = {}
+        self._reserved = 0  # matches being created or reopened, not yet in self.matches
+        self._backlog: deque[str] = deque()  # matches of agents alone waiting for room to go on
+        self._draining = False
+        self._started = False
         self._closed = False
 
+    # --- life cycle ------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Go on with the matches agents were playing alone (oldest first, as many as fit; the others as room
+        frees up), and unload idle matches from now on. Returns at once; calling it again does nothing.
+        :meth:`create` and :meth:`get` call it too."""
+        if self._started or self._closed:
+            return
+        self._started = True
+        self._backlog.extend(self.store.playing_without_people())
+        self._spawn(self._unload_idle_forever())
+        self._resume_backlog()
+
     async def close(self) -> None:
+        """Stop: no more steps are taken or stored. Agents' calls running in threads are left to finish."""
         self._closed = True
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
             with contextlib.suppress(BaseException):
                 await task
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        self._thinkers.close()
+        self._starters.close()
+
+    @contextlib.contextmanager
+    def watch(self, match: Match) -> Iterator[Match]:
+        """Count a watcher (an event stream, a waiting request) while inside: a watched match stays in memory."""
+        match.watchers += 1
+        match.touch()
+        try:
+            yield match
+        finally:
+            match.watchers -= 1
+            match.touch()
+
+    def unload_idle(self) -> list[str]:
+        """Unload the matches idle for ``idle_seconds`` (nobody watching, no agent working); their ids."""
+        now = self._clock()
+        idle = [
+            m for m in self.matches.values() if self._unloadable(m) and now - m.last_active >= self.limits.idle_seconds
+        ]
+        for match in idle:
+            self._close_match(match, "unloaded")
+        if idle:
+            self._resume_backlog()
+        return [m.id for m in idle]
 
     # --- creating and loading ---------------------------------------------------------------------
-    async def create(self, game_name: str, players: dict[str, str] | Sequence[str], settings: Settings) -> Match:
-        """Start a new match; ``players`` maps each role to ``human`` or an agent spec.
+    async def create(
+        self,
+        game_name: str,
+        players: dict[str, str] | Sequence[str],
+        settings: Settings,
+        *,
+        seats: Iterable[str] | None = None,
+    ) -> tuple[Match, dict[str, str]]:
+        """Start a new match; ``players`` maps each role to ``human`` or an agent spec (roles left out: human).
 
-        Raises ``ValueError`` (an unknown game, a missing or unknown role, a bad agent spec, an agent that
-        cannot play this game). The agents are made and started in the thread pool, as their ``start``
-        may take a while (compiling, allocating a search tree).
+        Returns the match and a secret token for each human seat the creator takes: ``seats`` (default:
+        every human role); the other human seats stay open for :meth:`claim_seat`. Raises ``ValueError``
+        (an unknown game, a missing or unknown role, a bad agent spec, an agent that cannot play this game,
+        settings beyond ``limits``, a seat that is not a human role) and :class:`LimitReached` when no more
+        matches fit in memory. The agents are made and started on the start threads before this returns.
         """
+        await self.start()
         if game_name not in builtin_games():
             raise ValueError(f"unknown game {game_name!r}; the games are {', '.join(builtin_games())}")
         game = load(game_name)
@@ -194,58 +529,126 @@ class Manager:
                 normalised.append(check_player(spec))
             except ValueError as exc:
                 raise ValueError(f"{role}: {exc}") from None
-        if not settings.agent_time > 0 or settings.agent_time > 3600:
-            raise ValueError("agent_time must be more than 0 and at most 3600 seconds")
-        if not 0 <= settings.pace <= 60:
-            raise ValueError("pace must be between 0 and 60 seconds")
-        match = Match(secrets.token_hex(6), game, normalised, settings)
-        await self._start_agents(match, strict=True)
+        check_settings(settings, self.limits)
+        humans = [r for r, p in zip(game.roles, normalised, strict=True) if p == HUMAN]
+        taken = list(dict.fromkeys(humans if seats is None else [seats] if isinstance(seats, str) else seats))
+        for role in taken:
+            if role not in humans:
+                what = "no human role" if role in game.roles else "no role"
+                raise ValueError(
+                    f"{game.name} has {what} {role!r} to take a seat for; its human roles are {', '.join(humans)}"
+                )
+        settings = Settings(agent_time=float(settings.agent_time), pace=float(settings.pace))
+        if not self._make_room():
+            raise self._full()
+        self._reserved += 1
+        try:
+            match = Match(secrets.token_hex(6), game, normalised, settings, self._clock)
+            await self._start_agents(match, strict=True)
+        finally:
+            self._reserved -= 1
+        tokens = {role: secrets.token_urlsafe(24) for role in taken}
+        match._seats = {role: hash_token(token) for role, token in tokens.items()}
         self.store.create(
-            match.id, game.name, game.roles, normalised, asdict(settings), game.state_to_json(match.state)
+            match.id,
+            game.name,
+            game.roles,
+            normalised,
+            asdict(settings),
+            game.state_to_json(match.state),
+            seats=match._seats,
         )
         self.matches[match.id] = match
         self._kick(match)
-        return match
+        return match, tokens
 
     async def get(self, match_id: str) -> Match | None:
-        """The match with this id, loaded from the store (and resumed) if needed; None if unknown."""
+        """The match with this id, reopened from the store if needed; None if unknown.
+
+        A reopened match that is still played goes on (its agents are started in the background). When memory
+        is full and nothing can be unloaded, a finished match is returned without being kept, and reopening
+        one still being played raises :class:`LimitReached`.
+        """
+        await self.start()
         match = self.matches.get(match_id)
         if match is not None:
+            match.touch()
             return match
-        lock = self._loading.setdefault(match_id, asyncio.Lock())
-        async with lock:
-            match = self.matches.get(match_id)
-            if match is None:
-                stored = self.store.load(match_id)
-                if stored is not None:
-                    match = self._restore(stored)
-                    if not match.over:
-                        await self._start_agents(match, strict=False)
-                    self.matches[match_id] = match
-                    self._kick(match)
-        self._loading.pop(match_id, None)
+        # No await from here on: two requests cannot both reopen the match.
+        stored = self.store.load(match_id)
+        if stored is None:
+            return None
+        match = self._restore(stored)
+        if not self._make_room():
+            if match.over:
+                return match
+            raise self._full()
+        self.matches[match_id] = match
+        if not match.over:
+            match._starting = True
+            self._spawn(self._resume(match))
         return match
+
+    def _full(self) -> LimitReached:
+        n = self.limits.max_live_matches
+        return LimitReached(
+            f"this server is already playing {n} matches, its limit; try again in {self.limits.retry_after} s, "
+            "or end a match you play",
+            self.limits.retry_after,
+        )
 
     def _restore(self, stored: StoredMatch) -> Match:
         game = load(stored.game)
-        match = Match(stored.id, game, stored.players, Settings.from_dict(stored.settings))
+        settings = Settings.from_dict(stored.settings)
+        match = Match(stored.id, game, stored.players, settings, self._clock)
         match.states = [game.state_from_json(s) for s in stored.states]
         match.joints = [tuple(j) for j in stored.joints]
         match.times = list(stored.times)
         match.infos = list(stored.infos)
         match.created = stored.created
+        match._seats = dict(stored.seats)
         for info in match.infos:
             match.notes += [Fault(**f).describe() for f in info.get("faults", [])]
+        if stored.status == "over" or game.is_terminal(match.state):
+            match.ended = stored.ended or "terminal"
+            if match.ended == "terminal":
+                match._goals = tuple(int(g) for g in game.goals(match.state))
+                match.result_text = stored.result or _describe_goals(match.roles, match._goals)
+            else:
+                match._goals = tuple(int(g) for g in stored.goals) if stored.goals is not None else None
+                match.result_text = stored.result
+            return match
+        # an older server may have allowed longer clocks than this one does
+        if settings.agent_time > self.limits.max_agent_time or not settings.agent_time > 0:
+            match.notes.append(f"the agents' time per move is {self.limits.max_agent_time:g} s, this server's maximum")
+            settings.agent_time = self.limits.max_agent_time
+        settings.pace = min(max(settings.pace, 0.0), self.limits.max_pace)
         for role, text in stored.pending.items():
-            if role in game.roles and match.is_human(role) and not match.over:
-                move = game.parse_move(text)
-                if move in game.legal_moves(match.state, role):
-                    match.pending[role] = move
+            if role in game.roles and match.is_human(role):
+                with contextlib.suppress(GGPError):
+                    move = game.parse_move(text)
+                    if move in game.legal_moves(match.state, role):
+                        match.pending[role] = move
         return match
 
+    async def _resume(self, match: Match) -> None:
+        try:
+            await self._start_agents(match, strict=False)
+        finally:
+            match._starting = False
+        if match.closed is None:
+            match.changed()
+            self._kick(match)
+
     async def _start_agents(self, match: Match, strict: bool) -> None:
-        """Make and start the match's agents in the pool; ``strict``: ValueError for one that fails, else random."""
+        """Make and start the match's agents on the start threads.
+
+        ``strict``: ``ValueError`` for an agent that fails (a new match); else a random agent replaces it.
+        """
         game, clock = match.game, match.settings.agent_time
+        start_time = self.limits.agent_start_time
+        told_start = start_time - default_margin(start_time)
+        told_play = clock - default_margin(clock)
         notes: list[str] = []
 
         def start_all() -> dict[str, Agent]:
@@ -255,53 +658,273 @@ class Manager:
                     continue
                 try:
                     agent = make_agent(spec)
-                    agent.start(game, role, start_clock=None, play_clock=clock)
+                    agent.start(game, role, start_clock=told_start, play_clock=told_play)
                 except Exception as exc:
                     if strict:
                         raise ValueError(f"{role}: the agent {spec!r} cannot play {game.name}: {exc}") from None
                     notes.append(f"{role}: the agent {spec!r} could not start ({exc}); a random agent plays instead")
                     agent = make_agent("random")
-                    agent.start(game, role, start_clock=None, play_clock=clock)
+                    agent.start(game, role, start_clock=told_start, play_clock=told_play)
                 agents[role] = agent
             return agents
 
-        match.agents = await asyncio.get_running_loop().run_in_executor(self.pool, start_all)
+        if all(p == HUMAN for p in match.players):
+            return
+        job = self._starters.submit(match.id, start_all)
+        try:
+            await job.started
+            agents = await asyncio.wait_for(asyncio.shield(job.done), start_time + self.limits.grace)
+        except TimeoutError:
+            self._starters.abandon(job)
+            if strict:
+                raise ValueError(
+                    f"the agents did not start within {start_time:g} s (this server's limit); try again"
+                ) from None
+            notes.append(f"the agents did not start within {start_time:g} s; random agents play instead")
+            agents = {}
+            for role, spec in zip(match.roles, match.players, strict=True):
+                if spec != HUMAN:
+                    agents[role] = make_agent("random")
+                    agents[role].start(game, role, start_clock=told_start, play_clock=told_play)
+        except _Dropped:
+            if strict:
+                raise ValueError("the server is stopping; try again") from None
+            return
+        if match.over or match.closed is not None:
+            return  # ended while its agents started: they are not needed
+        match.agents = agents
         match.notes += notes
 
-    # --- playing -------------------------------------------------------------------------------
-    def submit(self, match: Match, role: str, text: Any, step: int | None = None) -> Move:
-        """A person's move for ``role`` in the current step; raises :class:`MoveRejected` and changes nothing."""
-        game = match.game
-        if role not in match.roles:
-            raise MoveRejected(400, f"{game.name} has no role {role!r}; its roles are {', '.join(match.roles)}")
-        if match.over:
-            raise MoveRejected(409, f"the match is over: no more moves (step {match.step})")
-        if step is not None and step != match.step:
-            raise MoveRejected(409, f"that move was meant for step {step}, but the match is at step {match.step}")
+    def _make_room(self) -> bool:
+        """Whether one more match fits in memory, unloading the least recently active idle ones if need be."""
+        while len(self.matches) + self._reserved >= self.limits.max_live_matches:
+            idle = [m for m in self.matches.values() if self._unloadable(m)]
+            if not idle:
+                return False
+            self._close_match(min(idle, key=lambda m: m.last_active), "unloaded")
+        return True
+
+    @staticmethod
+    def _unloadable(match: Match) -> bool:
+        return match.watchers == 0 and not match.busy()
+
+    def _close_match(self, match: Match, why: str) -> None:
+        """Take the match out of memory (it stays in the store unless deleted) and wake its waiters."""
+        if self.matches.get(match.id) is match:
+            del self.matches[match.id]
+        self._thinkers.drop(match.id)
+        self._starters.drop(match.id)
+        match.closed = why
+        match.agents.clear()
+        match.thinking.clear()
+        match.changed()
+
+    async def _unload_idle_forever(self) -> None:
+        period = min(60.0, max(1.0, self.limits.idle_seconds / 4))
+        while not self._closed:
+            await asyncio.sleep(period)
+            self.unload_idle()
+
+    def _resume_backlog(self) -> None:
+        if self._backlog and not self._draining and not self._closed:
+            self._draining = True
+            self._spawn(self._drain_backlog())
+
+    async def _drain_backlog(self) -> None:
+        try:
+            while self._backlog and not self._closed:
+                match_id = self._backlog[0]
+                if match_id not in self.matches:
+                    if not self._make_room():
+                        return  # resumed when a match ends or is unloaded
+                    try:
+                        await self.get(match_id)
+                    except LimitReached:
+                        return
+                    except Exception:  # one unreadable match must not keep the others from going on
+                        _log.exception("could not resume match %s", match_id)
+                self._backlog.popleft()
+        finally:
+            self._draining = False
+
+    # --- seats -------------------------------------------------------------------------------------------
+    def owns(self, match: Match, role: str, token: str | None) -> bool:
+        """Whether ``token`` is the secret of ``role``'s seat in ``match``."""
+        digest = match._seats.get(role) if isinstance(role, str) else None
+        if digest is None or not isinstance(token, str) or not token:
+            return False
+        return hmac.compare_digest(hash_token(token), digest)
+
+    def claim_seat(self, match: Match, role: str) -> str:
+        """Take ``role``'s open seat: returns its secret token (given once; only its hash is stored).
+
+        :class:`MoveRejected` 400 if ``role`` is not a human role, 409 if the seat is taken or the match over.
+        """
+        self._check_role(match, role)
         if not match.is_human(role):
             raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
+        if match.over:
+            raise MoveRejected(409, f"the match is over ({match.result_text}); its seats cannot be taken")
+        if match.seat_taken(role):
+            raise MoveRejected(409, f"{role}'s seat is taken; you can watch, or take an open seat")
+        token = secrets.token_urlsafe(24)
+        digest = hash_token(token)
+        if not self.store.add_seat(match.id, role, digest):
+            raise MoveRejected(409, f"{role}'s seat is taken; you can watch, or take an open seat")
+        match._seats[role] = digest
+        match.changed()
+        return token
+
+    @staticmethod
+    def _check_live(match: Match) -> None:
+        if match.closed == "deleted":
+            raise MoveRejected(404, f"the match {match.id} was deleted")
+        if match.closed is not None:
+            raise MoveRejected(
+                409, "the match was unloaded from memory while the request was on its way; send it again"
+            )
+
+    def _check_role(self, match: Match, role: Any) -> None:
+        self._check_live(match)
+        if not isinstance(role, str) or role not in match.roles:
+            shown = _clip(role if isinstance(role, str) else repr(role), self.limits.max_echo_chars)
+            raise MoveRejected(400, f"{match.game.name} has no role {shown!r}; its roles are {', '.join(match.roles)}")
+
+    def _check_owner(self, match: Match, role: str, token: str | None, doing: str) -> None:
+        if self.owns(match, role, token):
+            return
+        if match.seat_taken(role):
+            raise MoveRejected(403, f"you do not hold {role}'s seat: send its token to {doing} (you can watch)")
+        raise MoveRejected(403, f"{role}'s seat is open: take it first, then {doing} with its token")
+
+    # --- playing -------------------------------------------------------------------------------
+    def submit(self, match: Match, role: str, text: Any, step: int, token: str | None) -> Move:
+        """A person's move for ``role`` in step ``step``, with the seat's ``token``.
+
+        Raises :class:`MoveRejected` and changes nothing: 400 for an unknown role, an agent's role, a ``step``
+        that is not a whole number or a move that is not legal (naming the legal moves); 403 without the
+        seat's token; 409 when the match is over, ``step`` is not the current step or the role has moved in it.
+        The event loop runs one submission at a time, so of many for one seat and step exactly one is taken.
+        """
+        self._check_role(match, role)
+        if not match.is_human(role):
+            raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
+        self._check_owner(match, role, token, "move")
+        if match.over:
+            raise MoveRejected(409, f"the match is over ({match.result_text}): no more moves (step {match.step})")
+        if isinstance(step, bool) or not isinstance(step, int):
+            shown = _clip(repr(step), self.limits.max_echo_chars)
+            raise MoveRejected(
+                400, f"step must be the whole number of the step the move is for (now {match.step}), not {shown}"
+            )
+        if step != match.step:
+            raise MoveRejected(409, f"that move was meant for step {step}, but the match is at step {match.step}")
         if role in match.pending:
             raise MoveRejected(409, f"{role} has already moved in step {match.step}; waiting for the other roles")
+        game = match.game
         legal = game.legal_moves(match.state, role)
         legal_texts = sorted(str(m) for m in legal)
         if not isinstance(text, str) or not text.strip():
-            err = illegal_move_error(game, match.state, role, text, "a move is KIF text such as (move 2 5 3 5)")
+            example = "a move is KIF text such as (move 2 5 3 5)"
+            if isinstance(text, str):
+                err = illegal_move_error(game, match.state, role, text, example)
+            else:
+                shown = _clip(repr(text), self.limits.max_echo_chars)
+                err = illegal_move_error(
+                    game, match.state, role, shown, f"a {type(text).__name__}, not text; {example}"
+                )
             raise MoveRejected(400, str(err), legal_texts)
         move = _parse(game, match.state, role, text)
         if move is None or move not in legal:
             why = "not a move of this game" if move is None else ""
-            raise MoveRejected(400, str(illegal_move_error(game, match.state, role, text.strip(), why)), legal_texts)
+            shown_text = _clip(text.strip(), self.limits.max_echo_chars)
+            raise MoveRejected(400, str(illegal_move_error(game, match.state, role, shown_text, why)), legal_texts)
+        human_pending = {r: m.text for r, m in match.pending.items() if match.is_human(r)}
+        human_pending[role] = move.text
+        try:
+            self.store.set_pending(match.id, human_pending)
+        except sqlite3.Error as exc:
+            raise MoveRejected(503, f"the move could not be stored ({exc}); try again") from None
         match.pending[role] = move
         match.step_times[role] = round(max(0.0, time.time() - match.times[-1]), 4)
-        human_pending = {r: m.text for r, m in match.pending.items() if match.is_human(r)}
-        self.store.set_pending(match.id, human_pending)
         match.changed()
         self._kick(match)
         return move
 
+    async def resign(self, match: Match, role: str, token: str | None) -> None:
+        """``role`` gives up: it gets 0 and every other role 100, and the match is over.
+
+        :class:`MoveRejected`: 400 for an unknown or agent role, 403 without the seat's token, 409 if over.
+        """
+        self._check_role(match, role)
+        if not match.is_human(role):
+            raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
+        self._check_owner(match, role, token, "resign")
+        if match.over:
+            raise MoveRejected(409, f"the match is already over ({match.result_text})")
+        goals = tuple(0 if r == role else 100 for r in match.roles)
+        self._finish(match, "resigned", goals, f"{role} resigned")
+
+    async def abort(self, match: Match, token: str | None) -> None:
+        """End the match without a result, before any joint move was made; the owner of any seat may.
+
+        :class:`MoveRejected`: 403 if ``token`` holds no seat (a match of agents alone has none: it plays to
+        its end), 409 if a move was made (resign instead) or the match is over.
+        """
+        self._check_live(match)
+        owner = next((r for r in match.roles if self.owns(match, r, token)), None)
+        if owner is None:
+            if not match.has_humans:
+                raise MoveRejected(
+                    403, "a match of agents alone has no seats, so nobody can abort it; it ends by itself"
+                )
+            raise MoveRejected(403, "only someone holding a seat of this match may abort it: send your seat's token")
+        if match.over:
+            raise MoveRejected(409, f"the match is already over ({match.result_text})")
+        if match.step > 0:
+            raise MoveRejected(
+                409, f"{match.step} moves have been made, so the match cannot be aborted; resign instead"
+            )
+        self._finish(match, "aborted", None, f"aborted by {owner} before the first move")
+
+    async def delete(self, match_id: str, token: str | None) -> None:
+        """Remove a finished match from the history.
+
+        Allowed to the owner of any of its seats; a finished match nobody holds a seat of (agents alone, or
+        from before seats existed) may be deleted by anyone. :class:`MoveRejected`: 404 for no such match,
+        409 while it is played (resign or abort it first), 403 without a seat's token.
+        """
+        head = self.store.head(match_id)
+        if head is None:
+            raise MoveRejected(404, f"no match {_clip(match_id, self.limits.max_echo_chars)!r}")
+        if head.status != "over":
+            raise MoveRejected(409, "the match is still being played: resign or abort it first, then delete it")
+        if head.seats:
+            digest = hash_token(token) if isinstance(token, str) and token else ""
+            if not any(hmac.compare_digest(digest, d) for d in head.seats.values()):
+                raise MoveRejected(403, "only someone holding a seat of this match may delete it: send the token")
+        self.store.delete(match_id)
+        match = self.matches.get(match_id)
+        if match is not None:
+            self._close_match(match, "deleted")
+
+    def _finish(self, match: Match, ended: str, goals: tuple[int, ...] | None, result: str) -> None:
+        self.store.finish(match.id, ended, goals, result)
+        match.ended = ended
+        match._goals = goals
+        match.result_text = result
+        match.pending.clear()
+        match.thinking.clear()
+        match.step_times.clear()
+        match.step_faults.clear()
+        self._thinkers.drop(match.id)
+        match.agents.clear()  # their search trees are big; a finished match needs none
+        match.changed()
+        self._resume_backlog()
+
     def _kick(self, match: Match) -> None:
         """Fill in forced moves, set agents thinking, and apply the step once every role has its move."""
-        if self._closed or match.over:
+        if self._closed or match.over or match.closed is not None:
             return
         state = match.state
         for role in match.roles:
@@ -310,7 +933,7 @@ class Manager:
             legal = match.game.legal_moves(state, role)
             if len(legal) == 1:
                 match.pending[role] = legal[0]
-            elif not match.is_human(role):
+            elif not match.is_human(role) and role in match.agents and not match._starting:
                 match.thinking[role] = time.time()
                 self._spawn(self._think(match, role, match.step))
         if all(r in match.pending for r in match.roles) and not match._apply_scheduled:
@@ -324,9 +947,11 @@ class Manager:
                 self._apply(match)
 
     async def _apply_later(self, match: Match, delay: float) -> None:
-        await asyncio.sleep(delay)
-        match._apply_scheduled = False
-        if all(r in match.pending for r in match.roles) and not match.over:
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            match._apply_scheduled = False
+        if all(r in match.pending for r in match.roles) and not match.over and match.closed is None:
             self._apply(match)
 
     def _spawn(self, coro: Any) -> None:
@@ -337,21 +962,34 @@ class Manager:
     async def _think(self, match: Match, role: str, step: int) -> None:
         agent = match.agents[role]
         state = match.state
-        loop = asyncio.get_running_loop()
         legal = match.game.legal_moves(state, role)
-        began = time.perf_counter()
-        fault = None
-        try:
-            move: Any = await loop.run_in_executor(self.pool, agent.select_move, state, match.settings.agent_time)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            fault = exception_fault(role, exc)
+        clock = match.settings.agent_time
+        elapsed: float | None = None
+        move: Any = None
+        if role in match._overrunning:
+            fault: Any = _SimpleFault(role, "busy", "still running an earlier call that overran, so it was not asked")
         else:
-            fault = answer_fault(match.game, state, role, legal, move)
-        elapsed = round(time.perf_counter() - began, 4)
+            job = self._thinkers.submit(match.id, agent.select_move, state, clock - default_margin(clock))
+            fault = None
+            try:
+                await job.started
+                move = await asyncio.wait_for(asyncio.shield(job.done), clock + self.limits.grace)
+            except TimeoutError:
+                self._thinkers.abandon(job)
+                match._overrunning.add(role)
+                job.done.add_done_callback(lambda _: match._overrunning.discard(role))
+                text = f"{clock:g} s + grace {self.limits.grace:g} s"
+                fault = _SimpleFault(role, "timeout", f"no answer within {text}; a late answer is discarded")
+            except _Dropped:
+                return  # the match ended or left memory
+            except Exception as exc:
+                fault = exception_fault(role, exc)
+            else:
+                fault = answer_fault(match.game, state, role, legal, move)
+            if job.began is not None:
+                elapsed = round(job.elapsed if job.elapsed is not None else time.perf_counter() - job.began, 4)
         match.thinking.pop(role, None)
-        if match.step != step or match.over:
+        if match.step != step or match.over or match.closed is not None:
             return
         if fault is not None:
             move = random.choice(list(legal))
@@ -359,7 +997,8 @@ class Manager:
             match.step_faults.append(recorded.to_dict())
             match.notes.append(recorded.describe())
         match.pending[role] = move
-        match.step_times[role] = elapsed
+        if elapsed is not None:
+            match.step_times[role] = elapsed
         match.changed()
         self._kick(match)
 
@@ -368,12 +1007,26 @@ class Manager:
         joint = [match.pending[r] for r in match.roles]
         new = game.next_state(match.state, joint)
         terminal = game.is_terminal(new)
-        goals = list(game.goals(new)) if terminal else None
+        goals = tuple(int(g) for g in game.goals(new)) if terminal else None
+        result = _describe_goals(match.roles, goals) if goals is not None else None
         texts = tuple(str(m) for m in joint)
         info = {"times": [match.step_times.get(r) for r in match.roles], "faults": list(match.step_faults)}
-        self.store.append_step(
-            match.id, match.step + 1, texts, game.state_to_json(new), terminal=terminal, goals=goals, info=info
-        )
+        try:
+            self.store.append_step(
+                match.id,
+                match.step + 1,
+                texts,
+                game.state_to_json(new),
+                terminal=terminal,
+                goals=goals,
+                info=info,
+                result=result,
+            )
+        except (sqlite3.Error, ValueError):
+            # The history is the truth: drop what memory holds and let the next request reopen the match.
+            _log.exception("could not store step %d of match %s; unloading it", match.step + 1, match.id)
+            self._close_match(match, "unloaded")
+            return
         match.states.append(new)
         match.joints.append(texts)
         match.times.append(time.time())
@@ -381,23 +1034,49 @@ class Manager:
         match.pending.clear()
         match.step_times.clear()
         match.step_faults.clear()
-        match.changed()
         if terminal:
+            match.ended = "terminal"
+            match._goals = goals
+            match.result_text = result
             for agent in match.agents.values():
                 with contextlib.suppress(Exception):
-                    agent.stop(new, tuple(goals or ()))
+                    agent.stop(new, goals or ())
             match.agents.clear()  # their search trees are big; a finished match needs none
+            match.changed()
+            self._resume_backlog()
         else:
+            match.changed()
             self._kick(match)
 
     async def wait_idle(self, match: Match, timeout: float) -> None:
         """Wait (at most ``timeout`` seconds) until the match needs a person or is over."""
         deadline = time.monotonic() + timeout
-        while match.busy() and not match.over:
+        while match.busy() and not match.over and match.closed is None:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
             await match.wait_change(match.version, left)
+
+
+class _SimpleFault:
+    """A fault the manager finds itself (the clock), shaped like the referee's."""
+
+    def __init__(self, role: str, kind: str, message: str) -> None:
+        self.role, self.kind, self.message = role, kind, message
+
+    def to_fault(self, phase: str, step: int | None = None, played: str | None = None) -> Fault:
+        return Fault(role=self.role, kind=self.kind, message=self.message, phase=phase, step=step, played=played)
+
+
+def _describe_goals(roles: Sequence[str], goals: Sequence[int]) -> str:
+    return ", ".join(f"{r} {g}" for r, g in zip(roles, goals, strict=True))
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
 def _parse(game: Game, state: State, role: str, text: str) -> Move | None:

@@ -3,16 +3,27 @@
 A match is written when it is created and again after every joint move (one
 transaction each), so a server stopped at any moment restarts where it was.
 Moves a person submitted for a step that is not complete yet (a simultaneous
-game waiting for the other role) are kept too.
+game waiting for the other role) are kept too, and so are the seats: for each
+role a person took, the SHA-256 of its secret token (never the token itself).
+
+A match ends one of three ways (``ended``): ``terminal`` (the rules ended it),
+``resigned`` or ``aborted`` (a person ended it; ``result`` says who and how).
 
 >>> store = Store(":memory:")
 >>> store.create("m1", "wallmaze", ["white", "black"], ["human", "random"], {"agent_time": 1.0}, '{"step":1}')
 >>> store.append_step("m1", 1, ["(move 2 5 3 5)", "noop"], '{"step":2}', terminal=False, goals=None)
 >>> m = store.load("m1")
->>> m.steps, m.joints, m.status
-(1, [['(move 2 5 3 5)', 'noop']], 'playing')
+>>> m.steps, m.joints, m.status, m.ended
+(1, [['(move 2 5 3 5)', 'noop']], 'playing', None)
+>>> store.finish("m1", "resigned", [0, 100], "white resigned")
+>>> m = store.load("m1")
+>>> m.status, m.ended, m.goals, m.result
+('over', 'resigned', [0, 100], 'white resigned')
 >>> [s.id for s in store.list()]
 ['m1']
+
+Databases written by schema version 1 (before seats and endings) are
+upgraded in place when opened.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -40,8 +51,10 @@ CREATE TABLE IF NOT EXISTS matches (
     updated  REAL NOT NULL,
     steps    INTEGER NOT NULL DEFAULT 0, -- joint moves made
     status   TEXT NOT NULL,              -- playing | over
-    goals    TEXT,                       -- JSON list in role order, once over
-    pending  TEXT NOT NULL DEFAULT '{}'  -- JSON {role: move} submitted by people for the next step
+    goals    TEXT,                       -- JSON list in role order, once over (null for an aborted match)
+    pending  TEXT NOT NULL DEFAULT '{}', -- JSON {role: move} submitted by people for the next step
+    ended    TEXT,                       -- terminal | resigned | aborted, once over (schema 2)
+    result   TEXT                        -- the outcome in words, once over (schema 2)
 );
 CREATE TABLE IF NOT EXISTS steps (
     match_id TEXT NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
@@ -52,7 +65,23 @@ CREATE TABLE IF NOT EXISTS steps (
     info     TEXT,                       -- JSON {"times": [seconds or null per role], "faults": [...]}
     PRIMARY KEY (match_id, step)
 );
+CREATE TABLE IF NOT EXISTS seats (       -- schema 2: who may move for a human role
+    match_id   TEXT NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
+    role       TEXT NOT NULL,
+    token_hash TEXT NOT NULL,            -- SHA-256 (hex) of the seat's secret token
+    claimed    REAL NOT NULL,            -- Unix time
+    PRIMARY KEY (match_id, role)
+);
 CREATE INDEX IF NOT EXISTS matches_by_created ON matches (created);
+CREATE INDEX IF NOT EXISTS matches_by_status ON matches (status, created);
+"""
+
+#: Schema 1 -> 2: endings and seats (the seats table comes with _SCHEMA). A version-1 match that is over
+#: ended by its rules, as nothing else could end one then; its human seats stay open, to be claimed.
+_MIGRATE_1_TO_2 = """
+ALTER TABLE matches ADD COLUMN ended TEXT;
+ALTER TABLE matches ADD COLUMN result TEXT;
+UPDATE matches SET ended = 'terminal' WHERE status = 'over';
 """
 
 
@@ -84,6 +113,12 @@ class StoredMatch:
     status: str
     goals: list[int] | None
     pending: dict[str, str] = field(default_factory=dict)
+    #: How the match ended (``terminal``, ``resigned``, ``aborted``), None while it is played.
+    ended: str | None = None
+    #: The outcome in words once over (``white resigned``).
+    result: str | None = None
+    #: The taken seats: role -> SHA-256 of its token (filled by :meth:`Store.load` and :meth:`Store.head`).
+    seats: dict[str, str] = field(default_factory=dict)
     #: Every state as JSON text, step 0 first (only filled by :meth:`Store.load`).
     states: list[str] = field(default_factory=list)
     #: The joint moves, ``joints[i]`` leading from state i to state i + 1 (only filled by :meth:`Store.load`).
@@ -107,13 +142,32 @@ class Store:
         with self._lock:
             self._db.execute("PRAGMA foreign_keys = ON")
             if self.path != ":memory:":
+                # WAL with synchronous=NORMAL: a commit survives the process being killed (not a power cut).
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute("PRAGMA busy_timeout = 5000")
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Create the tables, or bring an older file up to :data:`SCHEMA_VERSION` (in one transaction)."""
+        self._db.execute("BEGIN IMMEDIATE")  # two servers opening one old file must not both upgrade it
+        try:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise RuntimeError(f"{self.path} was written by a newer ggp (schema {version} > {SCHEMA_VERSION})")
-            self._db.executescript(_SCHEMA)
+                raise RuntimeError(
+                    f"{self.path} was written by a newer ggp (schema {version} > {SCHEMA_VERSION}); "
+                    "upgrade ggp or use another --db file"
+                )
+            columns = {r["name"] for r in self._db.execute("PRAGMA table_info(matches)")}
+            script = (_MIGRATE_1_TO_2 if columns and "ended" not in columns else "") + _SCHEMA
+            for statement in script.split(";\n"):
+                if statement.strip():
+                    self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         with self._lock:
@@ -128,8 +182,9 @@ class Store:
         players: Sequence[str],
         settings: dict[str, Any],
         initial_state: str,
+        seats: dict[str, str] | None = None,
     ) -> None:
-        """Store a new match and its initial state (step 0)."""
+        """Store a new match, its initial state (step 0) and its taken seats (role -> token hash)."""
         now = time.time()
         with self._lock, self._db:
             self._db.execute("BEGIN")
@@ -142,6 +197,10 @@ class Store:
                 "INSERT INTO steps (match_id, step, joint, state, at) VALUES (?, 0, NULL, ?, ?)",
                 (match_id, initial_state, now),
             )
+            self._db.executemany(
+                "INSERT INTO seats (match_id, role, token_hash, claimed) VALUES (?, ?, ?, ?)",
+                [(match_id, role, digest, now) for role, digest in (seats or {}).items()],
+            )
 
     def append_step(
         self,
@@ -153,27 +212,47 @@ class Store:
         terminal: bool,
         goals: Sequence[int] | None,
         info: dict[str, Any] | None = None,
+        result: str | None = None,
     ) -> None:
         """Store state ``step``, reached by ``joint``; clears the pending moves, and ends the match if terminal.
 
-        ``info`` holds the step's think times and agent faults (see :class:`StoredMatch`).
+        ``info`` holds the step's think times and agent faults (see :class:`StoredMatch`); ``result`` is the
+        outcome in words when terminal. Storing a step that is not the next one raises ``ValueError`` and
+        stores nothing, so two writers cannot both extend a match.
         """
         now = time.time()
         with self._lock, self._db:
             self._db.execute("BEGIN")
-            self._db.execute(
-                "INSERT INTO steps (match_id, step, joint, state, at, info) VALUES (?, ?, ?, ?, ?, ?)",
-                (match_id, step, json.dumps(list(joint)), state, now, json.dumps(info) if info else None),
-            )
-            self._db.execute(
-                "UPDATE matches SET steps = ?, updated = ?, status = ?, goals = ?, pending = '{}' WHERE id = ?",
+            updated = self._db.execute(
+                "UPDATE matches SET steps = ?, updated = ?, status = ?, goals = ?, pending = '{}', ended = ?, "
+                "result = ? WHERE id = ? AND steps = ? AND status = 'playing'",
                 (
                     step,
                     now,
                     "over" if terminal else "playing",
                     json.dumps(list(goals)) if goals is not None else None,
+                    "terminal" if terminal else None,
+                    result if terminal else None,
                     match_id,
+                    step - 1,
                 ),
+            ).rowcount
+            if updated != 1:
+                raise ValueError(f"match {match_id!r} is not playing at step {step - 1}; step {step} not stored")
+            self._db.execute(
+                "INSERT INTO steps (match_id, step, joint, state, at, info) VALUES (?, ?, ?, ?, ?, ?)",
+                (match_id, step, json.dumps(list(joint)), state, now, json.dumps(info) if info else None),
+            )
+
+    def finish(self, match_id: str, ended: str, goals: Sequence[int] | None, result: str) -> None:
+        """End a match being played without a terminal state (``resigned`` or ``aborted``)."""
+        if ended not in ("resigned", "aborted"):
+            raise ValueError(f"a match is finished early by 'resigned' or 'aborted', not {ended!r}")
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE matches SET status = 'over', ended = ?, goals = ?, result = ?, pending = '{}', updated = ? "
+                "WHERE id = ?",
+                (ended, json.dumps(list(goals)) if goals is not None else None, result, time.time(), match_id),
             )
 
     def set_pending(self, match_id: str, pending: dict[str, str]) -> None:
@@ -183,9 +262,37 @@ class Store:
                 "UPDATE matches SET pending = ?, updated = ? WHERE id = ?", (json.dumps(pending), time.time(), match_id)
             )
 
+    def add_seat(self, match_id: str, role: str, token_hash: str) -> bool:
+        """Give ``role``'s seat to the holder of the token hashed as ``token_hash``; False if it was taken."""
+        with self._lock, self._db:
+            try:
+                self._db.execute(
+                    "INSERT INTO seats (match_id, role, token_hash, claimed) VALUES (?, ?, ?, ?)",
+                    (match_id, role, token_hash, time.time()),
+                )
+            except sqlite3.IntegrityError:
+                return False
+        return True
+
+    def delete(self, match_id: str) -> bool:
+        """Remove a match with its steps and seats; False if there was none."""
+        with self._lock, self._db:
+            return self._db.execute("DELETE FROM matches WHERE id = ?", (match_id,)).rowcount == 1
+
     # --- reading -----------------------------------------------------------------------------
+    def head(self, match_id: str) -> StoredMatch | None:
+        """The match and its seats without its states, or None if there is none with that id."""
+        with self._lock:
+            row = self._db.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
+            if row is None:
+                return None
+            seats = self._db.execute("SELECT role, token_hash FROM seats WHERE match_id = ?", (match_id,)).fetchall()
+        match = _match(row)
+        match.seats = {s["role"]: s["token_hash"] for s in seats}
+        return match
+
     def load(self, match_id: str) -> StoredMatch | None:
-        """The match with all its states and moves, or None if there is none with that id."""
+        """The match with all its states, moves and seats, or None if there is none with that id."""
         with self._lock:
             row = self._db.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
             if row is None:
@@ -193,12 +300,23 @@ class Store:
             steps = self._db.execute(
                 "SELECT step, joint, state, at, info FROM steps WHERE match_id = ? ORDER BY step", (match_id,)
             ).fetchall()
+            seats = self._db.execute("SELECT role, token_hash FROM seats WHERE match_id = ?", (match_id,)).fetchall()
         match = _match(row)
+        match.seats = {s["role"]: s["token_hash"] for s in seats}
         match.states = [s["state"] for s in steps]
         match.joints = [json.loads(s["joint"]) for s in steps[1:]]
         match.times = [float(s["at"]) for s in steps]
         match.infos = [json.loads(s["info"]) if s["info"] else {} for s in steps[1:]]
         return match
+
+    def playing_without_people(self) -> list[str]:
+        """The ids of matches being played by agents alone, oldest first: they go on when the server starts."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM matches WHERE status = 'playing' AND NOT EXISTS "
+                "(SELECT 1 FROM json_each(matches.players) WHERE value = 'human') ORDER BY created, id"
+            ).fetchall()
+        return [r["id"] for r in rows]
 
     def list(self, limit: int = 100, offset: int = 0, status: str | None = None) -> list[StoredMatch]:
         """Matches, newest first (without their states)."""
@@ -233,4 +351,6 @@ def _match(row: sqlite3.Row) -> StoredMatch:
         status=row["status"],
         goals=json.loads(row["goals"]) if row["goals"] else None,
         pending=json.loads(row["pending"] or "{}"),
+        ended=row["ended"],
+        result=row["result"],
     )

@@ -1,0 +1,120 @@
+"""Every bound the web app keeps, in one place: :class:`Limits`.
+
+A server that anyone on its network can reach must not let one visitor take
+all its memory, threads or time. Each number below bounds one resource; the
+defaults suit one person's machine. :meth:`Limits.from_env` reads overrides
+from ``GGP_WEB_<FIELD>`` environment variables (``GGP_WEB_MAX_LIVE_MATCHES=16``,
+``GGP_WEB_ALLOWED_HOSTS=localhost,ggp.example``), and
+``dataclasses.replace(limits, field=value)`` makes a variant in code.
+
+>>> Limits().max_agent_time
+60.0
+>>> Limits.from_env({"GGP_WEB_AGENT_THREADS": "4"}).agent_threads
+4
+>>> Limits(agent_threads=0)
+Traceback (most recent call last):
+...
+ValueError: agent_threads must be a whole number of at least 1, not 0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_PREFIX = "GGP_WEB_"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The web app's bounds (see the module docstring); invalid values raise ``ValueError`` naming the field."""
+
+    # --- matches in memory -------------------------------------------------------------------------
+    #: Matches held in memory at once (playing, or recently opened). When full, a match nobody watches and no
+    #: agent works on is unloaded to make room (it stays in SQLite); if none can be, ``LimitReached`` is raised.
+    max_live_matches: int = 64
+    #: Seconds a match with no activity and nobody watching stays in memory; it is reloaded when opened again.
+    idle_seconds: float = 600.0
+    #: Seconds a client refused by ``max_live_matches`` is told to wait (HTTP ``Retry-After``).
+    retry_after: int = 30
+
+    # --- agents ----------------------------------------------------------------------------------------
+    #: The largest ``agent_time`` (seconds an agent may think per move) a match may ask for.
+    max_agent_time: float = 60.0
+    #: The largest ``pace`` (seconds at least between the steps of a match without people).
+    max_pace: float = 10.0
+    #: Threads that run agents' moves, shared by all matches in turn (one call per match at a time).
+    agent_threads: int = 2
+    #: Threads that make and start agents for new or reopened matches, apart from the thinking ones, so that
+    #: a new game starts while other matches' agents think.
+    start_threads: int = 1
+    #: Seconds an agent's ``start`` may take (it may compile code on first use) before a random agent replaces it.
+    agent_start_time: float = 120.0
+    #: Seconds past its clock an agent's move is still waited for; later, a random move is played for it.
+    grace: float = 0.25
+
+    # --- HTTP (used by the app, kept here so that every bound is in one object) -------------------------
+    #: Largest request body in bytes; a longer one is refused before it is read.
+    max_body_bytes: int = 65536
+    #: Largest ``offset`` of a list request (and the page number times the page size).
+    max_page_offset: int = 10**6
+    #: Most matches one list request returns.
+    max_page_size: int = 500
+    #: Longest ``wait=`` (seconds) a request may ask for.
+    max_wait: float = 60.0
+    #: Event streams one client may hold open at once.
+    max_streams_per_client: int = 16
+    #: Characters of a client's input quoted back in an error message.
+    max_echo_chars: int = 80
+    #: Host names (the ``Host`` header, without the port) the server answers; others are refused.
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type == "int":
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise ValueError(f"{f.name} must be a whole number of at least 1, not {value!r}")
+            elif f.type == "float":
+                floor_ok = f.name in ("idle_seconds", "grace")  # 0 is meaningful: unload at once / no grace
+                if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                    raise ValueError(f"{f.name} must be a finite number of seconds, not {value!r}")
+                if value < 0 or (value == 0 and not floor_ok):
+                    raise ValueError(f"{f.name} must be {'0 or more' if floor_ok else 'more than 0'}, not {value!r}")
+                object.__setattr__(self, f.name, float(value))
+        hosts = self.allowed_hosts
+        if isinstance(hosts, str) or not all(isinstance(h, str) and h.strip() for h in hosts) or not hosts:
+            raise ValueError(f"allowed_hosts must be a non-empty tuple of host names, not {hosts!r}")
+        object.__setattr__(self, "allowed_hosts", tuple(h.strip().lower() for h in hosts))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Limits:
+        """Limits from ``GGP_WEB_<FIELD>`` variables of ``environ`` (default ``os.environ``), then ``overrides``.
+
+        A malformed variable raises ``ValueError`` naming it.
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            name = _PREFIX + f.name.upper()
+            text = env.get(name)
+            if text is None:
+                continue
+            try:
+                if f.type == "int":
+                    values[f.name] = int(text)
+                elif f.type == "float":
+                    values[f.name] = float(text)
+                else:
+                    values[f.name] = tuple(h for h in text.replace(" ", ",").split(",") if h)
+            except ValueError:
+                raise ValueError(f"{name} must be a number, not {text!r}") from None
+        values.update(overrides)
+        try:
+            return cls(**values)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (from {_PREFIX}* environment variables or arguments)") from None
