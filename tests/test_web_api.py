@@ -36,16 +36,20 @@ def db(tmp_path: Path) -> Path:
     return tmp_path / "web.sqlite3"
 
 
+#: The app serves loopback host names only (TestClient's default "testserver" is refused).
+BASE = "http://127.0.0.1"
+
+
 @pytest.fixture
 def client(db: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(db)) as c:
+    with TestClient(create_app(db), base_url=BASE) as c:
         yield c
 
 
 @contextmanager
-def app_on(db: Path) -> Iterator[TestClient]:
-    """A fresh app (a server restart) on the database ``db``."""
-    with TestClient(create_app(db)) as c:
+def app_on(db: Path, cookies: Any = None) -> Iterator[TestClient]:
+    """A fresh app (a server restart) on the database ``db``; ``cookies`` carries a browser's seats over."""
+    with TestClient(create_app(db), base_url=BASE, cookies=cookies) as c:
         yield c
 
 
@@ -55,8 +59,9 @@ def new_game(client: TestClient, game: str, players: dict[str, str], **settings:
     return r.json()
 
 
-def move(client: TestClient, gid: str, role: str, text: Any, **extra: Any) -> Any:
-    return client.post(f"/api/games/{gid}/moves", params={"wait": 10}, json={"role": role, "move": text, **extra})
+def move(client: TestClient, gid: str, role: str, text: Any, *, step: int) -> Any:
+    """Move for ``role`` in step ``step`` with the seat's token from the client's cookie, then wait for agents."""
+    return client.post(f"/api/games/{gid}/moves", params={"wait": 10}, json={"role": role, "move": text, "step": step})
 
 
 def wait(client: TestClient, gid: str) -> dict[str, Any]:
@@ -137,7 +142,7 @@ def test_play_wallmaze_to_the_end_against_random(client: TestClient) -> None:
         if not view["awaiting"]:
             view = wait(client, gid)
             continue
-        r = move(client, gid, "white", east_or_wait(view, "white"))
+        r = move(client, gid, "white", east_or_wait(view, "white"), step=view["step"])
         assert r.status_code == 200, r.text
         view = r.json()
     assert view["terminal"] and view["status"] == "over"
@@ -157,7 +162,7 @@ def test_play_wallmaze_to_the_end_against_random(client: TestClient) -> None:
     assert listed["total"] == 1 and listed["games"][0]["id"] == gid and listed["games"][0]["status"] == "over"
     download = client.get(f"/games/{gid}/record.json")
     assert "attachment" in download.headers["content-disposition"] and download.json() == record
-    r = move(client, gid, "white", "noop")
+    r = move(client, gid, "white", "noop", step=view["step"])
     assert r.status_code == 409 and "over" in r.json()["detail"]
 
 
@@ -176,15 +181,20 @@ def test_illegal_or_malformed_move_is_400_and_changes_nothing(client: TestClient
     gid = view["id"]
     before = client.get(f"/api/games/{gid}", params={"svg": 1}).json()
     for text in ["(move 1 3 1 3)", "(fire 4 4)", "(((", "", "hello", 42, None, ["(move 1 3 1 4)"], "(move 1 3 1 9)"]:
-        r = client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": text})
+        r = client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": text, "step": 0})
         assert r.status_code == 400, (text, r.text)
         detail = r.json()["detail"]
         assert "legal moves:" in detail and "(move 1 3 1 4)" in detail, detail
         assert "(move 1 3 1 4)" in r.json()["legal"]
     assert client.post(f"/api/games/{gid}/moves", content=b"not json").status_code == 400
-    assert client.post(f"/api/games/{gid}/moves", json={"role": "red", "move": "noop"}).status_code == 400
-    r = client.post(f"/api/games/{gid}/moves", json={"role": "black", "move": "noop"})
+    assert client.post(f"/api/games/{gid}/moves", json={"role": "red", "move": "noop", "step": 0}).status_code == 400
+    r = client.post(f"/api/games/{gid}/moves", json={"role": "black", "move": "noop", "step": 0})
     assert r.status_code == 400 and "agent" in r.json()["detail"]
+    for step in [None, "0", 0.0, True, -1]:  # the step is required, and a whole number
+        r = client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": "(move 1 3 1 4)", "step": step})
+        assert r.status_code == 400 and "step" in r.json()["detail"], (step, r.text)
+    r = client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": "(move 1 3 1 4)"})
+    assert r.status_code == 400 and "step" in r.json()["detail"]
     r = client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": "(move 1 3 1 4)", "step": 5})
     assert r.status_code == 409 and "step" in r.json()["detail"]
     after = client.get(f"/api/games/{gid}", params={"svg": 1}).json()
@@ -192,9 +202,9 @@ def test_illegal_or_malformed_move_is_400_and_changes_nothing(client: TestClient
     with app_on(db) as fresh:  # and nothing was stored
         assert fresh.get(f"/api/games/{gid}").json()["step"] == 0
     # the short notation is accepted too, and a whole Amazons turn is two steps
-    r = move(client, gid, "white", "a3-a4")
+    r = move(client, gid, "white", "a3-a4", step=0)
     assert r.status_code == 200 and r.json()["state"]["phase"] == "fire"
-    r = move(client, gid, "white", "(fire 1 5)")
+    r = move(client, gid, "white", "(fire 1 5)", step=1)
     assert r.status_code == 200
     view = wait(client, gid)
     assert view["step"] == 4 and view["awaiting"] == ["white"]  # black moved and fired
@@ -205,25 +215,27 @@ def test_restart_on_the_same_database_continues_the_game(db: Path) -> None:
         view = new_game(first, "wallmaze", {"white": "human", "black": "random:seed=4"})
         gid = view["id"]
         for _ in range(3):
-            view = move(first, gid, "white", east_or_wait(view, "white")).json()
+            view = move(first, gid, "white", east_or_wait(view, "white"), step=view["step"]).json()
         assert view["step"] == 3
         state = view["state"]
         # a simultaneous game of two people, one of whom has moved: that half step survives too
         hot = new_game(first, "bomberman2p", {"bomberman": "human", "bomberwoman": "human"})
-        assert move(first, hot["id"], "bomberman", "dropBomb").json()["submitted"] == ["bomberman"]
-    with app_on(db) as second:
+        assert move(first, hot["id"], "bomberman", "dropBomb", step=0).json()["submitted"] == ["bomberman"]
+        seats = first.cookies  # the browser keeps its seats across the restart
+    with app_on(db, cookies=seats) as second:
         view = second.get(f"/api/games/{gid}").json()
         assert view["step"] == 3 and view["state"] == state and view["awaiting"] == ["white"]
+        assert view["mine"] == ["white"]  # the seat's token still holds: only its hash is stored
         while not view["terminal"]:
             view = (
-                move(second, gid, "white", east_or_wait(view, "white")).json()
+                move(second, gid, "white", east_or_wait(view, "white"), step=view["step"]).json()
                 if view["awaiting"]
                 else wait(second, gid)
             )
         assert view["status"] == "over"
         hot_view = second.get(f"/api/games/{hot['id']}").json()
         assert hot_view["awaiting"] == ["bomberwoman"] and hot_view["submitted"] == ["bomberman"]
-        after = move(second, hot["id"], "bomberwoman", "(move west)").json()
+        after = move(second, hot["id"], "bomberwoman", "(move west)", step=0).json()
         assert after["step"] == 1 and after["last_joint"] == {"bomberman": "dropBomb", "bomberwoman": "(move west)"}
         assert after["state"]["bombs"] == [[1, 1, 3]]
     with app_on(db) as third:
@@ -238,7 +250,7 @@ def test_simultaneous_agent_move_is_revealed_only_with_the_persons(client: TestC
     view = wait(client, gid)  # the agent has chosen; its choice is not shown
     assert view["submitted"] == ["bomberwoman"] and view["awaiting"] == ["bomberman"]
     assert view["last_joint"] is None and view["step"] == 0 and "pending" not in view
-    after = move(client, gid, "bomberman", "(move north)").json()
+    after = move(client, gid, "bomberman", "(move north)", step=0).json()
     assert after["step"] == 1 and after["last_joint"]["bomberman"] == "(move north)"
     assert after["last_joint"]["bomberwoman"] in {"(move south)", "(move west)", "(move nowhere)", "dropBomb"}
 
@@ -247,9 +259,11 @@ def test_bomb_countdown_and_fire_in_the_state(client: TestClient) -> None:
     view = new_game(client, "bomberman2p", {"bomberman": "human", "bomberwoman": "human"})
     gid = view["id"]
     timers = []
-    for man in ["dropBomb", "(move north)", "(move north)", "(move east)", "(move nowhere)"]:
-        assert client.post(f"/api/games/{gid}/moves", json={"role": "bomberman", "move": man}).status_code == 200
-        r = client.post(f"/api/games/{gid}/moves", params={"svg": 1}, json={"role": "bomberwoman", "move": "."})
+    for step, man in enumerate(["dropBomb", "(move north)", "(move north)", "(move east)", "(move nowhere)"]):
+        r = client.post(f"/api/games/{gid}/moves", json={"role": "bomberman", "move": man, "step": step})
+        assert r.status_code == 200, r.text
+        woman = {"role": "bomberwoman", "move": ".", "step": step}
+        r = client.post(f"/api/games/{gid}/moves", params={"svg": 1}, json=woman)
         assert r.status_code == 200, r.text
         view = r.json()
         timers.append([b[2] for b in view["state"]["bombs"]])
@@ -343,7 +357,7 @@ def test_a_thinking_agent_does_not_block_the_server(client: TestClient, monkeypa
     view = client.get(f"/api/games/{gid}").json()
     assert time.perf_counter() - began < 0.4
     assert "black" in view["thinking"] and view["awaiting"] == ["white"]
-    assert move(client, gid, "white", "noop").json()["step"] == 1  # waits (wait=10) for the agent
+    assert move(client, gid, "white", "noop", step=0).json()["step"] == 1  # waits (wait=10) for the agent
     record = client.get(f"/api/games/{gid}/record").json()
     assert record["moves"][0]["times"][1] >= 0.5
 

@@ -2,29 +2,71 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
+import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 
 import uvicorn
 
 from .app import create_app
+from .limits import Limits
 from .store import default_db_path
 
+#: Addresses that listen on every network interface.
+ALL_INTERFACES = ("0.0.0.0", "::", "")
 
-def serve(host: str = "127.0.0.1", port: int = 8000, db: str | Path | None = None) -> int:
-    """Serve the app until interrupted (Ctrl-C); returns the exit code."""
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | Path | None = None,
+    allowed_hosts: Iterable[str] = (),
+    limits: Limits | None = None,
+) -> int:
+    """Serve the app until interrupted (Ctrl-C); returns the exit code.
+
+    The app answers requests whose ``Host`` is loopback (``limits.allowed_hosts``, from ``GGP_WEB_ALLOWED_HOSTS``)
+    or one of ``allowed_hosts`` (``ggp web --allow-host NAME``); a ``host`` that is not loopback is added too.
+    """
+    limits = with_hosts(limits if limits is not None else Limits.from_env(), [*allowed_hosts, host])
     path = Path(db).expanduser() if db is not None else default_db_path()
-    app = create_app(path)
+    app = create_app(path, limits=limits)
     shown = f"[{host}]" if ":" in host else host
-    if host in ("0.0.0.0", "::"):
+    if host in ALL_INTERFACES:
         shown = "127.0.0.1"
+        print(exposure_warning(limits), file=sys.stderr, flush=True)
     print(f"ggp web: open http://{shown}:{port}/  (history in {path}; API docs at /docs; Ctrl-C stops)", flush=True)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     uvicorn.Server(config).run()
     return 0
+
+
+def with_hosts(limits: Limits, hosts: Iterable[str]) -> Limits:
+    """``limits`` that also serve ``hosts`` (names or addresses; ``0.0.0.0`` and empty names are left out).
+
+    >>> with_hosts(Limits(), ["ggp.lan", "0.0.0.0", "::1"]).allowed_hosts
+    ('127.0.0.1', 'localhost', '[::1]', '::1', 'ggp.lan')
+    """
+    extra = [h.strip().lower() for h in hosts if h.strip() and h.strip() not in ALL_INTERFACES]
+    merged = tuple(dict.fromkeys([*limits.allowed_hosts, *extra]))
+    return dataclasses.replace(limits, allowed_hosts=merged)
+
+
+def exposure_warning(limits: Limits) -> str:
+    """What listening on every interface exposes, for the person starting the server."""
+    names = ", ".join(limits.allowed_hosts)
+    return (
+        "ggp web: warning: listening on every network interface. Anyone who can reach this machine can create "
+        "games (using its CPU for agents), watch every game, read the history and take open seats; seats you "
+        "take stay yours (a secret token in your browser). Only requests for these host names are answered: "
+        f"{names}; add this machine's name or address with --allow-host NAME (or GGP_WEB_ALLOWED_HOSTS), "
+        "and put it behind a TLS proxy for anything beyond a trusted network."
+    )
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -46,10 +88,17 @@ class BackgroundServer:
     ``timeout`` seconds); leaving stops the server and waits for the thread.
     """
 
-    def __init__(self, db: str | Path, host: str = "127.0.0.1", port: int | None = None, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        db: str | Path,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        timeout: float = 30.0,
+        limits: Limits | None = None,
+    ) -> None:
         self.host = host
         self.port = port or free_port(host)
-        self.app = create_app(db)
+        self.app = create_app(db, limits=limits)
         self.timeout = timeout
         config = uvicorn.Config(
             self.app, host=host, port=self.port, log_level="warning", timeout_graceful_shutdown=1, lifespan="on"

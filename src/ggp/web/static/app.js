@@ -26,13 +26,22 @@
     return node;
   }
 
-  async function api(method, url, body) {
+  // Thrown when the server cannot be reached (no answer at all), as opposed to an answer with an error status.
+  class Unreachable extends Error {}
+
+  async function api(method, url, body, timeoutMs = 20000) {
     const opts = { method, headers: { Accept: "application/json" } };
     if (body !== undefined) {
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);
     }
-    const reply = await fetch(url, opts);
+    if (window.AbortSignal && AbortSignal.timeout) opts.signal = AbortSignal.timeout(timeoutMs);
+    let reply;
+    try {
+      reply = await fetch(url, opts);
+    } catch (e) {
+      throw new Unreachable(String(e));
+    }
     let data = null;
     try {
       data = await reply.json();
@@ -40,6 +49,149 @@
       data = { detail: `${reply.status} ${reply.statusText}` };
     }
     return { ok: reply.ok, status: reply.status, data };
+  }
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // --- live updates: one event stream per browser, shared by its tabs -------------------------------
+  // A browser allows six connections per host, so a stream per tab would lock the app from the seventh tab
+  // on. The tab that holds the Web Lock "ggp-events" leads: it keeps one EventSource on
+  // /api/events?games=a,b,... for the games every tab follows, and relays what it hears over a
+  // BroadcastChannel. When the leader closes, the browser gives the lock to another tab, which asks every
+  // tab what it follows and opens the stream again. Without Web Locks or BroadcastChannel each tab keeps
+  // its own stream, closed while the tab is hidden.
+  function makeHub() {
+    const tab = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+    const handlers = new Map(); // game id -> Set of functions called with each view
+    const statusFns = new Set(); // functions called with true (connected) or false (cannot reach the server)
+    const shared = !!(window.BroadcastChannel && navigator.locks && navigator.locks.request);
+    const channel = shared ? new BroadcastChannel("ggp-events") : null;
+    let leader = null;
+
+    function deliver(msg) {
+      if (msg.type === "update") (handlers.get(msg.game) || new Set()).forEach((fn) => fn(msg.view));
+      else if (msg.type === "status") statusFns.forEach((fn) => fn(msg.online));
+      else if (msg.type === "who") announce();
+      else if (leader && msg.type === "want") leader.want(msg.tab, msg.games);
+      else if (leader && msg.type === "bye") leader.want(msg.tab, []);
+    }
+
+    // heard by this tab and, through the channel, by every other tab of this browser
+    function publish(msg) {
+      if (channel) channel.postMessage(msg);
+      deliver(msg);
+    }
+
+    function announce() {
+      const games = [...handlers.keys()];
+      if (channel) channel.postMessage({ type: "want", tab, games });
+      if (leader) leader.want(tab, games);
+    }
+
+    // One EventSource for a set of games; reopened when a game it lacks is wanted.
+    function makeStream(onView, onStatus) {
+      let source = null;
+      let key = "";
+      let retry = null;
+      const done = new Set(); // games seen finished: the server sends their last view and drops them
+      const self = {
+        follow(games) {
+          const live = [...new Set(games)].filter((g) => !done.has(g)).sort().slice(-100);
+          const have = new Set(key ? key.split(",") : []);
+          if (source && live.every((g) => have.has(g))) return; // extra games on the stream do no harm
+          if (source) source.close();
+          source = null;
+          key = live.join(",");
+          if (!live.length) return;
+          const es = new EventSource(`/api/events?games=${encodeURIComponent(key)}`);
+          source = es;
+          es.addEventListener("update", (e) => {
+            const view = JSON.parse(e.data);
+            if (view.terminal) done.add(view.id);
+            onView(view);
+          });
+          es.addEventListener("gone", (e) => done.add(JSON.parse(e.data).id));
+          es.addEventListener("end", () => {
+            es.close();
+            if (source === es) {
+              source = null;
+              key = "";
+            }
+          });
+          es.onopen = () => onStatus(true);
+          es.onerror = () => {
+            if (source !== es) return;
+            onStatus(false);
+            // network errors are retried by the EventSource itself; an error answer closes it for good
+            if (es.readyState === EventSource.CLOSED && !retry) {
+              retry = setTimeout(() => {
+                retry = null;
+                if (source === es) {
+                  source = null;
+                  self.follow(live);
+                }
+              }, 3000);
+            }
+          };
+        },
+        close() {
+          if (source) source.close();
+          source = null;
+          key = "";
+        },
+      };
+      return self;
+    }
+
+    function becomeLeader() {
+      const wants = new Map(); // tab -> the games it follows
+      const stream = makeStream(
+        (view) => publish({ type: "update", game: view.id, view }),
+        (online) => publish({ type: "status", online }),
+      );
+      let pending = null;
+      leader = {
+        want(from, games) {
+          if (games.length) wants.set(from, games);
+          else wants.delete(from);
+          if (!pending) {
+            // gather the answers of several tabs into one (re)connection
+            pending = setTimeout(() => {
+              pending = null;
+              stream.follow([...wants.values()].flat());
+            }, 50);
+          }
+        },
+      };
+      leader.want(tab, [...handlers.keys()]);
+      channel.postMessage({ type: "who" });
+    }
+
+    if (shared) {
+      channel.onmessage = (e) => deliver(e.data);
+      // the lock is held for the life of the page: the promise never settles
+      navigator.locks.request("ggp-events", () => new Promise(() => becomeLeader()));
+      window.addEventListener("pagehide", () => channel.postMessage({ type: "bye", tab }));
+    } else {
+      const stream = makeStream(
+        (view) => deliver({ type: "update", game: view.id, view }),
+        (online) => deliver({ type: "status", online }),
+      );
+      const sync = () => (document.hidden ? stream.close() : stream.follow([...handlers.keys()]));
+      document.addEventListener("visibilitychange", sync);
+      leader = { want: () => sync() };
+    }
+
+    return {
+      follow(game, fn) {
+        if (!handlers.has(game)) handlers.set(game, new Set());
+        handlers.get(game).add(fn);
+        announce();
+      },
+      onStatus(fn) {
+        statusFns.add(fn);
+      },
+    };
   }
 
   // --- board overlays: highlight cells by their data-cell="x y" rectangles -----------------------
@@ -63,18 +215,23 @@
   }
 
   // --- the play / watch page ----------------------------------------------------------------------
-  function playPage() {
+  function playPage(hub) {
     const id = document.body.dataset.gameId;
     const family = document.body.dataset.family;
     const board = $("board");
     let view = JSON.parse($("initial-view").textContent);
+    let mine = new Set(view.mine || []); // the seats this browser owns (its cookie holds their tokens)
     let role = null; // the human role the controls act for
     let selected = null; // Amazons: the amazon picked to move
     let sending = false;
     let thinkingFrom = null; // {role: performance.now() at which it started}
-    let events = null;
+    let queued = null; // a move made while the server could not be reached: sent when it is back
+    let offline = false;
+    let probing = false;
+    let confirming = null; // the action button waiting for its second click
 
     const legal = () => (role && view.legal[role]) || [];
+    const OFFLINE = "Cannot reach the server; retrying…";
 
     function say(text, kind = "error") {
       const m = $("message");
@@ -83,19 +240,166 @@
       m.className = `message ${kind}`;
     }
 
+    // The server did not answer: say so, keep taking input, and look for it until it is back.
+    function lost(text) {
+      offline = true;
+      document.body.dataset.offline = "true";
+      say(text || OFFLINE);
+      if (!probing) probe();
+    }
+
+    async function probe() {
+      probing = true;
+      for (let delay = 500; offline; delay = Math.min(2 * delay, 4000)) {
+        await sleep(delay);
+        let r;
+        try {
+          r = await api("GET", `/api/games/${id}?svg=1`, undefined, 5000);
+        } catch (e) {
+          continue;
+        }
+        if (r.status >= 500) continue;
+        found(r.ok ? r.data : null);
+      }
+      probing = false;
+    }
+
+    function found(fresh) {
+      if (!offline) return;
+      offline = false;
+      delete document.body.dataset.offline;
+      say("");
+      if (fresh) render(fresh);
+      const q = queued;
+      queued = null;
+      if (q && q.step === view.step && view.awaiting.includes(q.role) && mine.has(q.role)) {
+        role = q.role;
+        submit(q.move);
+      }
+    }
+
     async function submit(move) {
       if (sending || !role) return;
+      const want = { role, move, step: view.step };
       sending = true;
       document.body.dataset.sending = "true"; // keys are ignored until the move is in
-      say("");
-      const r = await api("POST", `/api/games/${id}/moves?svg=1`, { role, move, step: view.step });
-      sending = false;
-      delete document.body.dataset.sending;
+      if (!offline) say("");
+      let r = null;
+      try {
+        r = await api("POST", `/api/games/${id}/moves?svg=1`, want);
+      } catch (e) {
+        if (!(e instanceof Unreachable)) throw e;
+      } finally {
+        sending = false;
+        delete document.body.dataset.sending;
+      }
       selected = null;
+      if (r === null) {
+        queued = want; // the latest move wins
+        lost(`Cannot reach the server: your move ${move} is sent when it is back; retrying…`);
+        highlight();
+        return;
+      }
+      queued = null;
+      if (offline) found(null);
       if (r.ok) render(r.data);
       else {
         say(r.data.detail || `error ${r.status}`);
         highlight();
+      }
+    }
+
+    // POST an action (take a seat, resign, abort) and show the match as it answers.
+    async function act(method, url, body, after) {
+      let r;
+      try {
+        r = await api(method, url, body);
+      } catch (e) {
+        if (!(e instanceof Unreachable)) throw e;
+        return lost();
+      }
+      if (!r.ok) return say(r.data.detail || `error ${r.status}`);
+      say("");
+      after(r.data);
+    }
+
+    function renderSeats() {
+      const box = $("seats");
+      box.replaceChildren();
+      const seats = view.seats || {};
+      const open = Object.keys(seats).filter((r) => seats[r] === "open");
+      $("watching").hidden = mine.size > 0;
+      if (mine.size) box.append(el("span", { class: "label" }, `you play ${[...mine].join(", ")}`));
+      if (view.terminal) return;
+      for (const r of open) {
+        box.append(
+          el(
+            "button",
+            {
+              class: "seat",
+              "data-seat": r,
+              onclick: () =>
+                act("POST", `/api/games/${id}/seats/${encodeURIComponent(r)}`, {}, () => {
+                  mine.add(r);
+                  render(view, true);
+                }),
+            },
+            `play as ${r}`,
+          ),
+        );
+      }
+    }
+
+    // A button that asks "sure?" on its first click and acts on the second.
+    function twoStep(name, label, confirmLabel, action) {
+      const armed = confirming === name;
+      return el(
+        "button",
+        {
+          class: armed ? "action armed" : "action",
+          id: `action-${name}`,
+          onclick: () => {
+            if (confirming !== name) {
+              confirming = name;
+              renderActions();
+              return;
+            }
+            confirming = null;
+            action();
+          },
+        },
+        armed ? confirmLabel : label,
+      );
+    }
+
+    function renderActions() {
+      const box = $("actions");
+      box.replaceChildren();
+      const owned = [...mine];
+      const humans = Object.values(view.seats || {}).some((s) => s !== "agent");
+      if (!view.terminal && owned.length) {
+        const who = role && mine.has(role) ? role : owned[0];
+        box.append(
+          twoStep("resign", `resign as ${who}`, `really resign as ${who}?`, () =>
+            act("POST", `/api/games/${id}/resign`, { role: who }, (data) => render(data)),
+          ),
+        );
+        if (view.step === 0) {
+          box.append(
+            twoStep("abort", "abort the game", "really abort it?", () =>
+              act("POST", `/api/games/${id}/abort`, {}, (data) => render(data)),
+            ),
+          );
+        }
+      }
+      if (view.terminal && (owned.length || !humans)) {
+        box.append(
+          twoStep("delete", "delete this game", "really delete it for good?", () =>
+            act("DELETE", `/api/games/${id}`, undefined, () => {
+              window.location.href = "/games";
+            }),
+          ),
+        );
       }
     }
 
@@ -122,7 +426,7 @@
     function renderRolePick() {
       const box = $("role-pick");
       box.replaceChildren();
-      const humans = view.awaiting;
+      const humans = view.awaiting.filter((r) => mine.has(r));
       box.hidden = humans.length < 2;
       if (humans.length < 2) return;
       box.append(el("span", { class: "label" }, "moving for "));
@@ -274,20 +578,20 @@
       const box = $("result");
       box.hidden = !view.terminal;
       if (!view.terminal) return;
-      const goals = view.goals;
+      const goals = view.goals || {};
       const values = Object.values(goals);
       const best = Math.max(...values);
       const winners = Object.keys(goals).filter((r) => goals[r] === best);
-      $("result-title").textContent =
-        winners.length === 1 ? `Game over: ${winners[0]} wins` : winners.length === values.length ? "Game over: a draw" : "Game over";
+      let title = "Game over";
+      if (view.ended === "aborted") title = "Game aborted";
+      else if (winners.length === 1) title = `Game over: ${winners[0]} wins`;
+      else if (values.length && winners.length === values.length) title = "Game over: a draw";
+      if (view.result && view.ended !== "terminal") title += ` (${view.result})`;
+      $("result-title").textContent = title;
       const list = $("result-goals");
       list.replaceChildren();
       for (const [r, v] of Object.entries(goals)) {
         list.append(el("li", { class: v === best && winners.length === 1 ? "winner" : "" }, el("b", {}, r), ` (${view.players[r]}): ${v}`));
-      }
-      if (events) {
-        events.close();
-        events = null;
       }
     }
 
@@ -302,9 +606,13 @@
       }
     }
 
-    function render(next) {
-      if (next.version < view.version) return;
-      const fresh = next.version !== view.version || !board.dataset.version;
+    // A restarted server counts versions from 0 again: views of another server instance are ordered by step.
+    const older = (next) => (next.epoch === view.epoch ? next.version < view.version : next.step < view.step);
+
+    function render(next, force = false) {
+      if (older(next)) return;
+      if (next.mine) mine = new Set(next.mine);
+      const fresh = next.version !== view.version || !board.dataset.version || force;
       view = next;
       if (fresh && next.svg) board.innerHTML = next.svg;
       board.dataset.version = String(view.version);
@@ -312,12 +620,15 @@
       $("step").textContent = String(view.step);
       $("counter").textContent = view.state.step === undefined ? "" : `(rule sheet's step counter: ${view.state.step})`;
       $("turn").textContent = describeTurn();
-      if (!view.awaiting.includes(role)) {
-        role = view.awaiting[0] || null;
+      const mayMove = view.awaiting.filter((r) => mine.has(r));
+      if (!mayMove.includes(role)) {
+        role = mayMove[0] || null;
         selected = null;
       }
+      renderSeats();
       renderRolePick();
       renderControls();
+      renderActions();
       renderThinking();
       renderResult();
       renderLast();
@@ -370,21 +681,16 @@
       else if (role) say(`That move is not legal for ${role} now.`, "info");
     });
 
-    function connect() {
-      if (view.terminal || !window.EventSource) return;
-      events = new EventSource(`/api/games/${id}/events`);
-      events.addEventListener("update", (e) => render(JSON.parse(e.data)));
-    }
-
     board.dataset.version = "";
     render(view);
-    connect();
+    hub.onStatus((online) => online || lost()); // the probe that lost() starts tells when it is back
+    if (!view.terminal) hub.follow(id, (next) => render(next));
   }
 
   // --- the replay viewer -----------------------------------------------------------------------------
-  function replayPage() {
+  function replayPage(hub) {
     const id = document.body.dataset.gameId;
-    const total = Number(document.body.dataset.steps);
+    let total = Number(document.body.dataset.steps);
     const board = $("board");
     const slider = $("slider");
     const cache = new Map();
@@ -393,7 +699,14 @@
     let moves = [];
 
     async function fetchStep(k) {
-      if (!cache.has(k)) cache.set(k, fetch(`/api/games/${id}/steps/${k}`).then((r) => r.json()));
+      if (!cache.has(k)) {
+        const got = fetch(`/api/games/${id}/steps/${k}`).then((r) => {
+          if (!r.ok) throw new Error(`step ${k}: ${r.status}`);
+          return r.json();
+        });
+        got.catch(() => cache.delete(k)); // not kept: asked again next time
+        cache.set(k, got);
+      }
       return cache.get(k);
     }
 
@@ -402,7 +715,13 @@
       current = k;
       slider.value = String(k);
       $("replay-step").textContent = String(k);
-      const d = await fetchStep(k);
+      let d;
+      try {
+        d = await fetchStep(k);
+      } catch (e) {
+        $("replay-joint").textContent = "cannot reach the server; try again";
+        return;
+      }
       if (current !== k) return;
       board.innerHTML = d.svg;
       board.dataset.step = String(k);
@@ -414,7 +733,7 @@
       document.querySelectorAll("#move-list li").forEach((li, i) => li.classList.toggle("current", i + 1 === k));
       const li = document.querySelector("#move-list li.current");
       if (li) li.scrollIntoView({ block: "nearest" });
-      if (k < total) fetchStep(k + 1);
+      if (k < total) fetchStep(k + 1).catch(() => {});
     }
 
     function setPlaying(on) {
@@ -427,6 +746,36 @@
         if (current >= total) setPlaying(false);
         else show(current + 1);
       }, 600);
+    }
+
+    function loadMoves() {
+      return fetch(`/api/games/${id}/record`)
+        .then((r) => r.json())
+        .then((rec) => {
+          moves = (rec.moves || []).map((m) => m.joint);
+          const items = moves.map((joint, i) => {
+            const text = joint.map((m, j) => `${rec.roles[j]} ${m}`).filter((t) => !t.endsWith(" noop") || joint.every((m) => m === "noop"));
+            return el("li", { onclick: () => show(i + 1) }, text.join(" · "));
+          });
+          $("move-list").replaceChildren(...items);
+        });
+    }
+
+    // A game still being played: follow it, and stay on its last step if that is where the viewer is.
+    function follow(view) {
+      const atEnd = current >= total;
+      if (view.step > total) {
+        total = view.step;
+        slider.max = String(total);
+        $("replay-total").textContent = String(total);
+        document.body.dataset.steps = String(total);
+        loadMoves().then(() => show(atEnd ? total : current));
+      }
+      if (view.terminal) {
+        const goals = Object.entries(view.goals || {}).map(([r, v]) => `${r} ${v}`).join(" · ");
+        const live = $("replay-live");
+        if (live) live.replaceChildren(view.ended === "aborted" ? "aborted" : `result: ${goals}`);
+      }
     }
 
     slider.addEventListener("input", () => show(Number(slider.value)));
@@ -452,21 +801,12 @@
       }
     });
 
-    fetch(`/api/games/${id}/record`)
-      .then((r) => r.json())
-      .then((rec) => {
-        moves = (rec.moves || []).map((m) => m.joint);
-        const list = $("move-list");
-        moves.forEach((joint, i) => {
-          const text = joint.map((m, j) => `${rec.roles[j]} ${m}`).filter((t) => !t.endsWith(" noop") || joint.every((m) => m === "noop"));
-          list.append(el("li", { onclick: () => show(i + 1) }, text.join(" · ")));
-        });
-        show(current);
-      });
+    loadMoves().then(() => show(current));
     show(0);
+    if (document.body.dataset.live === "true") hub.follow(id, follow);
   }
 
   const page = document.body.dataset.page;
-  if (page === "play") playPage();
-  else if (page === "replay") replayPage();
+  if (page === "play") playPage(makeHub());
+  else if (page === "replay") replayPage(makeHub());
 })();

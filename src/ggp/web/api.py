@@ -1,0 +1,447 @@
+"""The JSON API under ``/api``: matches, moves, seats and live event streams.
+
+Every write names its match's seat by a token (see :mod:`ggp.web.seats`);
+every request body is a pydantic model, every parameter is bounded by
+:class:`~ggp.web.limits.Limits`, and every error is ``{"detail": "..."}`` with
+a status that says whose fault it is (400 malformed, 403 not your seat, 404
+unknown, 409 too late, 413 too large, 429/503 busy: try again after
+``Retry-After`` seconds).
+"""
+
+import asyncio
+import contextlib
+import json
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt
+from starlette.types import Receive, Scope, Send
+
+from ..agents import AGENTS
+from ..core.registry import games as builtin_games
+from ..core.registry import load
+from . import seats as seat_cookies
+from . import ui
+from .limits import Limits
+from .record import match_record
+from .security import clip
+from .sessions import HUMAN, LimitReached, Manager, Match, MoveRejected, Settings, agent_catalog
+from .store import Store
+from .views import Presenter, is_match_id, summary
+
+#: Most matches one event stream follows.
+MAX_STREAM_GAMES = 100
+#: Seconds between keep-alive comments on an idle event stream (proxies close silent connections).
+KEEPALIVE = 15.0
+
+
+# --- request bodies -------------------------------------------------------------------------------
+class NewMatch(BaseModel):
+    """A new match: the game, who plays each role, how agents are timed, and which seats the creator takes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = Field(description="a game name, as listed by GET /api/catalog", examples=["wallmaze"])
+    players: dict[str, str] = Field(
+        default_factory=dict,
+        description="role -> 'human' or an agent spec such as 'random:seed=3'; roles left out are human",
+        examples=[{"white": "human", "black": "random"}],
+    )
+    agent_time: float = Field(1.0, gt=0, allow_inf_nan=False, description="seconds an agent may think per move")
+    pace: float = Field(
+        0.0, ge=0, allow_inf_nan=False, description="seconds at least between steps of a match without people"
+    )
+    seats: list[str] | None = Field(
+        None,
+        description="the human roles the creator takes (default: all); the others stay open for others to join",
+        examples=[["white"]],
+    )
+
+
+class MoveIn(BaseModel):
+    """A person's move for the step the client saw."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str = Field(description="the role moving (a seat this client owns)", examples=["white"])
+    move: JsonValue = Field(
+        description="KIF text such as '(move 2 5 3 5)', or the game's short notation ('e', 'd1-d5')",
+        examples=["(move 2 5 3 5)"],
+    )
+    step: StrictInt = Field(
+        ge=0,
+        description="the step this move is for (the view's `step`); a move for another step is refused with 409",
+        examples=[0],
+    )
+
+
+class ResignIn(BaseModel):
+    """Who resigns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str = Field(description="the resigning role (a seat this client owns)", examples=["white"])
+
+
+_AUTH = (
+    "Human seats belong to whoever took them: the creator of a match (all its human seats, or those named in "
+    "`seats`) or whoever joined an open seat (`POST /api/games/{id}/seats/{role}`). Each seat has a secret token, "
+    "returned as `tokens` when it is taken and kept by browsers in an HttpOnly cookie; an API client sends it in "
+    f"the `{seat_cookies.HEADER}` header. A move, resignation, abort or delete without the seat's token is "
+    "refused with 403; anyone may watch."
+)
+
+
+def api_description(limits: Limits) -> str:
+    """The OpenAPI description: how moves, waiting, seats and limits work."""
+    return (
+        "Play, watch and replay the ggp games. Moves are KIF text in the rule sheets' spelling, e.g. "
+        "`(move 2 5 3 5)`, `(fire 2 5)`, `dropBomb`, `noop`, with the `step` they are for. A match moves on by "
+        "itself while agents play; `wait=SECONDS` on a GET or a move makes the answer wait until people must move "
+        "again or the match is over. An illegal or malformed move is answered with 400 and a message naming the "
+        "legal moves, and changes nothing.\n\n"
+        f"**Seats.** {_AUTH}\n\n"
+        f"**Limits.** Request bodies up to {limits.max_body_bytes} bytes (413 beyond); `agent_time` up to "
+        f"{limits.max_agent_time:g} s, `pace` up to {limits.max_pace:g} s; `wait` up to {limits.max_wait:g} s; "
+        f"`offset` up to {limits.max_page_offset}, `limit` up to {limits.max_page_size}; "
+        f"{limits.max_streams_per_client} event streams per client (429 beyond); at most "
+        f"{limits.max_live_matches} matches in play at once (503 with `Retry-After` beyond). Writes from pages of "
+        "other origins are refused (403), and so are requests for hosts the server does not serve (421)."
+    )
+
+
+def detail(message: str, *inputs: object, limit: int = 80) -> str:
+    """An error message that quotes each long client input in ``inputs`` by its first ``limit`` characters."""
+    for text in sorted({str(i) for i in inputs if isinstance(i, str) and len(i) > limit}, key=len, reverse=True):
+        message = message.replace(text, clip(text, limit))
+        message = message.replace(repr(text), repr(clip(text, limit)))
+    return message if len(message) <= 4000 else clip(message, 4000)
+
+
+def build_router(manager: Manager, store: Store, limits: Limits, presenter: Presenter) -> APIRouter:
+    """The ``/api`` routes over ``manager`` and ``store``."""
+    router = APIRouter(prefix="/api", tags=["api"])
+    echo = limits.max_echo_chars
+    streams: Counter[str] = Counter()  # open event streams per client address
+
+    async def get_match(match_id: str) -> Match:
+        try:
+            match = await manager.get(match_id) if is_match_id(match_id) else None
+        except LimitReached as exc:
+            raise busy(exc) from None
+        if match is None:
+            raise HTTPException(404, f"no match {clip(match_id, echo)!r}")
+        return match
+
+    shown = presenter.show
+
+    def rejected(exc: MoveRejected, *inputs: object) -> JSONResponse:
+        body: dict[str, Any] = {"detail": detail(exc.message, *inputs, limit=echo)}
+        if exc.legal:
+            body["legal"] = exc.legal
+        return JSONResponse(body, status_code=exc.status)
+
+    def busy(exc: LimitReached) -> HTTPException:
+        return HTTPException(503, str(exc), headers={"Retry-After": str(exc.retry_after)})
+
+    Wait = Annotated[
+        float,
+        Query(ge=0, le=limits.max_wait, allow_inf_nan=False, description="wait up to this many seconds for agents"),
+    ]
+    Svg = Annotated[bool, Query(description="include the board as SVG")]
+
+    # --- reading ----------------------------------------------------------------------------------
+    @router.get("/catalog", summary="The games and the registered agents")
+    async def api_catalog() -> dict[str, Any]:
+        out = []
+        for name in builtin_games():
+            game = load(name)
+            out.append(
+                {
+                    "name": name,
+                    "roles": list(game.roles),
+                    "description": game.description,
+                    "agents": ui.agents_for(game, AGENTS),
+                }
+            )
+        return {"games": out, "agents": agent_catalog(), "human": HUMAN}
+
+    @router.get("/games", summary="List matches, newest first")
+    async def api_list(
+        limit: Annotated[int, Query(ge=1, le=limits.max_page_size)] = 50,
+        offset: Annotated[int, Query(ge=0, le=limits.max_page_offset)] = 0,
+        status: Literal["playing", "over"] | None = None,
+    ) -> dict[str, Any]:
+        rows = store.list(limit=limit, offset=offset, status=status)
+        return {"total": store.count(status), "games": [summary(m) for m in rows]}
+
+    @router.get("/games/{match_id}", summary="A match's current state (with `mine`: the seats you own)")
+    async def api_get(match_id: str, request: Request, svg: Svg = False, wait: Wait = 0.0) -> dict[str, Any]:
+        match = await get_match(match_id)
+        if wait:
+            await manager.wait_idle(match, wait)
+        return shown(match, request, svg=svg)
+
+    @router.get("/games/{match_id}/legal", summary="A role's legal moves now")
+    async def api_legal(match_id: str, role: Annotated[str, Query(max_length=200)]) -> dict[str, Any]:
+        match = await get_match(match_id)
+        if role not in match.roles:
+            raise HTTPException(
+                400, f"{match.game.name} has no role {clip(role, echo)!r}; its roles are {', '.join(match.roles)}"
+            )
+        return {
+            "role": role,
+            "step": match.step,
+            "terminal": match.over,
+            "moves": [] if match.over else ui.annotate(match.game, match.state, role),
+        }
+
+    @router.get("/games/{match_id}/steps/{step}", summary="The state after a step (for replays)")
+    async def api_step(match_id: str, step: Annotated[int, Path(ge=0, le=10**9)]) -> dict[str, Any]:
+        match = await get_match(match_id)
+        if not 0 <= step <= match.step:
+            raise HTTPException(404, f"step {step} is not in this match (0..{match.step})")
+        state = match.states[step]
+        game = match.game
+        terminal = game.is_terminal(state)
+        return {
+            "step": step,
+            "steps": match.step,
+            "joint": dict(zip(match.roles, match.joints[step - 1], strict=True)) if step else None,
+            "state": game.state_to_dict(state),
+            "terminal": terminal,
+            "goals": dict(zip(match.roles, game.goals(state), strict=True)) if terminal else None,
+            "svg": ui.board_svg(game, state),
+        }
+
+    @router.get("/games/{match_id}/record", summary="The match record (JSON)")
+    async def api_record(match_id: str) -> dict[str, Any]:
+        return record_of(store, match_id, echo)
+
+    # --- writing ----------------------------------------------------------------------------------
+    @router.post(
+        "/games",
+        status_code=201,
+        summary="Create a match; you own the human seats you take (their tokens are in `tokens`)",
+        responses={400: {"description": "bad game, players or settings"}, 503: {"description": "too busy"}},
+    )
+    async def api_create(body: NewMatch, request: Request, response: Response) -> dict[str, Any]:
+        settings = Settings(agent_time=body.agent_time, pace=body.pace)
+        try:
+            match, tokens = await manager.create(body.game, body.players, settings, seats=body.seats)
+        except LimitReached as exc:
+            raise busy(exc) from None
+        except ValueError as exc:
+            inputs = [body.game, *body.players, *body.players.values(), *(body.seats or [])]
+            raise HTTPException(400, detail(str(exc), *inputs, limit=echo)) from None
+        seat_cookies.remember(response, request, match.id, tokens)
+        out = shown(match)
+        out["mine"] = [r for r in match.roles if r in tokens]
+        out["tokens"] = tokens
+        return out
+
+    @router.post(
+        "/games/{match_id}/seats/{role}",
+        status_code=201,
+        summary="Take an open human seat; answers its token (and keeps it in the browser's cookie)",
+        responses={409: {"description": "the seat is taken"}, 400: {"description": "not a human seat"}},
+    )
+    async def api_claim(
+        match_id: str, role: Annotated[str, Path(max_length=200)], request: Request, response: Response
+    ) -> Any:
+        match = await get_match(match_id)
+        try:
+            token = manager.claim_seat(match, role)
+        except MoveRejected as exc:
+            return rejected(exc, role)
+        seat_cookies.remember(response, request, match.id, {role: token})
+        return {"id": match.id, "role": role, "token": token}
+
+    @router.post(
+        "/games/{match_id}/moves",
+        summary="Submit a move for a seat you own",
+        responses={
+            400: {"description": "illegal or malformed move (names the legal moves)"},
+            403: {"description": "not your seat"},
+            409: {"description": "a move for another step, or the seat has moved already"},
+        },
+    )
+    async def api_move(
+        match_id: str, body: MoveIn, request: Request, svg: Svg = False, wait: Wait = 0.0
+    ) -> JSONResponse:
+        match = await get_match(match_id)
+        seats = seat_cookies.Seats(request)
+        try:
+            manager.submit(match, body.role, body.move, body.step, seats.token(body.role))
+        except MoveRejected as exc:
+            return rejected(exc, body.role, body.move)
+        if wait:
+            await manager.wait_idle(match, wait)
+        return JSONResponse(shown(match, request, svg=svg))
+
+    @router.post(
+        "/games/{match_id}/resign",
+        summary="Resign a seat you own: the match ends, the other roles win",
+        responses={403: {"description": "not your seat"}, 409: {"description": "the match is over"}},
+    )
+    async def api_resign(match_id: str, body: ResignIn, request: Request) -> Any:
+        match = await get_match(match_id)
+        try:
+            await manager.resign(match, body.role, seat_cookies.Seats(request).token(body.role))
+        except MoveRejected as exc:
+            return rejected(exc, body.role)
+        return shown(match, request, svg=True)
+
+    @router.post(
+        "/games/{match_id}/abort",
+        summary="Abort a match before its first move (any seat owner)",
+        responses={403: {"description": "you own no seat"}, 409: {"description": "moves were made"}},
+    )
+    async def api_abort(match_id: str, request: Request) -> Any:
+        match = await get_match(match_id)
+        try:
+            await manager.abort(match, owner_token(match, request))
+        except MoveRejected as exc:
+            return rejected(exc)
+        return shown(match, request, svg=True)
+
+    @router.delete(
+        "/games/{match_id}",
+        status_code=204,
+        summary="Delete a finished match from the history (an owner of one of its seats)",
+        responses={403: {"description": "you own no seat"}, 409: {"description": "the match is being played"}},
+    )
+    async def api_delete(match_id: str, request: Request) -> Response:
+        match = await get_match(match_id)
+        try:
+            await manager.delete(match.id, owner_token(match, request))
+        except MoveRejected as exc:
+            return rejected(exc)
+        return Response(status_code=204)
+
+    def owner_token(match: Match, request: Request) -> str | None:
+        """A token of the request that owns some seat of ``match`` (the first one that does), else None."""
+        tokens = seat_cookies.Seats(request).tokens()
+        for token in tokens:
+            if any(manager.owns(match, role, token) for role in match.roles):
+                return token
+        return tokens[0] if tokens else None
+
+    # --- event streams ----------------------------------------------------------------------------
+    async def events(matches: list[Match], missing: list[str], request: Request) -> StreamingResponse:
+        client = request.client.host if request.client else "?"
+        if streams[client] >= limits.max_streams_per_client:
+            raise HTTPException(
+                429,
+                f"this client has {streams[client]} event streams open, the most allowed; "
+                "close one (one stream can follow many games: /api/events?games=a,b)",
+                headers={"Retry-After": "5"},
+            )
+        streams[client] += 1
+
+        def release() -> None:
+            streams[client] -= 1
+            if streams[client] <= 0:
+                del streams[client]
+
+        async def stream() -> AsyncIterator[str]:
+            with contextlib.ExitStack() as watching:
+                for m in matches:
+                    watching.enter_context(manager.watch(m))
+                async for chunk in _stream(matches, missing):
+                    yield chunk
+
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return _EventStream(stream(), release, headers=headers)
+
+    async def _stream(matches: list[Match], missing: list[str]) -> AsyncIterator[str]:
+        yield "retry: 2000\n\n"
+        for match_id in missing:
+            yield f"event: gone\ndata: {json.dumps({'id': match_id})}\n\n"
+        seen = dict.fromkeys((m.id for m in matches), -1)
+        live = list(matches)
+        while live:
+            for m in list(live):
+                if m.version != seen[m.id]:
+                    seen[m.id] = m.version
+                    yield f"event: update\ndata: {json.dumps(shown(m, svg=True))}\n\n"
+                if m.over:  # its last view is out: nothing more will come
+                    live.remove(m)
+            if not live:
+                break
+            if not await _any_change(live, seen, KEEPALIVE):
+                yield ": keep-alive\n\n"
+        yield "event: end\ndata: {}\n\n"
+
+    @router.get(
+        "/games/{match_id}/events",
+        summary="Server-sent events: the match's view (with SVG) at every change; ends when the match is over",
+        response_class=StreamingResponse,
+        responses={429: {"description": "too many streams open"}},
+    )
+    async def api_events(match_id: str, request: Request) -> StreamingResponse:
+        return await events([await get_match(match_id)], [], request)
+
+    @router.get(
+        "/events",
+        summary="Server-sent events for several matches on one connection (`update` views, `gone`, `end`)",
+        response_class=StreamingResponse,
+        responses={429: {"description": "too many streams open"}},
+    )
+    async def api_events_many(
+        request: Request,
+        games: Annotated[
+            str, Query(max_length=MAX_STREAM_GAMES * 65, description="match ids separated by commas", examples=["a,b"])
+        ],
+    ) -> StreamingResponse:
+        ids = list(dict.fromkeys(g.strip() for g in games.split(",") if g.strip()))
+        if not ids or len(ids) > MAX_STREAM_GAMES:
+            raise HTTPException(400, f"games must name 1 to {MAX_STREAM_GAMES} match ids separated by commas")
+        matches, missing = [], []
+        for match_id in ids:
+            match = await get_match(match_id) if is_match_id(match_id) else None
+            if match is None:
+                missing.append(clip(match_id, echo))
+            else:
+                matches.append(match)
+        return await events(matches, missing, request)
+
+    return router
+
+
+class _EventStream(StreamingResponse):
+    """A ``text/event-stream`` answer that calls ``release`` when it ends, however it ends."""
+
+    def __init__(self, content: AsyncIterator[str], release: Callable[[], None], headers: dict[str, str]) -> None:
+        super().__init__(content, media_type="text/event-stream", headers=headers)
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
+
+
+async def _any_change(matches: list[Match], seen: dict[str, int], timeout: float) -> bool:
+    """Wait until one of ``matches`` changes past the version in ``seen`` (True) or ``timeout`` passes (False)."""
+    if len(matches) == 1:
+        return await matches[0].wait_change(seen[matches[0].id], timeout)
+    waits = [asyncio.ensure_future(m.wait_change(seen[m.id], timeout)) for m in matches]
+    try:
+        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        return any(t.result() for t in done)
+    finally:
+        for t in waits:
+            t.cancel()
+
+
+def record_of(store: Store, match_id: str, echo: int = 80) -> dict[str, Any]:
+    """The match record of a stored match; 404 if there is none."""
+    stored = store.load(match_id) if is_match_id(match_id) else None
+    if stored is None:
+        raise HTTPException(404, f"no match {clip(match_id, echo)!r}")
+    return match_record(load(stored.game), stored)

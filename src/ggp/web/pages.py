@@ -1,0 +1,178 @@
+"""The HTML pages: the games, the history, play / watch, replay, and the new-game form."""
+
+import urllib.parse
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
+
+from ..agents import AGENTS
+from ..core.registry import games as builtin_games
+from ..core.registry import load
+from . import seats as seat_cookies
+from . import ui
+from .api import NewMatch, detail, record_of
+from .limits import Limits
+from .security import clip
+from .sessions import HUMAN, LimitReached, Manager, Match, Settings, agent_catalog
+from .store import Store
+from .views import Presenter, is_match_id, summary
+
+#: Matches on one page of the history.
+PER_PAGE = 50
+
+
+def build_router(
+    manager: Manager, store: Store, limits: Limits, templates: Jinja2Templates, presenter: Presenter
+) -> APIRouter:
+    """The pages over ``manager`` and ``store``."""
+    router = APIRouter(include_in_schema=False)
+    echo = limits.max_echo_chars
+    shown = presenter.show
+
+    def error(
+        request: Request, status: int, title: str, message: str, headers: dict[str, str] | None = None
+    ) -> Response:
+        return templates.TemplateResponse(
+            request, "error.html", {"title": title, "message": message}, status_code=status, headers=headers
+        )
+
+    async def find(request: Request, match_id: str) -> Match | Response:
+        """The match, or the page to answer instead (404, or 503 when the server is full)."""
+        try:
+            match = await manager.get(match_id) if is_match_id(match_id) else None
+        except LimitReached as exc:
+            retry = {"Retry-After": str(exc.retry_after)}
+            return error(request, 503, "The server is busy", str(exc), retry)
+        return match if match is not None else not_found(request, match_id)
+
+    def not_found(request: Request, match_id: str) -> Response:
+        return error(
+            request, 404, "No such game", f"There is no game {clip(match_id, echo)!r} in this server's history."
+        )
+
+    @router.get("/", response_class=HTMLResponse)
+    async def home(request: Request) -> Response:
+        cards = []
+        for name in builtin_games():
+            game = load(name)
+            cards.append(
+                {
+                    "name": name,
+                    "description": game.description,
+                    "roles": game.roles,
+                    "svg": game.svg(game.initial_state(), 260),
+                    "rules": ui.RULES.get(name, []),
+                    "agents": ui.agents_for(game, AGENTS),
+                }
+            )
+        return templates.TemplateResponse(
+            request,
+            "home.html",
+            {
+                "cards": cards,
+                "agents": agent_catalog(),
+                "default_agent": "random" if "random" in AGENTS else sorted(AGENTS)[0],
+                "example_options": "seed=3",
+                "recent": [summary(m) for m in store.list(limit=8)],
+                "limits": limits,
+            },
+        )
+
+    @router.post("/new")
+    async def new_from_form(request: Request) -> Response:
+        form = urllib.parse.parse_qs(
+            (await request.body()).decode("utf-8", "replace"), max_num_fields=4 * seat_cookies._MAX_SEATS + 8
+        )
+
+        def field(key: str, default: str = "") -> str:
+            return form.get(key, [default])[0].strip()
+
+        name = field("game")
+        roles = load(name).roles if name in builtin_games() else ()
+        players = {}
+        for role in roles:
+            who = field(f"player_{role}", HUMAN) or HUMAN
+            options = field(f"options_{role}")
+            players[role] = f"{who}:{options}" if options and who != HUMAN else who
+        seats = [r for r in roles if players[r] == HUMAN and not field(f"open_{r}")]
+        try:
+            body = NewMatch.model_validate(
+                {
+                    "game": name,
+                    "players": players,
+                    "agent_time": field("agent_time", "1") or "1",
+                    "pace": field("pace", "0") or "0",
+                    "seats": seats,
+                }
+            )
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            return error(request, 400, "Cannot start that game", detail(problems, limit=echo))
+        try:
+            settings = Settings(agent_time=body.agent_time, pace=body.pace)
+            match, tokens = await manager.create(body.game, body.players, settings, seats=body.seats)
+        except LimitReached as exc:
+            retry = {"Retry-After": str(exc.retry_after)}
+            return error(request, 503, "The server is busy", str(exc), retry)
+        except ValueError as exc:
+            return error(request, 400, "Cannot start that game", detail(str(exc), name, *players.values(), limit=echo))
+        response = RedirectResponse(f"/games/{match.id}", status_code=303)
+        seat_cookies.remember(response, request, match.id, tokens)
+        return response
+
+    @router.get("/games", response_class=HTMLResponse)
+    async def history(
+        request: Request,
+        page: Annotated[int, Query(ge=1, le=limits.max_page_offset // PER_PAGE + 1)] = 1,
+        status: Literal["playing", "over"] | None = None,
+    ) -> Response:
+        rows = store.list(limit=PER_PAGE, offset=(page - 1) * PER_PAGE, status=status)
+        total = store.count(status)
+        return templates.TemplateResponse(
+            request,
+            "history.html",
+            {
+                "games": [summary(m) for m in rows],
+                "page": page,
+                "pages": max(1, (total + PER_PAGE - 1) // PER_PAGE),
+                "total": total,
+                "status": status,
+            },
+        )
+
+    @router.get("/games/{match_id}", response_class=HTMLResponse)
+    async def play_page(request: Request, match_id: str) -> Response:
+        match = await find(request, match_id)
+        if isinstance(match, Response):
+            return match
+        return templates.TemplateResponse(
+            request,
+            "play.html",
+            {
+                "m": shown(match, request, svg=True),
+                "family": ui.family(match.game),
+                "rules": ui.RULES.get(match.game.name, []),
+            },
+        )
+
+    @router.get("/games/{match_id}/replay", response_class=HTMLResponse)
+    async def replay_page(request: Request, match_id: str) -> Response:
+        match = await find(request, match_id)
+        if isinstance(match, Response):
+            return match
+        return templates.TemplateResponse(
+            request,
+            "replay.html",
+            {"m": shown(match), "svg0": ui.board_svg(match.game, match.states[0])},
+        )
+
+    @router.get("/games/{match_id}/record.json")
+    async def download(match_id: str) -> JSONResponse:
+        record = record_of(store, match_id, echo)
+        name = f"ggp-{record['game']}-{match_id}.json"
+        return JSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    return router

@@ -1,0 +1,120 @@
+"""What the API and the pages show of a match: JSON views built from the live match or the stored one."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any
+
+from starlette.requests import Request
+
+from . import ui
+from .record import iso
+from .seats import Seats
+from .sessions import HUMAN, Manager, Match
+from .store import StoredMatch
+
+_MATCH_ID = re.compile(r"[0-9a-f]{1,64}")
+
+
+def is_match_id(text: str) -> bool:
+    """Whether ``text`` can be a match id (lower-case hex), so that junk is answered 404 without a look-up."""
+    return _MATCH_ID.fullmatch(text) is not None
+
+
+class Presenter:
+    """Views of the matches of one server (``epoch`` names it), with the seats of the client asking."""
+
+    def __init__(self, manager: Manager, epoch: str) -> None:
+        self.manager = manager
+        self.epoch = epoch
+
+    def seats(self, match: Match) -> dict[str, str]:
+        """Each role's seat: ``agent``, ``open`` (a human seat nobody took) or ``taken``."""
+        return {
+            role: "agent" if player != HUMAN else ("taken" if match.seat_taken(role) else "open")
+            for role, player in zip(match.roles, match.players, strict=True)
+        }
+
+    def show(self, match: Match, request: Request | None = None, *, svg: bool = False) -> dict[str, Any]:
+        """The match's view; with ``request``, ``mine`` lists the seats that request owns."""
+        mine = None if request is None else Seats(request).owned(self.manager, match, match.roles)
+        return view(match, epoch=self.epoch, svg=svg, seats=self.seats(match), mine=mine)
+
+
+def view(
+    match: Match,
+    *,
+    epoch: str,
+    seats: dict[str, str],
+    svg: bool = False,
+    mine: Iterable[str] | None = None,
+) -> dict[str, Any]:
+    """What the API and the play page show of a match now.
+
+    ``epoch`` names the server instance (a restarted server counts ``version`` from 0 again); ``seats`` maps
+    each role to ``agent``, ``open`` or ``taken``; ``mine`` lists the seats of the client asking (left out of
+    views that go to everyone, such as the event streams).
+    """
+    game, state = match.game, match.state
+    over = match.over
+    legal = {}
+    to_act = []
+    awaiting = match.awaiting()
+    for role in match.roles:
+        moves = sorted(game.legal_moves(state, role))
+        if not over and not (len(moves) == 1 and moves[0].text == "noop"):
+            to_act.append(role)
+        if role in awaiting:
+            legal[role] = ui.annotate(game, state, role, moves)
+    last = dict(zip(match.roles, match.joints[-1], strict=True)) if match.joints else None
+    goals = match.goals if over else None
+    out: dict[str, Any] = {
+        "id": match.id,
+        "game": game.name,
+        "family": ui.family(game),
+        "roles": list(match.roles),
+        "players": dict(zip(match.roles, match.players, strict=True)),
+        "settings": asdict(match.settings),
+        "created": iso(match.created),
+        "epoch": epoch,
+        "version": match.version,
+        "step": match.step,
+        "status": "over" if over else "playing",
+        "terminal": over,
+        "ended": match.ended,
+        "result": match.result_text,
+        "goals": dict(zip(match.roles, goals, strict=True)) if goals is not None else None,
+        "state": game.state_to_dict(state),
+        "to_act": to_act,
+        "awaiting": awaiting,
+        "submitted": [r for r in match.roles if r in match.pending and not over],
+        "thinking": {r: round(max(0.0, time.time() - t), 3) for r, t in match.thinking.items()},
+        "legal": legal,
+        "last_joint": last,
+        "notes": list(match.notes),
+        "seats": seats,
+    }
+    if mine is not None:
+        out["mine"] = [r for r in match.roles if r in set(mine)]
+    if svg:
+        out["svg"] = ui.board_svg(game, state)
+    return out
+
+
+def summary(m: StoredMatch) -> dict[str, Any]:
+    """A stored match in one line of the history."""
+    return {
+        "id": m.id,
+        "game": m.game,
+        "players": dict(zip(m.roles, m.players, strict=True)),
+        "status": m.status,
+        "ended": m.ended,
+        "result": m.result,
+        "steps": m.steps,
+        "goals": dict(zip(m.roles, m.goals, strict=True)) if m.goals is not None else None,
+        "created": iso(m.created),
+        "updated": iso(m.updated),
+    }
