@@ -6,11 +6,16 @@ role's player (``human`` or an agent spec) under ``agents``, the play clock
 (the agents' time per move), the start and end times, every joint move (KIF
 text, in role order) with each role's think time and any agent fault, the
 goals, the number of steps and the final state. The web app adds two keys of
-its own, ``id`` and ``web`` (its settings and whether the match is still
-being played); readers of the format ignore them.
+its own, ``id`` and ``web``; readers of the format ignore them. ``web`` holds
+the settings, the status (``playing`` or ``over``), how the match ended
+(``ended``: ``terminal``, ``resigned``, ``aborted`` or null), the outcome in
+words (``result``) and the goals it ended with (``goals``, by role order:
+0 for a player who resigned and 100 for the others; null if aborted).
 
-A match still being played has ``"terminal": false`` and the goals of its
-current state.
+The record proper describes the moves as the rules see them, so that
+:meth:`~ggp.match.record.MatchRecord.verify` replays it: a match still being
+played, resigned or aborted has ``"terminal": false`` and the goals of its
+last state.
 """
 
 from __future__ import annotations
@@ -51,4 +56,13 @@ def match_record(game: Game, match: StoredMatch) -> dict[str, Any]:
         final_state=game.state_to_dict(final),
         terminal=game.is_terminal(final),
     )
-    return {"id": match.id, **record.to_dict(), "web": {"settings": dict(match.settings), "status": match.status}}
+    # a resignation's goals are the players' word, not the rules': they live beside the record
+    ended_early = match.ended in ("resigned", "aborted")
+    web = {
+        "settings": dict(match.settings),
+        "status": match.status,
+        "ended": match.ended,
+        "result": match.result,
+        "goals": match.goals if ended_early else list(record.goals) if record.terminal else None,
+    }
+    return {"id": match.id, **record.to_dict(), "web": web}
