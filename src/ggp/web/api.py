@@ -127,11 +127,15 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
     echo = limits.max_echo_chars
     streams: Counter[str] = Counter()  # open event streams per client address
 
-    async def get_match(match_id: str) -> Match:
+    async def find(match_id: str) -> Match | None:
+        """The match, or None; 503 when the server is too full to reopen it."""
         try:
-            match = await manager.get(match_id) if is_match_id(match_id) else None
+            return await manager.get(match_id) if is_match_id(match_id) else None
         except LimitReached as exc:
             raise busy(exc) from None
+
+    async def get_match(match_id: str) -> Match:
+        match = await find(match_id)
         if match is None:
             raise HTTPException(404, f"no match {clip(match_id, echo)!r}")
         return match
@@ -365,6 +369,10 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
         live = list(matches)
         while live:
             for m in list(live):
+                if m.closed is not None:  # deleted (a watched match is not unloaded)
+                    yield f"event: gone\ndata: {json.dumps({'id': m.id})}\n\n"
+                    live.remove(m)
+                    continue
                 if m.version != seen[m.id]:
                     seen[m.id] = m.version
                     yield f"event: update\ndata: {json.dumps(shown(m, svg=True))}\n\n"
@@ -402,7 +410,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
             raise HTTPException(400, f"games must name 1 to {MAX_STREAM_GAMES} match ids separated by commas")
         matches, missing = [], []
         for match_id in ids:
-            match = await get_match(match_id) if is_match_id(match_id) else None
+            match = await find(match_id)
             if match is None:
                 missing.append(clip(match_id, echo))
             else:
