@@ -77,8 +77,8 @@ def test_make_agent_defaults_fill_unset_options_only() -> None:
         ("random:depth=3", "its options are: seed"),
         ("random:seed", "not of the form key=value"),
         ("random:=3", "not of the form key=value"),
-        ("random:seed=abc", "seed='abc' is not a valid int"),
-        ("random:seed=1.5", "is not a valid int"),
+        ("random:seed=abc", "random: seed must be an int from 0 to 9223372036854775807, or none, got 'abc'"),
+        ("random:seed=1.5", "random: seed must be an int from 0 to 9223372036854775807, or none, got 1.5"),
         ("random:seed=1,seed=2", "given twice"),
     ],
 )
@@ -115,7 +115,7 @@ def test_registry_plugs_in_new_agents_with_typed_options(monkeypatch: pytest.Mon
     agent = make_agent("tunable:greedy=off,label=none")
     assert isinstance(agent, _Tunable)
     assert (agent.depth, agent.greedy, agent.label) == (1, False, None)
-    with pytest.raises(ValueError, match="greedy='maybe' is not a valid bool"):
+    with pytest.raises(ValueError, match="tunable: greedy must be true or false, got 'maybe'"):
         make_agent("tunable:greedy=maybe")
     with pytest.raises(ValueError, match=r"random .*tunable"):
         make_agent("nope")

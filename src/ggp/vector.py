@@ -58,11 +58,14 @@ import numpy as np
 
 from .core.errors import GameOverError, IllegalMoveError
 from .core.game import some_moves
-from .core.kernels import rng_below, rng_state
+from .core.kernels import MAX_SEED, rng_below, rng_state
 from .core.native import NativeGame, NativeState
 from .core.registry import load
 
-__all__ = ["VectorGame"]
+__all__ = ["MAX_BATCH", "VectorGame"]
+
+#: Most rows a VectorGame holds (Amazons 10x10: 103 bytes a row, and a legal mask of 10,101 a row).
+MAX_BATCH = 1 << 24
 
 
 # --- loop templates, compiled per game by Kernel.specialise ---------------------------------
@@ -132,7 +135,8 @@ class VectorGame:
     """B states of one native game in one array; one call advances all of them.
 
     ``game`` is a game name (``"wallmaze"``) or a :class:`NativeGame`; every row
-    starts in the initial state. ``seed`` seeds :meth:`random_actions`' own
+    starts in the initial state; ``batch`` runs from 1 to :data:`MAX_BATCH`.
+    ``seed`` (0 to 2^63 - 1) seeds :meth:`random_actions`' own
     generator. See the module docstring for autoreset and the views. One
     VectorGame is not meant for several threads at once (it keeps scratch
     buffers); give each thread its own.
@@ -142,8 +146,10 @@ class VectorGame:
         loaded = load(game) if isinstance(game, str) else game
         if not isinstance(loaded, NativeGame):
             raise TypeError(f"VectorGame needs a native game (one with a compiled kernel), not {loaded!r}")
-        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
-            raise ValueError(f"batch must be a positive int, not {batch!r}")
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not 1 <= batch <= MAX_BATCH:
+            raise ValueError(f"batch must be an int from 1 to {MAX_BATCH}, not {batch!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+            raise ValueError(f"seed must be an int from 0 to {MAX_SEED}, not {seed!r}")
         self.game: NativeGame = loaded
         self.batch = int(batch)
         self.autoreset = bool(autoreset)

@@ -9,22 +9,25 @@ RandomAgent(seed=3)
 
 The options of an agent are the keyword parameters of its factory (usually
 the class), and each value is converted by that parameter's annotation
-(``int``, ``float``, ``bool``, ``str``, optionally ``| None``). A new agent
-plugs in with one line: ``AGENTS["mcts"] = MCTSAgent``.
+(``int``, ``float``, ``bool``, ``str``, optionally ``| None``). An annotation
+``Annotated[float, Range(ge=0)]`` also declares the values the option takes
+(:mod:`ggp.agents.options`); :func:`make_agent` refuses any other with a
+ValueError naming the agent, the option and its range, and so does the agent
+class itself when its ``__init__`` is wrapped by :func:`check_options`, as every
+built-in agent's is. A new agent plugs in with one line:
+``AGENTS["mcts"] = MCTSAgent``.
 """
 
 from __future__ import annotations
 
-import inspect
-import types
-import typing
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 from .amazons import AmazonsAgent
 from .base import Agent
 from .bomberman import BombermanAgent
 from .mcts import MCTSAgent
+from .options import Range, check_option, check_options, convert_option, option_types
 from .random import RandomAgent
 from .wallmaze import WallMazeAgent
 
@@ -46,26 +49,28 @@ __all__ = [
     "AgentFactory",
     "MCTSAgent",
     "RandomAgent",
+    "Range",
     "WallMazeAgent",
     "agent_options",
+    "check_options",
     "describe_agents",
     "make_agent",
 ]
 
 
 def agent_options(name: str) -> dict[str, Any]:
-    """The options agent ``name`` accepts, each with its annotated type (``str`` if unannotated)."""
-    factory = AGENTS[name]
-    target: Any = cast(Any, factory).__init__ if isinstance(factory, type) else factory
-    try:
-        hints = typing.get_type_hints(target)
-    except Exception:  # unresolvable annotations: treat every option as text
-        hints = {}
-    options: dict[str, Any] = {}
-    for param in inspect.signature(factory).parameters.values():
-        if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-            options[param.name] = hints.get(param.name, str)
-    return options
+    """The options agent ``name`` accepts, each with its annotation (``str`` if unannotated).
+
+    A declared range comes as ``Annotated[type, Range(...)]``; :meth:`Range.of`
+    reads it back (None when the option declares none):
+
+    >>> opts = agent_options("mcts")
+    >>> list(opts)
+    ['time', 'sims', 'c', 'seed', 'reuse', 'capacity']
+    >>> str(Range.of(opts["c"]))
+    '>= 0 and <= 100'
+    """
+    return option_types(AGENTS[name])
 
 
 def describe_agents() -> str:
@@ -84,7 +89,8 @@ def make_agent(spec: str, **defaults: Any) -> Agent:
     agent accepts them (others are ignored): ``make_agent(spec, seed=7)``
     seeds any agent that takes a seed. Raises ``ValueError``, listing the
     known agents or the agent's options, for an unknown name, an unknown or
-    repeated option, or a value of the wrong type.
+    repeated option, or a value that is not of the option's type or outside
+    its declared range.
     """
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string like 'random:seed=3', not {type(spec).__name__}")
@@ -104,47 +110,9 @@ def make_agent(spec: str, **defaults: Any) -> Agent:
             raise ValueError(f"agent {name!r} has no option {key!r}; its options are: {', '.join(known) or 'none'}")
         if key in given:
             raise ValueError(f"agent option {key!r} is given twice in {spec!r}")
-        given[key] = _convert(name, key, value.strip(), known[key])
+        given[key] = convert_option(name, key, value.strip(), known[key])
     for key, value in defaults.items():
         if key in known and key not in given:
-            given[key] = value
+            # Only declared ranges are checked here: an undeclared option's type is its factory's business.
+            given[key] = check_option(name, key, value, known[key]) if Range.of(known[key]) else value
     return AGENTS[name](**given)
-
-
-def _convert(agent: str, key: str, text: str, annotation: Any) -> Any:
-    """``text`` as a value of ``annotation``'s type; ValueError naming the option otherwise."""
-    origin = typing.get_origin(annotation)
-    choices: tuple[Any, ...] = (
-        typing.get_args(annotation) if origin in (typing.Union, types.UnionType) else (annotation,)
-    )
-    if type(None) in choices and text.lower() == "none":
-        return None
-    for kind in choices:
-        if kind is type(None):
-            continue
-        try:
-            return _convert_one(text, kind)
-        except (TypeError, ValueError):
-            continue
-    wanted = " or ".join(getattr(k, "__name__", str(k)) for k in choices)
-    raise ValueError(f"agent {agent!r}: option {key}={text!r} is not a valid {wanted}")
-
-
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
-
-
-def _convert_one(text: str, kind: Any) -> Any:
-    if kind is bool:
-        if text.lower() in _TRUE:
-            return True
-        if text.lower() in _FALSE:
-            return False
-        raise ValueError(text)
-    if kind is int:
-        return int(text)
-    if kind is float:
-        return float(text)
-    if kind is str or kind is Any:
-        return text
-    return kind(text)

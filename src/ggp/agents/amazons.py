@@ -31,8 +31,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..core.errors import StateFormatError
 from ..core.game import Game, Move, State
-from ..games.amazons import EMPTY, Amazons, padded_board, random_turns
+from ..games.amazons import EMPTY, Amazons, check_array, padded_board, random_turns
 from .amazons_endgame import BUDGET, Endgame, new_table, solve
 from .mcts import MCTSAgent, budget
 
@@ -90,9 +91,20 @@ def _mobility(board: np.ndarray, offsets: np.ndarray, queens: np.ndarray, side: 
     return total
 
 
-@nb.njit(cache=True)
 def evaluate(s: np.ndarray) -> float:
-    """White's winning chance (0..1) in state array ``s``, by the evaluation above."""
+    """White's winning chance (0..1) in Amazons state array ``s``, by the evaluation above.
+
+    ``s`` is checked first (StateFormatError, a ValueError, for anything but an Amazons state array).
+    """
+    sizes = {8 * 8 + 3: 8, 10 * 10 + 3: 10}
+    if not isinstance(s, np.ndarray) or s.ndim != 1 or s.shape[0] not in sizes:
+        raise StateFormatError("evaluate takes an Amazons state array (state.array of amazons_8x8 or amazons_10x10)")
+    check_array(s, sizes[s.shape[0]])
+    return float(_evaluate(np.ascontiguousarray(s)))
+
+
+@nb.njit(cache=True)
+def _evaluate(s: np.ndarray) -> float:
     nn = s.shape[0] - 3
     n = 10 if nn == 100 else 8
     w = n + 2
@@ -162,7 +174,7 @@ def amazons_leaf(s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.nda
     """Leaf value for UCT: a few random turns, then the evaluation (or the result, if the game ended)."""
     nn = s.shape[0] - 3
     alive = random_turns(s, rng, PLIES)
-    p = evaluate(s) if alive else (0.0 if s[nn] == 0 else 1.0)  # a side left without a move loses
+    p = _evaluate(s) if alive else (0.0 if s[nn] == 0 else 1.0)  # a side left without a move loses
     out[0] = p
     out[1] = 1.0 - p
 

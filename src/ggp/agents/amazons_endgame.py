@@ -39,7 +39,7 @@ import numba as nb
 import numpy as np
 
 from ..core.native import NativeState
-from ..games.amazons import ARROW, EMPTY, padded_board, ray_targets
+from ..games.amazons import ARROW, EMPTY, check_array, padded_board, ray_targets
 
 #: Nodes one region's search may visit by default (a few tenths of a second at most).
 BUDGET = 100_000
@@ -72,9 +72,20 @@ class Endgame(NamedTuple):
         return to_act if mine > theirs else 1 - to_act
 
 
+#: Largest table :func:`new_table` makes: 2^24 slots, 512 MB.
+MAX_TABLE_BITS = 24
+#: Most nodes :func:`solve` may search per region.
+MAX_BUDGET = 10**9
+
+
 def new_table(bits: int = TABLE_BITS) -> np.ndarray:
-    """An empty table of solved regions (rows: mask low word, mask high word, amazons + 1, turns)."""
-    return np.zeros((1 << bits, 4), dtype=np.int64)
+    """An empty table of 2^``bits`` solved regions (rows: mask low word, mask high word, amazons + 1, turns).
+
+    ``bits`` runs from 0 to :data:`MAX_TABLE_BITS`.
+    """
+    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 0 <= bits <= MAX_TABLE_BITS:
+        raise ValueError(f"new_table: bits must be an int from 0 to {MAX_TABLE_BITS}, got {bits!r}")
+    return np.zeros((1 << int(bits), 4), dtype=np.int64)
 
 
 @nb.njit(cache=True)
@@ -459,20 +470,37 @@ _DEFAULT_TABLE: list[np.ndarray] = []
 def solve(position: NativeState | np.ndarray, budget: int = BUDGET, table: np.ndarray | None = None) -> Endgame:
     """Solve an Amazons move-phase position (a state, or its array) if its regions are separated.
 
-    ``budget`` caps the nodes searched per region; ``table`` (from
-    :func:`new_table`) keeps solved regions for later calls (by default one
-    module-wide table).
+    ``budget`` (0 to :data:`MAX_BUDGET`) caps the nodes searched per region;
+    ``table`` (from :func:`new_table`) keeps solved regions for later calls (by
+    default one module-wide table). Anything else raises ValueError.
     """
     array = position.array if isinstance(position, NativeState) else position
+    sizes = {8 * 8 + 3: 8, 10 * 10 + 3: 10}
+    if not isinstance(array, np.ndarray) or array.ndim != 1 or array.shape[0] not in sizes:
+        raise ValueError("solve takes an Amazons position (a state of amazons_8x8 or amazons_10x10, or its array)")
+    check_array(array, sizes[array.shape[0]])
     nn = array.shape[0] - 3
-    if nn not in (64, 100) or array[nn + 1] != 0:
+    if array[nn + 1] != 0:
         raise ValueError("solve takes an Amazons position in its move phase")
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not 0 <= budget <= MAX_BUDGET:
+        raise ValueError(f"solve: budget must be an int from 0 to {MAX_BUDGET}, got {budget!r}")
     if table is None:
         if not _DEFAULT_TABLE:
             _DEFAULT_TABLE.append(new_table())
         table = _DEFAULT_TABLE[0]
+    rows = table.shape[0] if isinstance(table, np.ndarray) and table.ndim == 2 else 0
+    if (
+        not isinstance(table, np.ndarray)
+        or table.dtype != np.int64
+        or table.shape != (rows, 4)
+        or rows == 0
+        or rows & (rows - 1)
+        or not table.flags.c_contiguous
+        or not table.flags.writeable
+    ):
+        raise ValueError("solve: table must be a table of solved regions made by new_table()")
     out = np.zeros(7, dtype=np.int64)
-    _solve(array, budget, table, out)
+    _solve(np.ascontiguousarray(array), int(budget), table, out)
     if not out[0]:
         return Endgame(False, (0, 0), False, None)
     w = (10 if nn == 100 else 8) + 2

@@ -26,6 +26,7 @@ import hashlib
 import os
 import threading
 from pathlib import Path
+from typing import Annotated
 
 import numba as nb
 import numpy as np
@@ -34,6 +35,7 @@ from ..core.game import Game, Move, State
 from ..core.kernels import Kernel
 from ..games.bomberman import ACTIONS, BOMB0, BOMB1, BOMB2, BOMB3, DROP, MAN, NEXT, STEP, WOMAN, Bomberman
 from .base import Agent
+from .options import MAX_SEED, Range, check_options
 
 ILLEGAL = -9  # no such joint action
 BURNED = (-2, -3, -4)  # role 0 burned alone, role 1 burned alone, both burned
@@ -311,7 +313,8 @@ class BombermanAgent(Agent):
 
     name = "bomberman"
 
-    def __init__(self, seed: int | None = None) -> None:
+    @check_options
+    def __init__(self, seed: Annotated[int | None, Range(ge=0, le=MAX_SEED)] = None) -> None:
         super().__init__()
         self.seed = seed
         self.rng = np.random.default_rng(seed)

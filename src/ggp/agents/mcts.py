@@ -12,11 +12,12 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from ..core.game import Game, Move, State, random_playout
 from ..core.native import NativeGame
 from .base import Agent
+from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .uct import UCTSearch
 
 #: Fraction of the time limit kept back for the referee's round trip.
@@ -36,7 +37,10 @@ class MCTSAgent(Agent):
 
     Give ``sims`` for a fixed number of simulations per move, or ``time``
     (seconds, default 1.0) for a time budget; a referee's tighter time limit
-    always wins. ``c`` is the UCB1 constant for goals scaled to 0..1.
+    always wins. ``c`` is the UCB1 constant for goals scaled to 0..1 and
+    ``capacity`` the number of nodes the tree may hold. The values each option
+    accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any
+    other raises ValueError, whether it comes from a spec or from Python.
 
     Game-specific players subclass it and set the class attributes below: the
     game they are made for, a compiled leaf evaluation in place of the random
@@ -53,18 +57,19 @@ class MCTSAgent(Agent):
     #: ``c`` when the spec does not set it.
     default_c = 1.4
 
+    @check_options
     def __init__(
         self,
-        time: float | None = None,
-        sims: int | None = None,
-        c: float | None = None,
-        seed: int | None = None,
+        time: Annotated[float | None, Range(gt=0, le=MAX_SECONDS)] = None,
+        sims: Annotated[int | None, Range(ge=1, le=MAX_SIMS)] = None,
+        c: Annotated[float | None, Range(ge=0, le=MAX_C)] = None,
+        seed: Annotated[int | None, Range(ge=0, le=MAX_SEED)] = None,
         reuse: bool = True,
-        capacity: int = 200_000,
+        capacity: Annotated[int, Range(ge=MIN_CAPACITY, le=MAX_CAPACITY)] = 200_000,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
-            raise ValueError("give mcts either time or sims, not both")
+            raise ValueError(f"{self.name}: give either time or sims, not both")
         if sims is None and time is None:
             time = 1.0
         self.time = time

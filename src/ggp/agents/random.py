@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import random
+from typing import Annotated
 
 from ..core.game import Move, State
 from .base import Agent
+from .options import MAX_SEED, Range, check_options
 
 
 class RandomAgent(Agent):
     """Plays a legal move chosen uniformly at random.
 
-    ``seed`` seeds the agent's own :class:`random.Random`, so two agents made
+    ``seed`` (0 to 2^63 - 1) seeds the agent's own :class:`random.Random`, so two agents made
     with the same seed play the same moves in the same states; ``None`` seeds
     from the system. The generator is not reset by :meth:`start`, so an agent
     reused for several matches plays them differently.
@@ -26,7 +28,8 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def __init__(self, seed: int | None = None) -> None:
+    @check_options
+    def __init__(self, seed: Annotated[int | None, Range(ge=0, le=MAX_SEED)] = None) -> None:
         super().__init__()
         self.seed = seed
         self.rng = random.Random(seed)

@@ -32,7 +32,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numba as nb
 import numpy as np
@@ -40,8 +40,20 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.kernels import rng_below, rng_state
 from ..core.native import NativeGame
+from .options import MAX_C, MAX_CAPACITY, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_option
 
-MAX_DEPTH = 4096  # longer than any built-in game (Amazons 10x10: at most 2 * 92 steps)
+MAX_DEPTH = 4096  # longer than any built-in game (Amazons 10x10: at most 2 * 92 steps); deeper paths are cut
+#: Most memory one tree's arrays may take; a larger tree is refused before anything is allocated.
+MAX_TREE_BYTES = 2 << 30
+# A move's visits are int32 counts: a tree whose root would pass this many visits starts afresh.
+_MAX_VISITS = 2**31 - 1
+
+# What the public entry points accept (the same declarations as the agents' options).
+_C = Annotated[float, Range(ge=0, le=MAX_C)]
+_SEED = Annotated[int, Range(ge=0, le=MAX_SEED)]
+_CAPACITY = Annotated[int, Range(ge=MIN_CAPACITY, le=MAX_CAPACITY)]
+_SIMS = Annotated[int, Range(ge=0, le=MAX_SIMS)]
+_SECONDS = Annotated[float, Range(ge=0)]
 
 
 # --- the compiled simulation loop (a template: see Kernel.specialise) -------------------------
@@ -59,7 +71,10 @@ def _ucb_pick(
                 pick = i
     if pick >= 0:
         return pick
-    best = -1.0
+    # Start from move 0, not -1: a NaN score (a leaf value's NaN, a counter gone
+    # wrong) must still give an index inside the node's moves.
+    pick = 0
+    best = -np.inf
     for i in range(n):
         v = visits[off + i]
         score = values[off + i] / v + c * np.sqrt(log_parent / v)
@@ -98,6 +113,7 @@ def _run_template(  # type: ignore[no-untyped-def]
     capacity = states.shape[0]
     pool = act.shape[0]
     children = child.shape[0]
+    max_depth = path.shape[0]
     for _ in range(sims):
         node = root
         depth = 0
@@ -108,6 +124,12 @@ def _run_template(  # type: ignore[no-untyped-def]
                 res = goals(states[node])  # type: ignore[name-defined]  # noqa: F821
                 g0 = res[0] / 100.0
                 g1 = res[1] / 100.0
+                break
+            if depth == max_depth:  # a path longer than any game we know: score it here, not off the path array
+                work[:] = states[node]
+                leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
+                g0 = val[0]
+                g1 = val[1]
                 break
             if not expanded[node]:
                 fits = meta[1] + 2 * max_actions <= pool  # type: ignore[name-defined]  # noqa: F821
@@ -122,6 +144,11 @@ def _run_template(  # type: ignore[no-untyped-def]
                 act[a : a + k0] = buf[:k0]
                 k1 = legal(states[node], 1, buf)  # type: ignore[name-defined]  # noqa: F821
                 act[a + k0 : a + k0 + k1] = buf[:k1]
+                if k0 == 0 or k1 == 0:  # a role without a move: the game cannot go on, so it scores as it stands
+                    res = goals(states[node])  # type: ignore[name-defined]  # noqa: F821
+                    g0 = res[0] / 100.0
+                    g1 = res[1] / 100.0
+                    break
                 if meta[2] + k0 * k1 > children:
                     work[:] = states[node]
                     leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
@@ -210,8 +237,10 @@ class SearchResult:
     bytes: int
 
     def best(self, role: str) -> Move:
-        """The most visited move of ``role`` (ties: the higher mean goal)."""
+        """The most visited move of ``role`` (ties: the higher mean goal); ValueError if it has none."""
         r = self.roles.index(role)
+        if len(self.moves[r]) == 0:
+            raise ValueError(f"{role} has no move in the searched state (is it terminal?)")
         order = np.lexsort((self.values[r], self.visits[r]))
         return self.moves[r][int(order[-1])]
 
@@ -219,8 +248,11 @@ class SearchResult:
 class UCTSearch:
     """A reusable search tree for one native game (arrays allocated once).
 
-    ``capacity`` bounds the number of nodes; when the tree is full, further
-    simulations still run and count, but add no nodes. ``leaf_value`` replaces
+    ``capacity`` bounds the number of nodes (2 to 2,000,000, and at most
+    :data:`MAX_TREE_BYTES` of arrays); when the tree is full, further
+    simulations still run and count, but add no nodes. ``c`` (finite, 0 to 100)
+    is the UCB1 constant and ``seed`` an int from 0 to 2^63 - 1; other values
+    raise ValueError before anything is allocated. ``leaf_value`` replaces
     the random rollout as the score of a new leaf: a compiled function
     ``(s, rng, out, params)`` writing each role's value (0..1) into ``out[0:2]``;
     ``params`` is this object's float array :attr:`params`, which the caller may
@@ -239,16 +271,25 @@ class UCTSearch:
         if not isinstance(game, NativeGame):
             raise TypeError(f"compiled search needs a native game; {game.name} has no kernel")
         self.game = game
-        self.c = float(c)
+        self.c = check_option("UCTSearch", "c", c, _C)
+        seed = check_option("UCTSearch", "seed", seed, _SEED)
+        capacity = check_option("UCTSearch", "capacity", capacity, _CAPACITY)
         kernel = game.kernel
         width = kernel.max_actions
-        capacity = max(int(capacity), 2)
-        length = game.initial_array().shape[0]
+        initial = game.initial_array()
+        length = initial.shape[0]
         # Pools for the move lists and child links of expanded nodes (those visited
         # twice). In wide games about a quarter of the nodes get expanded, each
         # taking its full width; a search that runs out of pool keeps simulating
         # without expanding further.
         pool = max(capacity * min(width, 32), 4 * width)
+        need = capacity * (length * initial.itemsize + 6 * 8 + 2) + pool * 4 * 4
+        if need > MAX_TREE_BYTES:
+            most = capacity * MAX_TREE_BYTES // need
+            raise ValueError(
+                f"UCTSearch: a tree of {capacity:,} nodes for {game.name} would take {need / 2**30:.1f} GB, more "
+                f"than the {MAX_TREE_BYTES / 2**30:.0f} GB allowed; give a capacity of at most {most:,}"
+            )
         self.states = np.zeros((capacity, length), dtype=game.dtype)
         self.node_visits = np.zeros(capacity, dtype=np.int64)
         self.node_terminal = np.zeros(capacity, dtype=np.bool_)
@@ -347,11 +388,17 @@ class UCTSearch:
         return False
 
     def run(self, sims: int) -> None:
-        """Run ``sims`` more simulations from the current root."""
+        """Run ``sims`` (0 to 10^8) more simulations from the current root.
+
+        A root whose visit counts would overflow (2^31 - 1) starts a fresh tree first.
+        """
         if self._root_state is None:
             raise RuntimeError("call reset(state) before run()")
-        if sims <= 0 or self.node_terminal[self.root]:
+        sims = check_option("UCTSearch", "sims", sims, _SIMS)
+        if sims == 0 or self.node_terminal[self.root]:
             return
+        if int(self.node_visits[self.root]) + sims > _MAX_VISITS:
+            self.reset(self._root_state)
         self._run(
             sims,
             self.root,
@@ -377,14 +424,18 @@ class UCTSearch:
         """
         if (sims is None) == (seconds is None):
             raise ValueError("give exactly one of sims and seconds")
+        if sims is not None:
+            sims = check_option("UCTSearch", "sims", sims, _SIMS)
+        if seconds is not None:
+            seconds = check_option("UCTSearch", "seconds", seconds, _SECONDS)
         began = time.perf_counter()
         if not (reuse and self.advance(state)):
             self.reset(state)
         if sims is not None:
-            self.run(int(sims))
+            self.run(sims)
         else:
             assert seconds is not None
-            deadline = began + float(seconds)
+            deadline = began + seconds
             chunk = 16
             while True:
                 t0 = time.perf_counter()
@@ -450,10 +501,15 @@ def search(
 
     ``c`` is the UCB1 exploration constant for goals scaled to 0..1. The tree
     holds ``capacity`` nodes (default: one per simulation when ``sims`` is
-    given, else 500,000).
+    given, up to 2,000,000, else 500,000). Values out of range raise ValueError
+    (see :class:`UCTSearch`).
     """
     if capacity is None:
-        capacity = int(sims) + 1 if sims is not None else 500_000
+        if sims is None:
+            capacity = 500_000
+        else:
+            sims = check_option("search", "sims", sims, _SIMS)
+            capacity = min(max(sims + 1, MIN_CAPACITY), MAX_CAPACITY)
     return UCTSearch(game, capacity=capacity, c=c, seed=seed).search(state, sims=sims, seconds=seconds)
 
 

@@ -48,13 +48,14 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from typing import Any
 
 import numba as nb
 import numpy as np
 
 from ..core.game import Game, Move, State
 from ..core.kernels import rng_below
-from ..games.wallmaze import NEXT, NOOP, OPEN, STEP, TARGET, TIMEOUT, WallMaze, goals, legal, terminal
+from ..games.wallmaze import NEXT, NOOP, OPEN, STEP, TARGET, TIMEOUT, WallMaze, check_array, goals, legal, terminal
 from ..games.wallmaze import apply as apply_moves
 from .mcts import MCTSAgent
 
@@ -88,16 +89,44 @@ def _distances() -> np.ndarray:
 DIST = _distances()
 
 
+# --- what the compiled functions below are given, checked once in Python ------------------------
+def _checked(s: np.ndarray, role: int, greed: float, **buffers: tuple[np.ndarray, Any]) -> None:
+    """Raise ValueError unless ``s`` is a wall maze state array, ``role`` 0 or 1, ``greed`` in 0..1 and
+    each buffer a writable 1-D array of its dtype with room for every move (5)."""
+    check_array(s)
+    if isinstance(role, bool) or not isinstance(role, (int, np.integer)) or role not in (0, 1):
+        raise ValueError(f"wallmaze: role must be 0 or 1, got {role!r}")
+    if isinstance(greed, bool) or not isinstance(greed, (int, float, np.integer, np.floating)) or not 0 <= greed <= 1:
+        raise ValueError(f"wallmaze: greed must be a number from 0 to 1, got {greed!r}")
+    for name, (buf, dtype) in buffers.items():
+        if not (isinstance(buf, np.ndarray) and buf.dtype == dtype and buf.ndim == 1 and buf.shape[0] >= 5):
+            raise ValueError(f"wallmaze: {name} must be a 1-D {np.dtype(dtype)} array of at least 5 entries")
+        if not buf.flags.writeable:
+            raise ValueError(f"wallmaze: {name} must be writable")
+
+
+def _checked_table(value: np.ndarray) -> None:
+    cells = OPEN.shape[0]
+    shape = (2, TIMEOUT + 1, cells, cells)
+    if not (isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shape):
+        raise ValueError(f"wallmaze: a value table is a float64 array of shape {shape}, as table() gives it")
+
+
 # --- best replies to an opponent that moves by chance ---------------------------------------------
-@nb.njit(cache=True)
 def move_chances(s: np.ndarray, role: int, greed: float, actions: np.ndarray, chances: np.ndarray) -> int:
     """Role's legal actions in ``s`` (into ``actions``) and their chances for a player of that ``greed``.
 
     With chance ``greed`` it takes one of the steps that shorten its way home,
     each equally likely, else any legal move (``noop`` included); with no
     such step it picks among its legal moves uniformly. ``greed`` 0 is a
-    uniformly random player.
+    uniformly random player. Every argument is checked (ValueError) first.
     """
+    _checked(s, role, greed, actions=(actions, np.int64), chances=(chances, np.float64))
+    return int(_move_chances(s, int(role), float(greed), actions, chances))
+
+
+@nb.njit(cache=True)
+def _move_chances(s: np.ndarray, role: int, greed: float, actions: np.ndarray, chances: np.ndarray) -> int:
     n = legal(s, role, actions)
     here = s[role]
     shorter = 0
@@ -161,8 +190,8 @@ def _induct(greed: float, hold: bool) -> np.ndarray:
                 _probe(s, w, b, step)
                 if terminal(s):
                     continue
-                n[0] = move_chances(s, 0, greed, moves[0], chances[0])
-                n[1] = move_chances(s, 1, greed, moves[1], chances[1])
+                n[0] = _move_chances(s, 0, greed, moves[0], chances[0])
+                n[1] = _move_chances(s, 1, greed, moves[1], chances[1])
                 for i in range(n[0]):
                     for j in range(n[1]):
                         _after(value, s, moves[0, i], moves[1, j], t, out)
@@ -197,7 +226,9 @@ def solve(greed: float) -> np.ndarray:
     position's value does not depend on when a marker standing on its target
     got there.
     """
-    return _induct(greed, False)
+    if isinstance(greed, bool) or not isinstance(greed, (int, float, np.integer, np.floating)) or not 0 <= greed <= 1:
+        raise ValueError(f"wallmaze: greed must be a number from 0 to 1, got {greed!r}")
+    return _induct(float(greed), False)
 
 
 @nb.njit(cache=True)
@@ -210,7 +241,7 @@ def _action_values(
     mine = legal(s, role, actions)
     theirs = np.empty(5, dtype=np.int64)
     chances = np.empty(5)
-    n = move_chances(s, 1 - role, greed, theirs, chances)
+    n = _move_chances(s, 1 - role, greed, theirs, chances)
     after = np.zeros(2)
     t = np.empty_like(s)
     for i in range(mine):
@@ -225,15 +256,16 @@ def _action_values(
     return mine
 
 
-@nb.njit(cache=True)
 def reply_values(
     value: np.ndarray, greed: float, s: np.ndarray, role: int, actions: np.ndarray, out: np.ndarray
 ) -> int:
     """Role's legal actions in ``s`` (into ``actions``), each one's expected goal in ``value``'s game.
 
-    ``value`` is :func:`solve`'s table for the opponent's ``greed``.
+    ``value`` is :func:`solve`'s table for the opponent's ``greed``. Every argument is checked (ValueError) first.
     """
-    return _action_values(value, greed, False, s, role, actions, out)
+    _checked_table(value)
+    _checked(s, role, greed, actions=(actions, np.int64), out=(out, np.float64))
+    return int(_action_values(value, float(greed), False, s, int(role), actions, out))
 
 
 def solve_hold() -> np.ndarray:
@@ -246,13 +278,15 @@ def solve_hold() -> np.ndarray:
     return _induct(0.0, True)
 
 
-@nb.njit(cache=True)
 def hold_values(hold: np.ndarray, s: np.ndarray, role: int, actions: np.ndarray, out: np.ndarray) -> int:
     """Role's legal actions in ``s`` (into ``actions``), each with the goal the other can still make sure of.
 
-    ``hold`` is :func:`solve_hold`'s table; the other replies knowing the action.
+    ``hold`` is :func:`solve_hold`'s table; the other replies knowing the action. Every argument is checked
+    (ValueError) first.
     """
-    return _action_values(hold, 0.0, True, s, role, actions, out)
+    _checked_table(hold)
+    _checked(s, role, 0.0, actions=(actions, np.int64), out=(out, np.float64))
+    return int(_action_values(hold, 0.0, True, s, int(role), actions, out))
 
 
 _TABLES: dict[float | None, np.ndarray] = {}
@@ -261,6 +295,10 @@ _LOCK = threading.Lock()
 
 def table(greed: float | None) -> np.ndarray:
     """:func:`solve`'s table for ``greed`` (None: :func:`solve_hold`'s), computed once per process."""
+    if greed is not None:
+        if isinstance(greed, bool) or not isinstance(greed, (int, float, np.integer, np.floating)):
+            raise ValueError(f"wallmaze: greed must be a number from 0 to 1, got {greed!r}")
+        greed = float(greed)  # one key per value, and NaN (never equal to itself) is refused by solve
     with _LOCK:
         if greed not in _TABLES:
             _TABLES[greed] = solve_hold() if greed is None else solve(greed)
@@ -348,9 +386,12 @@ def _greedy_action(s: np.ndarray, role: int, rng: np.ndarray, greed: float) -> i
 
 @nb.njit(cache=True)
 def wallmaze_leaf(s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
-    """Leaf value for UCT: each marker races along shortest paths with chance ``params[role]``."""
+    """Leaf value for UCT: each marker races along shortest paths with chance ``params[role]``
+    (``OWN_GREED`` for a role ``params`` is too short to hold)."""
+    greed0 = params[0] if params.shape[0] > 0 else OWN_GREED
+    greed1 = params[1] if params.shape[0] > 1 else OWN_GREED
     while not terminal(s):
-        apply_moves(s, _greedy_action(s, 0, rng, params[0]), _greedy_action(s, 1, rng, params[1]))
+        apply_moves(s, _greedy_action(s, 0, rng, greed0), _greedy_action(s, 1, rng, greed1))
     g = goals(s)
     out[0] = g[0] / 100.0
     out[1] = g[1] / 100.0

@@ -38,6 +38,14 @@ class Kernel:
 
     Actions are ints below ``num_actions``; the game maps them to KIF text.
     No role ever has more than ``max_actions`` legal actions.
+
+    These functions trust their input, as compiled code must to be fast: ``s``
+    a state array of this game (:attr:`check` passes it), ``role`` 0 or 1,
+    ``out`` at least ``max_actions`` long, and the actions legal in ``s``.
+    Anything else may read or write outside the arrays. Every entry point of
+    ggp checks before it calls them (``Game.next_state``, ``VectorGame.step``,
+    :func:`perft`, :func:`rollouts`, :func:`random_playouts`, the searches);
+    code that calls them directly takes that duty on.
     """
 
     legal: Callable[..., int]
@@ -48,6 +56,9 @@ class Kernel:
     max_actions: int
     #: What templates compiled for this game see as globals.
     namespace: dict[str, Any] = field(repr=False)
+    #: Raises StateFormatError (a ValueError) unless its argument is a state array of this game:
+    #: dtype, shape and contents (None: the game declares no check, only the shape is checked).
+    check: Callable[[np.ndarray], None] | None = field(default=None, repr=False)
     _compiled: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def specialise(self, template: Callable[..., Any], **overrides: Any) -> Any:
@@ -123,6 +134,8 @@ def _playouts_template(s, count, seed, max_steps, width, out_goals, out_lengths)
         while not terminal(work) and steps < max_steps:  # type: ignore[name-defined]  # noqa: F821
             n0 = legal(work, 0, buf0)  # type: ignore[name-defined]  # noqa: F821
             n1 = legal(work, 1, buf1)  # type: ignore[name-defined]  # noqa: F821
+            if n0 == 0 or n1 == 0:  # a role without a move: the game cannot go on
+                break
             apply(work, buf0[np.random.randint(n0)], buf1[np.random.randint(n1)])  # type: ignore[name-defined]  # noqa: F821
             steps += 1
         res = goals(work)  # type: ignore[name-defined]  # noqa: F821
@@ -154,7 +167,7 @@ def rng_below(rng: np.ndarray, n: int) -> np.int64:
 
 def rng_state(seed: int) -> np.ndarray:
     """A generator state for :func:`rng_next`, from any int seed."""
-    x = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64)
+    x = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64)  # int(): numpy ints would overflow
     return np.array([x or 1], dtype=np.uint64)
 
 
@@ -164,6 +177,8 @@ def _uniform_rollout_template(s, rng):  # type: ignore[no-untyped-def]
     while not terminal(s):  # type: ignore[name-defined]  # noqa: F821
         n0 = legal(s, 0, buf0)  # type: ignore[name-defined]  # noqa: F821
         n1 = legal(s, 1, buf1)  # type: ignore[name-defined]  # noqa: F821
+        if n0 == 0 or n1 == 0:  # a role without a move: the game cannot go on (no built-in game gets here)
+            return
         apply(s, buf0[rng_below(rng, n0)], buf1[rng_below(rng, n1)])  # type: ignore[name-defined]  # noqa: F821
 
 
@@ -192,10 +207,12 @@ def make_kernel(
     num_actions: int,
     max_actions: int,
     rollout: Callable[..., None] | None = None,
+    check: Callable[[np.ndarray], None] | None = None,
 ) -> Kernel:
     """A game's Kernel. Call it at the top level of the game's module with
     ``globals()``; ``tag`` names the variant when one module holds several games.
     Without ``rollout``, the uniform random rollout is compiled for the game.
+    ``check`` is the game's state-array check (see :attr:`Kernel.check`).
     """
     source = Path(module_globals["__file__"]).read_bytes()
     namespace: dict[str, Any] = {
@@ -207,15 +224,17 @@ def make_kernel(
         "goals": goals,
         "max_actions": max_actions,
     }
-    kernel = Kernel(legal, apply, terminal, goals, num_actions, max_actions, namespace)
+    kernel = Kernel(legal, apply, terminal, goals, num_actions, max_actions, namespace, check)
     namespace["rollout"] = rollout if rollout is not None else kernel.specialise(_uniform_rollout_template)
     return kernel
 
 
-def with_sizes(kernel: Kernel, num_actions: int, max_actions: int) -> Kernel:
-    """The same compiled rules for a game of another size (Amazons 8x8 beside 10x10)."""
+def with_sizes(
+    kernel: Kernel, num_actions: int, max_actions: int, check: Callable[[np.ndarray], None] | None = None
+) -> Kernel:
+    """The same compiled rules for a game of another size (Amazons 8x8 beside 10x10), with its own state check."""
     namespace = {**kernel.namespace, "max_actions": max_actions, "_tag": f"{kernel.namespace['_tag']}_{max_actions}"}
-    return Kernel(kernel.legal, kernel.apply, kernel.terminal, kernel.goals, num_actions, max_actions, namespace)
+    return Kernel(kernel.legal, kernel.apply, kernel.terminal, kernel.goals, num_actions, max_actions, namespace, check)
 
 
 def _rollouts_template(s, count, rng, out_goals):  # type: ignore[no-untyped-def]
@@ -228,25 +247,65 @@ def _rollouts_template(s, count, rng, out_goals):  # type: ignore[no-untyped-def
         out_goals[g, 1] = res[1]
 
 
+#: Most games :func:`rollouts` and :func:`random_playouts` play in one call (their results take 24 bytes a game).
+MAX_GAMES = 10_000_000
+#: Deepest :func:`perft`; far beyond what finishes, but it bounds the search's stack arrays.
+MAX_PERFT_DEPTH = 1000
+#: Largest seed :func:`rollouts` takes (its generator mixes any 64-bit seed).
+MAX_SEED = 2**63 - 1
+#: Largest seed :func:`random_playouts` takes: numba's ``np.random.seed`` keeps only 32 bits.
+MAX_PLAYOUT_SEED = 2**32 - 1
+
+
+def _whole(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` if it is an int from ``low`` to ``high`` (numpy ints too, bools not); ValueError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
+        raise ValueError(f"{name} must be an int from {low} to {high}, got {shown}")
+    return int(value)
+
+
+def state_array(kernel: Kernel, s: Any) -> np.ndarray:
+    """``s`` as a contiguous copy, once it is known to be a state array of ``kernel``'s game.
+
+    Raises StateFormatError (a ValueError) for anything else, so compiled code
+    never walks off a malformed state.
+    """
+    from .errors import StateFormatError
+
+    if not isinstance(s, np.ndarray) or s.ndim != 1 or s.size == 0:
+        what = f"an array of shape {s.shape}" if isinstance(s, np.ndarray) else type(s).__name__
+        raise StateFormatError(f"a state array is a non-empty 1-D numpy array (a state's .array), not {what}")
+    if kernel.check is not None:
+        kernel.check(s)
+    return np.ascontiguousarray(s).copy()
+
+
 def rollouts(kernel: Kernel, s: np.ndarray, count: int, seed: int = 0) -> np.ndarray:
     """The goals of ``count`` games played from ``s`` by the game's own random rollout.
 
     That is the uniform random player unless the game offers a faster one
     (Amazons: a random amazon that can move, then a random destination, then a
     random arrow, as OpenSpiel's action decomposition does). Returns an int64
-    array of shape (count, 2).
+    array of shape (count, 2). ``count`` runs from 0 to :data:`MAX_GAMES`,
+    ``seed`` from 0 to 2^63 - 1; ``s`` must pass the game's state check.
     """
+    count = _whole("rollouts: count", count, 0, MAX_GAMES)
+    seed = _whole("rollouts: seed", seed, 0, MAX_SEED)
+    start = state_array(kernel, s)
     out = np.zeros((count, 2), dtype=np.int64)
-    kernel.specialise(_rollouts_template)(s.copy(), count, rng_state(seed), out)
+    kernel.specialise(_rollouts_template)(start, count, rng_state(seed), out)
     return out
 
 
 def perft(kernel: Kernel, s: np.ndarray, depth: int) -> int:
-    """The number of joint-move sequences of length ``depth`` from state array ``s``.
+    """The number of joint-move sequences of length ``depth`` (0 to 1000) from state array ``s``.
 
     Sequences stop at terminal states; depth 0 counts the empty sequence.
     """
-    return int(kernel.specialise(_perft_template)(np.ascontiguousarray(s), depth, kernel.max_actions))
+    depth = _whole("perft: depth", depth, 0, MAX_PERFT_DEPTH)
+    start = state_array(kernel, s)
+    return int(kernel.specialise(_perft_template)(start, depth, kernel.max_actions))
 
 
 def random_playouts(
@@ -255,9 +314,15 @@ def random_playouts(
     """Play ``count`` uniformly random games from state array ``s`` in one compiled call.
 
     Returns ``(goals, lengths)``: an int64 array of shape (count, 2) with each
-    game's goals, and the number of joint moves each game took.
+    game's goals, and the number of joint moves each game took. ``count`` runs
+    from 0 to :data:`MAX_GAMES`, ``seed`` from 0 to 2^32 - 1 (numba's generator
+    keeps 32 bits of it) and ``max_steps`` from 0 to 2^62.
     """
+    count = _whole("random_playouts: count", count, 0, MAX_GAMES)
+    seed = _whole("random_playouts: seed", seed, 0, MAX_PLAYOUT_SEED)
+    max_steps = _whole("random_playouts: max_steps", max_steps, 0, 2**62)
+    start = state_array(kernel, s)
     out_goals = np.zeros((count, 2), dtype=np.int64)
     out_lengths = np.zeros(count, dtype=np.int64)
-    kernel.specialise(_playouts_template)(s.copy(), count, seed, max_steps, kernel.max_actions, out_goals, out_lengths)
+    kernel.specialise(_playouts_template)(start, count, seed, max_steps, kernel.max_actions, out_goals, out_lengths)
     return out_goals, out_lengths

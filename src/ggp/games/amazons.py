@@ -177,6 +177,8 @@ def random_turns(s: np.ndarray, rng: np.ndarray, turns: int) -> bool:
     if s[nn + 1] == 1:
         moved = s[nn + 2]
         k = ray_targets(board, offsets, (moved // n + 1) * w + moved % n + 1, buf)
+        if k == 0:  # the amazon that moved cannot fire: the game is over as it stands (buf holds nothing)
+            return False
         board[buf[rng_below(rng, k)]] = ARROW
         turn = 1 - turn
     for _ in range(turns):
@@ -217,6 +219,30 @@ def rollout(s: np.ndarray, rng: np.ndarray) -> None:
     random_turns(s, rng, 1 << 30)
 
 
+def check_array(s: np.ndarray, n: int) -> None:
+    """Raise StateFormatError unless ``s`` is a state array of Amazons on an ``n`` x ``n`` board.
+
+    Beyond the shape: cell, role and phase values in range, four amazons a
+    side (the compiled code keeps them in arrays of four) and, in a fire
+    phase, the mover's amazon on the cell that just moved.
+    """
+    name = f"amazons_{n}x{n}"
+    nn = n * n
+    if not isinstance(s, np.ndarray) or s.dtype != np.uint8 or s.shape != (nn + 3,):
+        what = f"{s.dtype} array of shape {s.shape}" if isinstance(s, np.ndarray) else type(s).__name__
+        raise StateFormatError(f"{name}: a state array is {nn + 3} uint8 entries, not a {what}")
+    if s[:nn].max() > ARROW or s[nn] > 1 or s[nn + 1] > 1:
+        raise StateFormatError(f"{name}: cell, role or phase value out of range")
+    for piece in (WHITE, BLACK):
+        if int(np.count_nonzero(s[:nn] == piece)) != 4:
+            raise StateFormatError(f"{name}: each side has exactly four amazons")
+    moved = int(s[nn + 2])
+    if s[nn + 1] == 0 and moved != NONE:
+        raise StateFormatError(f"{name}: no amazon has just moved in a move phase")
+    if s[nn + 1] == 1 and (moved >= nn or s[moved] != s[nn] + 1):
+        raise StateFormatError(f"{name}: in a fire phase the amazon that just moved must be the mover's")
+
+
 # One set of compiled loops serves both boards: the size is read off the array.
 # A queen has at most 4(n-1) targets.
 KERNEL_10 = make_kernel(
@@ -229,8 +255,9 @@ KERNEL_10 = make_kernel(
     rollout=rollout,
     num_actions=10101,
     max_actions=144,
+    check=lambda s: check_array(s, 10),
 )
-KERNEL_8 = with_sizes(KERNEL_10, num_actions=4161, max_actions=112)
+KERNEL_8 = with_sizes(KERNEL_10, num_actions=4161, max_actions=112, check=lambda s: check_array(s, 8))
 
 START = {
     10: {WHITE: [(1, 4), (4, 1), (7, 1), (10, 4)], BLACK: [(1, 7), (4, 10), (7, 10), (10, 7)]},
@@ -287,19 +314,7 @@ class Amazons(NativeGame):
         return self._actions.get(text, -1)
 
     def validate_array(self, s: np.ndarray) -> None:
-        nn = self.n * self.n
-        if s.shape != (nn + 3,):
-            raise StateFormatError(f"{self.name}: a state array has {nn + 3} entries, not {s.size}")
-        if s[:nn].max() > ARROW or s[nn] > 1 or s[nn + 1] > 1:
-            raise StateFormatError(f"{self.name}: cell, role or phase value out of range")
-        for piece in (WHITE, BLACK):
-            if int(np.count_nonzero(s[:nn] == piece)) != 4:
-                raise StateFormatError(f"{self.name}: each side has exactly four amazons")
-        moved = int(s[nn + 2])
-        if s[nn + 1] == 0 and moved != NONE:
-            raise StateFormatError(f"{self.name}: no amazon has just moved in a move phase")
-        if s[nn + 1] == 1 and (moved >= nn or s[moved] != s[nn] + 1):
-            raise StateFormatError(f"{self.name}: in a fire phase the amazon that just moved must be the mover's")
+        check_array(s, self.n)
 
     # --- views --------------------------------------------------------------------
     def _view(self, state: State) -> tuple[np.ndarray, int, int, int | None]:

@@ -197,6 +197,17 @@ def goals(s: np.ndarray) -> np.ndarray:
     return g
 
 
+def check_array(s: np.ndarray, name: str = "bomberman") -> None:
+    """Raise StateFormatError unless ``s`` is a Bomberman state array: every value the kernel indexes by is in range."""
+    if not isinstance(s, np.ndarray) or s.dtype != np.int64 or s.shape != (8,):
+        what = f"{s.dtype} array of shape {s.shape}" if isinstance(s, np.ndarray) else type(s).__name__
+        raise StateFormatError(f"{name}: a state array is 8 int64 entries, not a {what}")
+    if not (0 <= s[MAN] < N * N and 0 <= s[WOMAN] < N * N):
+        raise StateFormatError(f"{name}: player cells must lie on the board")
+    if not 1 <= s[STEP] <= TIMEOUT:
+        raise StateFormatError(f"{name}: the step counter runs from 1 to {TIMEOUT}")
+
+
 KERNEL_SEED = make_kernel(
     globals(),
     "seed",
@@ -206,6 +217,7 @@ KERNEL_SEED = make_kernel(
     goals=goals,
     num_actions=len(ACTIONS),
     max_actions=len(ACTIONS),
+    check=lambda s: check_array(s, "bomberman"),
 )
 KERNEL_2P = make_kernel(
     globals(),
@@ -216,6 +228,7 @@ KERNEL_2P = make_kernel(
     goals=goals,
     num_actions=len(ACTIONS),
     max_actions=len(ACTIONS),
+    check=lambda s: check_array(s, "bomberman2p"),
 )
 
 
@@ -272,12 +285,7 @@ class Bomberman(NativeGame):
         return self._actions.get(text, -1)
 
     def validate_array(self, s: np.ndarray) -> None:
-        if s.shape != (8,):
-            raise StateFormatError(f"{self.name}: a state array has 8 entries, not {s.size}")
-        if not (0 <= s[MAN] < 64 and 0 <= s[WOMAN] < 64):
-            raise StateFormatError(f"{self.name}: player cells must lie on the board")
-        if not 1 <= s[STEP] <= TIMEOUT:
-            raise StateFormatError(f"{self.name}: the step counter runs from 1 to {TIMEOUT}")
+        check_array(s, self.name)
 
     # --- views ---------------------------------------------------------------------------
     def _layers(self, state: State) -> dict[str, Any]:

@@ -128,8 +128,36 @@ def goals(s: np.ndarray) -> np.ndarray:
     return g
 
 
+def check_array(s: np.ndarray, name: str = "wallmaze") -> None:
+    """Raise StateFormatError unless ``s`` is a wall maze state array: every value the kernel indexes by is in range."""
+    if not isinstance(s, np.ndarray) or s.dtype != np.int64 or s.shape != (5,):
+        what = f"{s.dtype} array of shape {s.shape}" if isinstance(s, np.ndarray) else type(s).__name__
+        raise StateFormatError(f"{name}: a state array is 5 int64 entries, not a {what}")
+    for who in (WHITE_AT, BLACK_AT):
+        if not (0 <= s[who] < W * H and OPEN[s[who]]):
+            raise StateFormatError(f"{name}: markers stand on open cells")
+    if s[WHITE_AT] == s[BLACK_AT]:
+        raise StateFormatError(f"{name}: the two markers cannot share a cell")
+    if not 1 <= s[STEP] <= TIMEOUT:
+        raise StateFormatError(f"{name}: the step counter runs from 1 to {TIMEOUT}")
+    for r, (at, arrived) in enumerate(((WHITE_AT, WHITE_ARRIVED), (BLACK_AT, BLACK_ARRIVED))):
+        on_target = s[at] == TARGET[r]
+        if on_target != (1 <= s[arrived] <= s[STEP]) or (not on_target and s[arrived] != 0):
+            raise StateFormatError(
+                f"{name}: {('white', 'black')[r]}'s arrival step must be set exactly when it stands on its target"
+            )
+
+
 KERNEL = make_kernel(
-    globals(), "wallmaze", legal=legal, apply=apply, terminal=terminal, goals=goals, num_actions=5, max_actions=5
+    globals(),
+    "wallmaze",
+    legal=legal,
+    apply=apply,
+    terminal=terminal,
+    goals=goals,
+    num_actions=5,
+    max_actions=5,
+    check=check_array,
 )
 
 _SHORT = {
@@ -186,21 +214,7 @@ class WallMaze(NativeGame):
         return -1
 
     def validate_array(self, s: np.ndarray) -> None:
-        if s.shape != (5,):
-            raise StateFormatError(f"{self.name}: a state array has 5 entries, not {s.size}")
-        for who in (WHITE_AT, BLACK_AT):
-            if not (0 <= s[who] < W * H and OPEN[s[who]]):
-                raise StateFormatError(f"{self.name}: markers stand on open cells")
-        if s[WHITE_AT] == s[BLACK_AT]:
-            raise StateFormatError(f"{self.name}: the two markers cannot share a cell")
-        if not 1 <= s[STEP] <= TIMEOUT:
-            raise StateFormatError(f"{self.name}: the step counter runs from 1 to {TIMEOUT}")
-        for r, (at, arrived) in enumerate(((WHITE_AT, WHITE_ARRIVED), (BLACK_AT, BLACK_ARRIVED))):
-            on_target = s[at] == TARGET[r]
-            if on_target != (1 <= s[arrived] <= s[STEP]) or (not on_target and s[arrived] != 0):
-                raise StateFormatError(
-                    f"{self.name}: {self.roles[r]}'s arrival step must be set exactly when it stands on its target"
-                )
+        check_array(s, self.name)
 
     # --- views ---------------------------------------------------------------------------
     def render(self, state: State) -> str:

@@ -107,6 +107,8 @@ def _gate(vals: np.ndarray, kind: np.ndarray, ptr: np.ndarray, lits: np.ndarray,
 def pn_eval(net: tuple[np.ndarray, ...], vals: np.ndarray, phase: int) -> None:
     """Evaluate the gates of ``phase`` (0 legal+terminal, 1 goals, 2 next) into ``vals``."""
     header = net[0]
+    if phase < 0 or phase > 2 or vals.shape[0] < header[0]:
+        raise ValueError("pn_eval: phase is 0, 1 or 2 and vals holds a value per node")
     kind = net[1]
     ptr = net[2]
     lits = net[3]
@@ -139,6 +141,8 @@ def pn_eval(net: tuple[np.ndarray, ...], vals: np.ndarray, phase: int) -> None:
 def pn_load(net: tuple[np.ndarray, ...], vals: np.ndarray, base: np.ndarray) -> None:
     """Put a state (base bits) into ``vals`` and compute legality and termination (phase A)."""
     nbase = net[0][1]
+    if base.shape[0] != nbase or vals.shape[0] < net[0][0]:
+        raise ValueError("pn_load: base holds one bit per base proposition and vals a value per node")
     vals[0] = 0
     vals[1] = 1
     for i in range(nbase):
@@ -151,6 +155,11 @@ def pn_next(net: tuple[np.ndarray, ...], vals: np.ndarray, does: np.ndarray, bas
     """The next state's base bits, from loaded ``vals`` and the ``does`` nodes of the joint move (-1: none)."""
     nbase = net[0][1]
     nxt = net[12]
+    if base_out.shape[0] < nbase or vals.shape[0] < net[0][0]:
+        raise ValueError("pn_next: base_out holds one bit per base proposition and vals a value per node")
+    for i in range(does.shape[0]):
+        if does[i] >= 2 + nbase + net[0][2] or (does[i] >= 0 and does[i] < 2 + nbase):
+            raise ValueError("pn_next: does holds does-nodes of the network (or -1)")
     for i in range(does.shape[0]):
         if does[i] >= 0:
             vals[does[i]] = 1
@@ -165,6 +174,8 @@ def pn_next(net: tuple[np.ndarray, ...], vals: np.ndarray, does: np.ndarray, bas
 @nb.njit(cache=True)
 def pn_goals(net: tuple[np.ndarray, ...], vals: np.ndarray, out: np.ndarray, count: np.ndarray) -> None:
     """Each role's goal (phase G): ``out[r]`` the highest true goal value, ``count[r]`` how many distinct are true."""
+    if out.shape[0] < net[0][3] or count.shape[0] < net[0][3]:
+        raise ValueError("pn_goals: out and count hold an entry per role")
     pn_eval(net, vals, 1)
     _read_goals(net, vals, out, count)
 
@@ -233,6 +244,23 @@ def _random_joint(
 
 
 @nb.njit(cache=True)
+def _check_playout_arrays(
+    net: tuple[np.ndarray, ...],
+    base0: np.ndarray,
+    count: int,
+    out_goals: np.ndarray,
+    out_lengths: np.ndarray,
+    error: np.ndarray,
+) -> None:
+    if base0.shape[0] != net[0][1] or count < 0:
+        raise ValueError("playouts: base0 holds one bit per base proposition and count is not negative")
+    if out_goals.shape[0] < count or out_goals.shape[1] < net[0][3] or out_lengths.shape[0] < count:
+        raise ValueError("playouts: out_goals holds (count, roles) entries and out_lengths count")
+    if error.shape[0] < 2:
+        raise ValueError("playouts: error holds two entries")
+
+
+@nb.njit(cache=True)
 def pn_playouts(
     net: tuple[np.ndarray, ...],
     base0: np.ndarray,
@@ -252,6 +280,7 @@ def pn_playouts(
     """
     header = net[0]
     nbase = header[1]
+    _check_playout_arrays(net, base0, count, out_goals, out_lengths, error)
     vals = np.zeros(header[0], dtype=np.uint8)
     base = np.empty(nbase, dtype=np.uint8)
     nxt = np.empty(nbase, dtype=np.uint8)
@@ -287,6 +316,8 @@ def dn_init(net: tuple[np.ndarray, ...], vals: np.ndarray, cnt: np.ndarray, base
     """Load ``base`` from scratch: every gate evaluated (no move made) and counted."""
     header = net[0]
     nbase = header[1]
+    if base.shape[0] != nbase or vals.shape[0] < header[0] or cnt.shape[0] < header[0]:
+        raise ValueError("dn_init: base holds one bit per base proposition, vals and cnt an entry per node")
     ptr = net[2]
     lits = net[3]
     order = net[4]
@@ -355,6 +386,10 @@ def dn_set(
     ``2 * blocks + 1`` zeros. Returns False if the stack ran out: ``vals`` and ``cnt`` are then
     inconsistent and the caller reloads with :func:`dn_init`.
     """
+    if node < 0 or node >= net[0][0] or vals.shape[0] < net[0][0] or cnt.shape[0] < net[0][0]:
+        raise ValueError("dn_set: node is a node of the network; vals and cnt hold an entry per node")
+    if dirty.shape[0] < 2 * (net[5].shape[0] // 3) + 1:
+        raise ValueError("dn_set: dirty holds 2 * blocks + 1 entries")
     if vals[node] == value:
         return True
     fo_ptr = net[14]
@@ -453,6 +488,7 @@ def dn_playouts(
     nbase = header[1]
     nroles = header[3]
     nxt_node = net[12]
+    _check_playout_arrays(net, base0, count, out_goals, out_lengths, error)
     vals = np.zeros(nnodes, dtype=np.uint8)
     cnt = np.zeros(nnodes, dtype=np.int32)
     stack = np.empty(scratch if scratch > 0 else 4 * nnodes + 64, dtype=np.int32)
