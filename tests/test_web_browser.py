@@ -4,6 +4,10 @@ The server runs in this process (uvicorn in a thread, on 127.0.0.1 and a free
 port). Every test saves a screenshot under build/screenshots/. Needs Debian's
 ``chromium`` (/usr/bin/chromium); without it the tests are skipped, except
 under CI (``CI`` set), where they fail.
+
+A browser context is one browser (its own cookies, so its own seats). Games
+are created through the context's own request API, so that the seats'
+cookie lands in that browser, as when a person starts a game from the page.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ def shot(page: Any, name: str) -> None:
 
 
 def api(server: BackgroundServer, method: str, path: str, body: Any = None) -> Any:
+    """A request from outside any browser (it holds no seat)."""
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(server.url + path, data=data, method=method)
     request.add_header("Content-Type", "application/json")
@@ -81,8 +86,13 @@ def api(server: BackgroundServer, method: str, path: str, body: Any = None) -> A
         return json.load(reply)
 
 
-def new_game(server: BackgroundServer, game: str, players: dict[str, str], **settings: Any) -> str:
-    return str(api(server, "POST", "/api/games", {"game": game, "players": players, **settings})["id"])
+def new_game(page: Any, server: BackgroundServer, game: str, players: dict[str, str], **settings: Any) -> str:
+    """A new match whose human seats belong to ``page``'s browser (the answer's cookie lands in it)."""
+    reply = page.context.request.post(
+        server.url + "/api/games", data={"game": game, "players": players, **settings}, timeout=60_000
+    )
+    assert reply.status == 201, reply.text()
+    return str(reply.json()["id"])
 
 
 def cell(page: Any, x: int, y: int) -> Any:
@@ -124,7 +134,7 @@ def test_a_person_plays_wallmaze_by_keyboard_to_the_result(server: BackgroundSer
 
 
 def test_an_amazons_move_takes_three_clicks(server: BackgroundServer, page: Any) -> None:
-    gid = new_game(server, "amazons_8x8", {"white": "human", "black": "random:seed=5"})
+    gid = new_game(page, server, "amazons_8x8", {"white": "human", "black": "random:seed=5"})
     page.goto(f"{server.url}/games/{gid}")
     expect(page.locator("#board .hl.from")).to_have_count(4)  # white's four amazons can move
     cell(page, 3, 1).click()  # the amazon on (3,1)
@@ -144,7 +154,7 @@ def test_an_amazons_move_takes_three_clicks(server: BackgroundServer, page: Any)
 
 
 def test_bomberman_bomb_counts_down_and_burns(server: BackgroundServer, page: Any) -> None:
-    gid = new_game(server, "bomberman2p", {"bomberman": "human", "bomberwoman": "random:seed=2"})
+    gid = new_game(page, server, "bomberman2p", {"bomberman": "human", "bomberwoman": "random:seed=2"})
     page.goto(f"{server.url}/games/{gid}")
     expect(page.locator("#drop-bomb")).to_be_enabled()
     page.keyboard.press(" ")  # drop a bomb on (1,1)
@@ -171,7 +181,7 @@ def test_bomberman_bomb_counts_down_and_burns(server: BackgroundServer, page: An
 
 
 def test_two_tabs_on_one_game_stay_in_step(server: BackgroundServer, browser: Any, page: Any) -> None:
-    gid = new_game(server, "amazons_8x8", {"white": "human", "black": "human"})
+    gid = new_game(page, server, "amazons_8x8", {"white": "human", "black": "human"})
     other = page.context.new_page()
     page.goto(f"{server.url}/games/{gid}")
     other.goto(f"{server.url}/games/{gid}")
@@ -189,7 +199,7 @@ def test_two_tabs_on_one_game_stay_in_step(server: BackgroundServer, browser: An
 
 
 def test_watch_two_agents_live(server: BackgroundServer, page: Any) -> None:
-    gid = new_game(server, "wallmaze", {"white": "random:seed=1", "black": "random:seed=2"}, pace=0.05)
+    gid = new_game(page, server, "wallmaze", {"white": "random:seed=1", "black": "random:seed=2"}, pace=0.05)
     page.goto(f"{server.url}/games/{gid}")
     expect(page.locator(".tag")).to_contain_text("watching")
     expect(page.locator("#result")).to_be_visible()  # the page followed the match to its end
@@ -200,7 +210,7 @@ def test_watch_two_agents_live(server: BackgroundServer, page: Any) -> None:
 
 
 def test_replay_a_finished_game(server: BackgroundServer, page: Any) -> None:
-    gid = new_game(server, "bomberman", {"bomberman": "random:seed=1", "bomberwoman": "random:seed=2"})
+    gid = new_game(page, server, "bomberman", {"bomberman": "random:seed=1", "bomberwoman": "random:seed=2"})
     final = api(server, "GET", f"/api/games/{gid}?wait=30")
     assert final["terminal"]
     n = final["step"]
@@ -227,3 +237,125 @@ def test_replay_a_finished_game(server: BackgroundServer, page: Any) -> None:
         page.get_by_role("link", name="Download the record (JSON)").click()
     record = json.loads(Path(download.value.path()).read_text())
     assert record["format"] == "ggp-match" and record["steps"] == n
+
+
+def test_ten_tabs_share_one_event_stream_and_moves_still_work(server: BackgroundServer, page: Any) -> None:
+    # a browser opens six connections per host: ten tabs with a stream each would hang from the seventh on
+    games = [new_game(page, server, "bomberman", {"bomberman": "human", "bomberwoman": "random"}) for _ in range(10)]
+    streams: list[str] = []
+    page.context.on("request", lambda r: streams.append(r.url) if "/events" in r.url else None)
+    tabs = [page]
+    page.goto(f"{server.url}/games/{games[0]}")
+    for gid in games[1:]:
+        tab = page.context.new_page()
+        tab.goto(f"{server.url}/games/{gid}")
+        tabs.append(tab)
+    last = tabs[-1]
+    last.bring_to_front()
+    expect(last.locator("#controls")).to_contain_text("Your move as bomberman")
+    last.keyboard.press(".")  # bomberman stays; bomberwoman's answer comes over the shared stream
+    step_is(last, 2)
+    assert all("/api/events?games=" in url for url in streams)  # no stream per tab
+    first = tabs[0]
+    first.bring_to_front()
+    first.keyboard.press(".")
+    step_is(first, 2)
+    first.close()  # the tab that held the stream: another one takes over
+    last.bring_to_front()
+    last.keyboard.press(".")
+    step_is(last, 4)
+    expect(last.locator("#message")).to_be_hidden()
+    shot(last, "tenth_tab")
+    for tab in tabs[1:-1]:
+        tab.close()
+
+
+def test_a_server_restart_while_a_tab_is_open(tmp_path: Path, browser: Any) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    db = tmp_path / "restart.sqlite3"
+    first = BackgroundServer(db).start()
+    try:
+        gid = new_game(page, first, "wallmaze", {"white": "human", "black": "random:seed=3"})
+        page.goto(f"{first.url}/games/{gid}")
+        expect(page.locator('button[data-dir="east"]')).to_be_enabled()
+    finally:
+        first.stop()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#message")).to_contain_text("Cannot reach the server")
+    expect(page.locator("body")).to_have_attribute("data-offline", "true")
+    expect(page.locator("body")).not_to_have_attribute("data-sending", "true")  # keys are taken again
+    shot(page, "server_unreachable")
+    with BackgroundServer(db, port=first.port):
+        step_is(page, 1)  # the page found the server again and sent the move it kept
+        expect(page.locator("#message")).to_be_hidden()
+        expect(page.locator("body")).not_to_have_attribute("data-offline", "true")
+        page.keyboard.press("ArrowRight")  # and plays on
+        step_is(page, 2)
+    context.close()
+    assert not errors, errors
+
+
+def test_a_second_browser_watches_and_takes_only_an_open_seat(
+    server: BackgroundServer, browser: Any, page: Any
+) -> None:
+    gid = new_game(page, server, "wallmaze", {"white": "human", "black": "human"}, seats=["white"])
+    page.goto(f"{server.url}/games/{gid}")
+    expect(page.locator("#controls")).to_contain_text("Your move as white")
+    expect(page.locator("#watching")).to_be_hidden()
+    guest = browser.new_context(viewport={"width": 1280, "height": 900})
+    guest.set_default_timeout(20_000)
+    seen = guest.new_page()
+    seen.goto(f"{server.url}/games/{gid}")
+    expect(seen.locator("#watching")).to_be_visible()
+    expect(seen.locator("#controls .dpad")).to_have_count(0)  # no controls for a seat it does not own
+    expect(seen.locator('button[data-seat="white"]')).to_have_count(0)  # white is taken
+    refused = guest.request.post(
+        f"{server.url}/api/games/{gid}/moves", data={"role": "white", "move": "(move 2 5 3 5)", "step": 0}
+    )
+    assert refused.status == 403
+    seen.locator('button[data-seat="black"]').click()  # black is open: take it
+    expect(seen.locator("#controls")).to_contain_text("Your move as black")
+    expect(seen.locator("#watching")).to_be_hidden()
+    expect(page.locator('[data-open-seat="black"]')).to_be_hidden()  # the first browser hears black is taken
+    seen.keyboard.press("ArrowLeft")  # black walks west
+    page.bring_to_front()
+    page.keyboard.press("ArrowRight")
+    step_is(page, 1)
+    step_is(seen, 1)
+    state = api(server, "GET", f"/api/games/{gid}")["state"]
+    assert state["white"] == [3, 5] and state["black"] != [12, 5]
+    shot(seen, "second_browser_seat")
+    guest.close()
+
+
+def test_resign_takes_two_clicks_and_ends_the_game(server: BackgroundServer, page: Any) -> None:
+    gid = new_game(page, server, "amazons_8x8", {"white": "human", "black": "random"})
+    page.goto(f"{server.url}/games/{gid}")
+    page.locator("#action-resign").click()
+    expect(page.locator("#action-resign")).to_contain_text("really resign")
+    page.locator("#action-resign").click()
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#result-title")).to_contain_text("black wins (white resigned)")
+    page.locator("#action-delete").click()
+    page.locator("#action-delete").click()
+    expect(page).to_have_url(re.compile(r"/games$"))
+    assert urllib.request.urlopen(f"{server.url}/api/games?limit=500").status == 200
+    assert gid not in {g["id"] for g in api(server, "GET", "/api/games?limit=500")["games"]}
+
+
+def test_the_replay_of_a_game_in_progress_follows_it(server: BackgroundServer, page: Any) -> None:
+    gid = new_game(page, server, "wallmaze", {"white": "human", "black": "random:seed=4"})
+    page.goto(f"{server.url}/games/{gid}/replay")
+    expect(page.locator("#replay-total")).to_have_text("0")
+    for step, text in enumerate(["(move 2 5 3 5)", "(move 3 5 4 5)"]):
+        reply = page.context.request.post(
+            f"{server.url}/api/games/{gid}/moves", data={"role": "white", "move": text, "step": step}
+        )
+        assert reply.status == 200, reply.text()
+        expect(page.locator("#replay-total")).to_have_text(str(step + 1))
+        step_is(page, step + 1)  # the viewer was at the end, so it stays there
+    expect(page.locator("#move-list li")).to_have_count(2)

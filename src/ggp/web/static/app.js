@@ -328,6 +328,7 @@
       box.replaceChildren();
       const seats = view.seats || {};
       const open = Object.keys(seats).filter((r) => seats[r] === "open");
+      document.querySelectorAll("[data-open-seat]").forEach((n) => (n.hidden = seats[n.dataset.openSeat] !== "open"));
       $("watching").hidden = mine.size > 0;
       if (mine.size) box.append(el("span", { class: "label" }, `you play ${[...mine].join(", ")}`));
       if (view.terminal) return;
