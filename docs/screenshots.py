@@ -13,14 +13,12 @@ headless Chromium (Debian's ``chromium``; Playwright drives it). Needs
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
 from ggp.web.server import BackgroundServer
 
@@ -66,21 +64,23 @@ SCENES: dict[str, tuple[dict[str, str], list[dict[str, str]]]] = {
 }
 
 
-def api(url: str, method: str = "GET", body: Any = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as reply:
-        return json.load(reply)
+def api(context: BrowserContext, url: str, body: Any) -> Any:
+    """POST ``body`` as JSON from the browser ``context`` (so that the seats' cookie lands in it)."""
+    reply = context.request.post(url, data=body, timeout=60_000)
+    if not reply.ok:
+        raise RuntimeError(f"{url}: {reply.status} {reply.text()}")
+    return reply.json()
 
 
-def prepare(base: str, game: str) -> str:
-    """A match of ``game`` played to the scene's position; returns its id."""
+def prepare(context: BrowserContext, base: str, game: str) -> str:
+    """A match of ``game`` played to the scene's position, its seats held by ``context``; returns its id."""
     players, steps = SCENES[game]
-    view = api(f"{base}/api/games", "POST", {"game": game, "players": players, "agent_time": 1.0})
+    view = api(context, f"{base}/api/games", {"game": game, "players": players, "agent_time": 1.0})
     gid = view["id"]
     for joint in steps:
         for role, move in joint.items():
-            view = api(f"{base}/api/games/{gid}/moves?wait=10", "POST", {"role": role, "move": move})
+            body = {"role": role, "move": move, "step": view["step"]}
+            view = api(context, f"{base}/api/games/{gid}/moves?wait=10", body)
     return str(gid)
 
 
@@ -88,7 +88,9 @@ def photograph(page: Page, base: str, game: str, gid: str, out: Path) -> Path:
     page.goto(f"{base}/games/{gid}")
     expect(page.locator("#controls")).to_contain_text("Your move")
     if game.startswith("amazons"):  # pick an amazon: its destinations light up
-        origin = page.locator("#board .hl.from").first.bounding_box()
+        amazon = page.locator("#board .hl.from").first
+        expect(amazon).to_be_visible()
+        origin = amazon.bounding_box()
         assert origin is not None
         page.mouse.click(origin["x"] + origin["width"] / 2, origin["y"] + origin["height"] / 2)
         expect(page.locator("#board .hl.sel")).to_have_count(1)
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         context.set_default_timeout(20_000)
         page = context.new_page()
         for game in args.games:
-            path = photograph(page, server.url, game, prepare(server.url, game), args.out)
+            path = photograph(page, server.url, game, prepare(context, server.url, game), args.out)
             print(f"wrote {path}")
         browser.close()
     return 0

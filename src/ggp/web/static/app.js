@@ -612,6 +612,9 @@
 
     function render(next, force = false) {
       if (older(next)) return;
+      // the same view again (a stream reconnecting): redrawing would only drop what the person is pointing at
+      if (!force && !next.mine && next.epoch === view.epoch && next.version === view.version && board.dataset.version)
+        return;
       if (next.mine) mine = new Set(next.mine);
       const fresh = next.version !== view.version || !board.dataset.version || force;
       view = next;
