@@ -36,7 +36,9 @@ class Limits:
     # --- matches in memory -------------------------------------------------------------------------
     #: Matches held in memory at once (playing, or recently opened). When full, a match nobody watches and no
     #: agent works on is unloaded to make room (it stays in SQLite); if none can be, ``LimitReached`` is raised.
-    max_live_matches: int = 64
+    #: What a match holds is mostly its agents' search trees: an Amazons player's is 60-90 MB, so 16 such
+    #: matches take about 1.5 GB (and the allocator keeps up to as much again for reuse).
+    max_live_matches: int = 16
     #: Seconds a match with no activity and nobody watching stays in memory; it is reloaded when opened again.
     idle_seconds: float = 600.0
     #: Seconds a client refused by ``max_live_matches`` is told to wait (HTTP ``Retry-After``).
