@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt
 from starlette.types import Receive, Scope, Send
 
@@ -27,7 +27,7 @@ from . import seats as seat_cookies
 from . import ui
 from .limits import Limits
 from .record import match_record
-from .security import clip
+from .security import SafeJSONResponse, clip
 from .sessions import HUMAN, LimitReached, Manager, Match, MoveRejected, Settings, agent_catalog
 from .store import Store
 from .views import Presenter, is_match_id, summary
@@ -142,11 +142,11 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
 
     shown = presenter.show
 
-    def rejected(exc: MoveRejected, *inputs: object) -> JSONResponse:
+    def rejected(exc: MoveRejected, *inputs: object) -> SafeJSONResponse:
         body: dict[str, Any] = {"detail": detail(exc.message, *inputs, limit=echo)}
         if exc.legal:
             body["legal"] = exc.legal
-        return JSONResponse(body, status_code=exc.status)
+        return SafeJSONResponse(body, status_code=exc.status)
 
     def busy(exc: LimitReached) -> HTTPException:
         return HTTPException(503, str(exc), headers={"Retry-After": str(exc.retry_after)})
@@ -275,7 +275,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
     )
     async def api_move(
         match_id: str, body: MoveIn, request: Request, svg: Svg = False, wait: Wait = 0.0
-    ) -> JSONResponse:
+    ) -> SafeJSONResponse:
         match = await get_match(match_id)
         seats = seat_cookies.Seats(request)
         try:
@@ -284,7 +284,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
             return rejected(exc, body.role, body.move)
         if wait:
             await manager.wait_idle(match, wait)
-        return JSONResponse(shown(match, request, svg=svg))
+        return SafeJSONResponse(shown(match, request, svg=svg))
 
     @router.post(
         "/games/{match_id}/resign",

@@ -27,10 +27,10 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
@@ -38,7 +38,7 @@ import ggp
 
 from . import api, pages
 from .limits import Limits
-from .security import Guard, clip
+from .security import Guard, SafeJSONResponse, clip
 from .sessions import Manager
 from .store import Store, default_db_path
 from .views import Presenter
@@ -76,6 +76,7 @@ def create_app(db_path: str | Path | None = None, *, limits: Limits | None = Non
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        default_response_class=SafeJSONResponse,
     )
     app.state.manager = manager
     app.state.store = store
@@ -94,10 +95,14 @@ def create_app(db_path: str | Path | None = None, *, limits: Limits | None = Non
             parts.append(f"{where}: {clip(str(err.get('msg', 'invalid')), 200)}")
         message = "; ".join(parts[:10]) or "malformed request"
         if request.url.path.startswith("/api") or request.method != "GET":
-            return JSONResponse({"detail": message}, status_code=400)
+            return SafeJSONResponse({"detail": message}, status_code=400)
         return templates.TemplateResponse(
             request, "error.html", {"title": "Bad request", "message": message}, status_code=400
         )
+
+    @app.exception_handler(HTTPException)
+    async def _refused(request: Request, exc: HTTPException) -> Response:
+        return SafeJSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:

@@ -4,7 +4,7 @@ import urllib.parse
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
@@ -15,7 +15,7 @@ from . import seats as seat_cookies
 from . import ui
 from .api import NewMatch, detail, record_of
 from .limits import Limits
-from .security import clip
+from .security import SafeJSONResponse, clip
 from .sessions import HUMAN, LimitReached, Manager, Match, Settings, agent_catalog
 from .store import Store
 from .views import Presenter, is_match_id, summary
@@ -170,9 +170,9 @@ def build_router(
         )
 
     @router.get("/games/{match_id}/record.json")
-    async def download(match_id: str) -> JSONResponse:
+    async def download(match_id: str) -> SafeJSONResponse:
         record = record_of(store, match_id, echo)
         name = f"ggp-{record['game']}-{match_id}.json"
-        return JSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return SafeJSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     return router

@@ -26,6 +26,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: Methods that change something, refused when a browser sends them from another origin.
@@ -34,6 +35,14 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _SAME_ORIGIN = frozenset({"same-origin", "none"})
 #: How much of someone's input an error message quotes.
 QUOTE_CHARS = 80
+
+
+class SafeJSONResponse(JSONResponse):
+    """JSON with every non-ASCII character escaped: a lone surrogate from a client's input (``"\\ud800"`` is
+    valid JSON) is sent back escaped instead of failing to encode as UTF-8 (a 500)."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
