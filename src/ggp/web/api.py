@@ -186,7 +186,8 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
     async def api_get(match_id: str, request: Request, svg: Svg = False, wait: Wait = 0.0) -> dict[str, Any]:
         match = await get_match(match_id)
         if wait:
-            await manager.wait_idle(match, wait)
+            with manager.watch(match):  # a waiting client keeps the match in memory, as a stream does
+                await manager.wait_idle(match, wait)
         return shown(match, request, svg=svg)
 
     @router.get("/games/{match_id}/legal", summary="A role's legal moves now")
@@ -283,7 +284,8 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
         except MoveRejected as exc:
             return rejected(exc, body.role, body.move)
         if wait:
-            await manager.wait_idle(match, wait)
+            with manager.watch(match):
+                await manager.wait_idle(match, wait)
         return SafeJSONResponse(shown(match, request, svg=svg))
 
     @router.post(
