@@ -34,6 +34,8 @@ from ggp.web.store import SCHEMA_VERSION, Store
 
 T = TypeVar("T")
 DEADLINE = 30.0  # seconds any single wait in these tests may take before it counts as a failure
+#: For matches of held agents: a clock longer than any wait here, so that a held agent never runs out of time.
+HELD = Settings(agent_time=DEADLINE)
 
 
 def run(make: Callable[[], Awaitable[T]]) -> T:
@@ -180,13 +182,14 @@ def test_live_matches_are_capped_and_idle_ones_make_room(db: Path, gates: Callab
             ids.append(match.id)
             assert len(manager.matches) <= 3
         assert store.count() == 12 and set(manager.matches) == set(ids[-3:])  # the least recently active left
-        # matches agents are playing cannot be unloaded: beyond the cap, creating is refused
+        # matches agents are playing (thinking, or waiting for a thread to think on) cannot be unloaded:
+        # beyond the cap, creating is refused
         busy = []
         for _ in range(3):
-            match, _ = await manager.create("bomberman2p", {"bomberman": "gate", "bomberwoman": "gate"}, Settings())
-            await gate.wait_inside()
+            match, _ = await manager.create("bomberman2p", {"bomberman": "gate", "bomberwoman": "gate"}, HELD)
             busy.append(match)
-        assert set(manager.matches) == {m.id for m in busy}
+        await gate.wait_inside()
+        assert set(manager.matches) == {m.id for m in busy} and all(m.busy() for m in busy)
         with pytest.raises(LimitReached) as refused:
             await manager.create("wallmaze", {"black": "random"}, Settings())
         assert refused.value.retry_after == manager.limits.retry_after and "3 matches" in refused.value.message
@@ -482,10 +485,10 @@ def test_one_match_cannot_take_every_agent_thread(db: Path, gates: Callable[...,
     async def scenario() -> None:
         manager = Manager(Store(db), Limits(agent_threads=2))
         # both of this simultaneous match's agents want a thread at once
-        first, _ = await manager.create("bomberman2p", {"bomberman": "both", "bomberwoman": "both"}, Settings())
+        first, _ = await manager.create("bomberman2p", {"bomberman": "both", "bomberwoman": "both"}, HELD)
         await both.wait_inside()
         # a second match's agent still gets the other thread while the first match's agent is busy
-        await manager.create("wallmaze", {"black": "solo"}, Settings())
+        await manager.create("wallmaze", {"black": "solo"}, HELD)
         assert await solo.wait_inside() == "black"
         assert both.entered == 1  # the first match's other agent waits its turn
         # every thread is busy now, yet a new game against an agent starts (its agents start on their own thread)
@@ -499,6 +502,28 @@ def test_one_match_cannot_take_every_agent_thread(db: Path, gates: Callable[...,
         both.release.set()
         await manager.wait_idle(first, DEADLINE)
         assert first.over and both.entered >= 2
+        await manager.close()
+
+    run(scenario)
+
+
+def test_agents_playing_alone_leave_a_thread_for_games_with_people(db: Path, gates: Callable[..., Gate]) -> None:
+    watched = gates("watched")
+    solo = gates("solo")
+
+    async def scenario() -> None:
+        manager = Manager(Store(db), Limits(agent_threads=2))
+        for _ in range(3):  # long thinkers nobody waits for (mcts:time=12 matches, say)
+            await manager.create("wallmaze", {"white": "watched", "black": "watched"}, HELD)
+        await watched.wait_inside()
+        # a person's game against an agent is answered at once, not after the others' thinking
+        match, _ = await asyncio.wait_for(manager.create("wallmaze", {"black": "solo"}, HELD), DEADLINE)
+        assert await solo.wait_inside() == "black"
+        assert watched.entered == 1
+        solo.release.set()
+        await manager.wait_idle(match, DEADLINE)
+        assert "black" in match.pending
+        watched.release.set()
         await manager.close()
 
     run(scenario)
@@ -540,7 +565,7 @@ def test_matches_of_agents_alone_go_on_by_themselves_after_a_restart(db: Path, g
     async def scenario() -> None:
         store = Store(db)
         first = Manager(store)
-        alone, _ = await first.create("wallmaze", {"white": "stall", "black": "stall"}, Settings())
+        alone, _ = await first.create("wallmaze", {"white": "stall", "black": "stall"}, HELD)
         people, _ = await first.create("wallmaze", {"black": "random"}, Settings())
         for _ in range(5):
             await stall.wait_inside()  # the fifth call is the first that waits

@@ -20,7 +20,8 @@ Resources are bounded by :class:`~ggp.web.limits.Limits`:
   match raises :class:`LimitReached`.
 * **Threads.** Agents think on ``agent_threads`` threads that serve the
   matches in turn (round robin), one call per match at a time, so one match
-  with two thinking agents cannot take every thread. Agents are made and
+  with two thinking agents cannot take every thread; matches of agents alone
+  use all threads but one, so a game with people always finds one. Agents are made and
   started on ``start_threads`` other threads, so a new game starts while
   other matches' agents think. An agent is told its clock less a margin; one
   that overruns its clock plus ``grace`` gets a random move played for it
@@ -318,11 +319,14 @@ class AgentPool:
     """Threads that run agents' calls, serving matches in turn so that none is starved.
 
     Calls are queued per key (a match id). A free thread takes the next key in
-    round-robin order, and a key has at most one call running at a time. A
-    call abandoned after overrunning its deadline (:meth:`abandon`) frees its
-    key, and a new thread takes over from the one it holds; that thread goes
-    back to work when the call returns only if the pool is short of threads.
-    Methods other than the worker loop are called from the event loop.
+    round-robin order, and a key has at most one call running at a time.
+    Calls marked ``background`` (matches of agents alone, which nobody waits
+    for) hold at most all threads but one, so that a game with people always
+    finds a thread however many agent-only matches think. A call abandoned
+    after overrunning its deadline (:meth:`abandon`) frees its key, and a new
+    thread takes over from the one it holds; that thread goes back to work
+    when the call returns only if the pool is short of threads. Methods other
+    than the worker loop are called from the event loop.
     """
 
     def __init__(self, threads: int, name: str) -> None:
@@ -332,22 +336,29 @@ class AgentPool:
         self._queues: dict[str, deque[_Job]] = {}
         self._ready: deque[str] = deque()  # keys with queued calls and none running, in turn order
         self._running: dict[str, _Job] = {}
+        self._background: set[str] = set()  # keys whose calls are background ones
+        self._background_cap = max(1, threads - 1)
+        self._background_running: set[str] = set()  # keys running a background call
         self._serving = 0  # threads not held by an abandoned call
         self._closed = False
         with self._cond:
             for _ in range(threads):
                 self._add_thread()
 
-    def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> _Job:
+    def submit(self, key: str, fn: Callable[..., Any], *args: Any, background: bool = False) -> _Job:
         job = _Job(asyncio.get_running_loop(), key, fn, args)
         with self._cond:
             if self._closed:
                 _settle(job.started, error=_Dropped())
                 return job
             self._queues.setdefault(key, deque()).append(job)
+            if background:
+                self._background.add(key)
+            else:
+                self._background.discard(key)
             if key not in self._running and key not in self._ready:
                 self._ready.append(key)
-                self._cond.notify()
+                self._cond.notify_all()
         return job
 
     def drop(self, key: str) -> None:
@@ -356,6 +367,8 @@ class AgentPool:
             jobs = self._queues.pop(key, deque())
             with contextlib.suppress(ValueError):
                 self._ready.remove(key)
+            if key not in self._running:
+                self._background.discard(key)
         for job in jobs:
             _settle(job.started, error=_Dropped())
             _settle(job.done, error=_Dropped())
@@ -366,18 +379,10 @@ class AgentPool:
             if job.abandoned or self._running.get(job.key) is not job:
                 return
             job.abandoned = True
-            del self._running[job.key]
-            if job.key in self._queues and job.key not in self._ready:
-                self._ready.append(job.key)
+            self._release(job.key)
             self._serving -= 1
             if not self._closed:
                 self._add_thread()
-            self._cond.notify()
-
-    def running(self) -> int:
-        """Calls running now that are not abandoned."""
-        with self._cond:
-            return len(self._running)
 
     def close(self) -> None:
         with self._cond:
@@ -389,17 +394,40 @@ class AgentPool:
 
     def _add_thread(self) -> None:  # with self._cond held
         self._serving += 1
-        threading.Thread(target=self._serve, name=f"{self.name}", daemon=True).start()
+        threading.Thread(target=self._serve, name=self.name, daemon=True).start()
+
+    def _take(self) -> str | None:  # with self._cond held
+        """The next key in turn that may run now, taken off the ready queue."""
+        for i, key in enumerate(self._ready):
+            if key in self._background:
+                if len(self._background_running) >= self._background_cap:
+                    continue
+                self._background_running.add(key)
+            del self._ready[i]
+            return key
+        return None
+
+    def _release(self, key: str) -> None:  # with self._cond held
+        """``key``'s running call is done (or abandoned): its next call, or another key's, may run."""
+        del self._running[key]
+        self._background_running.discard(key)
+        if key in self._queues:
+            if key not in self._ready:
+                self._ready.append(key)
+        else:
+            self._background.discard(key)
+        self._cond.notify_all()
 
     def _serve(self) -> None:
         while True:
             with self._cond:
-                while not self._ready and not self._closed:
+                key = self._take()
+                while key is None and not self._closed:
                     self._cond.wait()
-                if self._closed:
+                    key = self._take()
+                if self._closed or key is None:
                     self._serving -= 1
                     return
-                key = self._ready.popleft()
                 queue = self._queues[key]
                 job = queue.popleft()
                 if not queue:
@@ -413,10 +441,7 @@ class AgentPool:
                         return
                     self._serving += 1
                 else:
-                    del self._running[key]
-                    if key in self._queues and key not in self._ready:
-                        self._ready.append(key)
-                        self._cond.notify()
+                    self._release(key)
             del job, queue  # an idle thread must not keep the last match's agent alive
 
 
@@ -969,7 +994,8 @@ class Manager:
         if role in match._overrunning:
             fault: Any = _SimpleFault(role, "busy", "still running an earlier call that overran, so it was not asked")
         else:
-            job = self._thinkers.submit(match.id, agent.select_move, state, clock - default_margin(clock))
+            told = clock - default_margin(clock)
+            job = self._thinkers.submit(match.id, agent.select_move, state, told, background=not match.has_humans)
             fault = None
             try:
                 await job.started
