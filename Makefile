@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run play test test-fast lint pictures screenshots bench clean
+.PHONY: run play test test-fast test-kernels lint pictures screenshots bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,16 @@ test: $(BIN)/.installed
 ## make test-fast: the suite without the slow deep-perft tests
 test-fast: $(BIN)/.installed
 	$(BIN)/python -m pytest -q -m "not slow"
+
+## make test-kernels: the tests that run every compiled function, with numba's bounds checks on
+## (an index out of range raises IndexError instead of touching memory). numba's cache ignores
+## NUMBA_BOUNDSCHECK, so this run compiles into a cache of its own, apart from the normal one.
+KERNEL_TESTS := tests/test_kernel_bounds.py tests/test_agent_options.py tests/test_uct.py tests/test_vector.py \
+	tests/test_perft.py tests/test_amazons_endgame.py tests/test_wallmaze_player.py tests/test_players.py \
+	tests/test_traces.py tests/test_gdl_differential.py
+test-kernels: $(BIN)/.installed
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-boundscheck \
+		$(BIN)/python -m pytest -q -m "not slow" -n 2 $(KERNEL_TESTS)
 
 ## make lint: ruff and mypy, as CI runs them
 lint: $(BIN)/.installed

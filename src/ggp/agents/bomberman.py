@@ -203,6 +203,8 @@ class _Solution:
         digest = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:10]
         path = _cache_dir() / f"bomberman-{game.name}-{nobomb}-{kernel.namespace['_digest']}-{digest}.npz"
         arrays = _load(path)
+        if arrays is not None and not _consistent(arrays, roles):
+            arrays = None  # a damaged or foreign cache file: solve again rather than index by it
         if arrays is None:
             explore = kernel.specialise(_explore_template, PARITY=self.parity, NOBOMB=nobomb + 1)
             capacity = 1 << 18
@@ -250,6 +252,25 @@ def _load(path: Path) -> dict[str, np.ndarray] | None:
         return None
 
 
+def _consistent(arrays: dict[str, np.ndarray], roles: tuple[int, ...]) -> bool:
+    """Whether cached arrays fit together: every successor a position or an outcome, one entry per position."""
+    states, succ = arrays.get("states"), arrays.get("succ")
+    if states is None or succ is None or states.ndim != 2 or states.shape[1:] != (8,) or succ.shape[1:] != (NA, NA):
+        return False
+    count = states.shape[0]
+    if succ.shape[0] != count or count == 0 or not np.issubdtype(succ.dtype, np.integer):
+        return False
+    outcome = (succ == ILLEGAL) | ((succ <= BURNED[0]) & (succ >= BURNED[-1]))
+    if succ.max() >= count or not ((succ >= 0) | outcome).all():
+        return False
+    for me in roles:
+        for name in ("safe", "attack", "value"):
+            a = arrays.get(f"{name}{me}")
+            if a is None or a.shape != (count,):
+                return False
+    return True
+
+
 def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
     # Write then rename, so a reader never sees half a file; a cache that
     # cannot be written only costs the next process the solving time.
@@ -267,7 +288,12 @@ _LOCK = threading.Lock()
 
 
 def solution(game: Bomberman, nobomb: int = -1) -> _Solution:
-    """The solved graph of ``game``, computed once per process; role ``nobomb`` never drops a bomb."""
+    """The solved graph of ``game``, computed once per process; role ``nobomb`` (0, 1, or -1: neither)
+    never drops a bomb."""
+    if not isinstance(game, Bomberman):
+        raise ValueError(f"solution takes a Bomberman game, not {getattr(game, 'name', type(game).__name__)}")
+    if isinstance(nobomb, bool) or nobomb not in (-1, 0, 1):
+        raise ValueError(f"nobomb is -1 (every role bombs), 0 or 1, not {nobomb!r}")
     with _LOCK:
         key = (game.name, nobomb)
         if key not in _SOLUTIONS:

@@ -100,6 +100,8 @@ class MCTSAgent(Agent):
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         legal = self.game.legal_moves(state, self.role)
+        if not legal:
+            raise RuntimeError(f"{self.game.name}: {self.role} has no legal move in this state")
         if len(legal) == 1:  # nothing to decide; the tree is picked up again on the next call
             return legal[0]
         return self._search(state, self.sims, budget(self.time, time_limit))
