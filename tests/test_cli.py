@@ -264,7 +264,9 @@ def test_play_two_agents_needs_no_input(capsys: pytest.CaptureFixture[str], monk
 def test_play_bad_agent_spec_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "play", "wallmaze", "--black", "minimax")
     assert code == 2
-    assert "ggp: error: --black minimax: unknown agent 'minimax'; the known agents are: " in err
+    # refused by the option's type, argparse style, before the game starts
+    assert "ggp play wallmaze: error: argument --black: minimax: unknown agent 'minimax'; the known agents are: " in err
+    assert "wallmaze:" not in out
     assert "random (options: seed)" in err and "mcts (options: time, sims" in err
     code, _, err = run(capsys, "play", "wallmaze", "--black", "random:depth=2")
     assert code == 2

@@ -279,7 +279,7 @@ def test_match_command_same_spec_twice_and_fixed_seats(capsys: pytest.CaptureFix
 
 def test_match_command_reports_mistakes(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "match", "wallmaze", "--white", "nosuchagent")
-    assert code == 2 and "--white nosuchagent: unknown agent 'nosuchagent'" in err
+    assert code == 2 and "error: argument --white: nosuchagent: unknown agent 'nosuchagent'" in err
     code, _, err = run(capsys, "match", "wallmaze", "--games", "0")
     assert code == 2 and "must be at least 1" in err
     code, _, err = run(capsys, "match", "nosuchgame")

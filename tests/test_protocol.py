@@ -24,6 +24,7 @@ from ggp.agents import AGENTS, Agent
 from ggp.core.game import Move, State
 from ggp.core.kif import parse_terms, term_text
 from ggp.gdl import rules_text
+from ggp.match.referee import MAX_CLOCK
 from ggp.protocol import (
     Abort,
     GGPServer,
@@ -217,6 +218,9 @@ def test_messages_parse_in_any_letter_case() -> None:
         ("(START m1 white ((role white)) 10 -5)", "positive number"),
         ("(START m1 white ((role white)) 10 nan)", "positive number"),
         ("(START m1 white ((role white)) 10 inf)", "positive number"),
+        ("(START m1 white ((role white)) 1e300 5)", "at most 86400 seconds"),
+        ("(START m1 white ((role white)) 10 86401)", "at most 86400 seconds"),
+        ("(PREVIEW ((role white)) 1e12)", "at most 86400 seconds"),
         ("(ABORT)", "1 argument"),
         ("(PREVIEW x 10)", "rules must be a list"),
         ("(PLAY m1 NIL) (PLAY m1 NIL)", "2 terms"),
@@ -249,7 +253,9 @@ def test_info_and_error_replies() -> None:
 # The fuzzing strategies: symbols, terms and whole messages.
 symbols = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_.-+?", min_size=1, max_size=8)
 terms = st.recursive(symbols, lambda inner: st.lists(inner, max_size=4).map(tuple), max_leaves=12)
-clocks = st.one_of(st.integers(1, 10_000).map(float), st.floats(0.001, 1e6, allow_nan=False, allow_infinity=False))
+clocks = st.one_of(
+    st.integers(1, 10_000).map(float), st.floats(0.001, MAX_CLOCK, allow_nan=False, allow_infinity=False)
+)
 joint_moves = st.one_of(st.none(), st.lists(terms, min_size=1, max_size=4).map(tuple))
 rule_lists = st.lists(terms, max_size=6).map(tuple)
 messages = st.one_of(

@@ -17,8 +17,10 @@
     ggp bench                                    # speed, against OpenSpiel when installed
 
 :func:`main` takes the arguments and returns the exit code: 0 on success, 2
-for a user mistake (an unknown game, a bad agent spec or option), 130 when
-interrupted with Ctrl-C.
+for a user mistake (an unknown game, a bad agent spec or option), 1 when the
+system refuses (a full disk) or ggp fails (an internal error: one line; the
+traceback with ``GGP_TRACEBACK=1``), 130 when interrupted with Ctrl-C.
+Every argument is checked before anything runs (:mod:`ggp._argtypes`).
 """
 
 from __future__ import annotations
@@ -38,13 +40,39 @@ from rich.console import Console
 from rich.text import Text
 
 import ggp
-from ggp._argtypes import non_negative_int, positive_float, positive_int
+from ggp._argtypes import (
+    MAX_GAMES,
+    MAX_PERFT_DEPTH,
+    MAX_SEED,
+    MAX_TOURNAMENT_GAMES,
+    MAX_WORKERS,
+    agent_spec,
+    game_count,
+    grace,
+    non_negative_float,
+    output_file,
+    perft_depth,
+    player_spec,
+    port,
+    positive_float,
+    positive_int,
+    role_player,
+    seed,
+    symbol,
+    tournament_games,
+    worker_count,
+)
 from ggp.agents import Agent, describe_agents, make_agent
 from ggp.core.errors import GGPError, IllegalMoveError, MoveSyntaxError
 from ggp.core.game import Game, Move, State, illegal_move_error, random_playout
 from ggp.core.registry import games as builtin_games
+from ggp.match.referee import MAX_CLOCK, MAX_GRACE
 
 HUMAN = "human"
+
+_SEED_HELP = f"random seed, 0 to {MAX_SEED} (default: random)"
+_CLOCK_MAX = f", at most {MAX_CLOCK:g}"
+_GRACE_MAX = f", at most {MAX_GRACE:g}"
 
 _HINT_TAIL = "; help or ? lists the legal moves (a number picks one), quit leaves"
 
@@ -68,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         return _exit_code(exc)
     except (GGPError, UsageError) as exc:
         _flush_quietly()
-        print(f"ggp: error: {exc}", file=sys.stderr)
+        print(f"ggp: error: {_clip(str(exc), 2000)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         _flush_quietly()
@@ -81,6 +109,20 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError):
             pass
         return 1
+    except OSError as exc:  # the system refused (a disk full, a file vanished): say what, in one line
+        _flush_quietly()
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"ggp: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: one line, and the traceback only when asked for
+        _flush_quietly()
+        if os.environ.get("GGP_TRACEBACK"):
+            raise
+        print(
+            f"ggp: internal error: {type(exc).__name__}: {_clip(str(exc))} (set GGP_TRACEBACK=1 to see where)",
+            file=sys.stderr,
+        )
+        return 1
 
 
 def _exit_code(exc: SystemExit) -> int:
@@ -90,6 +132,11 @@ def _exit_code(exc: SystemExit) -> int:
         return exc.code
     print(exc.code, file=sys.stderr)
     return 1
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def _flush_quietly() -> None:
@@ -146,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("game", metavar="GAME")
-    p.add_argument("depth", metavar="DEPTH", type=non_negative_int)
+    p.add_argument("depth", metavar="DEPTH", type=perft_depth, help=f"0 to {MAX_PERFT_DEPTH}")
     p.add_argument("--api", action="store_true", help="recurse through the Game API instead of the kernel")
     p.set_defaults(func=cmd_perft)
 
@@ -156,8 +203,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play N uniformly random games and report their lengths, outcomes and speed.",
     )
     p.add_argument("game", metavar="GAME")
-    p.add_argument("--games", "-n", type=positive_int, default=100, metavar="N", help="how many games (default 100)")
-    p.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="random seed (default: random)")
+    p.add_argument(
+        "--games",
+        "-n",
+        type=game_count,
+        default=100,
+        metavar="N",
+        help=f"how many games (default 100, at most {MAX_GAMES:,})",
+    )
+    p.add_argument("--seed", type=seed, default=None, metavar="S", help=_SEED_HELP)
     p.add_argument(
         "--compiled",
         action="store_true",
@@ -171,12 +225,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve the web app (needs pip install 'ggp[web]'). Every game is kept in a SQLite file.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=positive_int, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--port", type=port, default=8000, help="port to listen on (default 8000; 0: any free)")
     p.add_argument(
         "--db",
         default=None,
         metavar="PATH",
         help="the SQLite history (default: $GGP_WEB_DB or ~/.local/share/ggp/web.sqlite3)",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests for this Host name (the app answers loopback names only); repeatable",
     )
     p.set_defaults(func=cmd_web)
 
@@ -223,21 +284,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", metavar="GAME", nargs="?", default=None)
     p.add_argument("specs", metavar="SPEC", nargs="*", help="agent specs, NAME[:key=value,...]")
     p.add_argument(
-        "--games", "-n", type=positive_int, default=2, metavar="N", help="games per pair and seating (default 2)"
+        "--games",
+        "-n",
+        type=tournament_games,
+        default=2,
+        metavar="N",
+        help=f"games per pair and seating (default 2, at most {MAX_TOURNAMENT_GAMES:,})",
     )
     p.add_argument(
-        "--workers", "-j", type=positive_int, default=None, metavar="K", help="worker processes (default: CPUs)"
+        "--workers",
+        "-j",
+        type=worker_count,
+        default=None,
+        metavar="K",
+        help=f"worker processes (default: CPUs, at most {MAX_WORKERS})",
     )
     p.add_argument("--db", default=None, metavar="PATH", help="the SQLite database (default ggp-tournament.sqlite)")
-    p.add_argument("--playclock", type=positive_float, default=None, metavar="T", help="seconds per move (default 1)")
     p.add_argument(
-        "--startclock", type=positive_float, default=None, metavar="T", help="seconds to prepare (default 5)"
+        "--playclock", type=positive_float, default=None, metavar="T", help="seconds per move (default 1)" + _CLOCK_MAX
     )
-    p.add_argument("--grace", type=positive_float, default=None, metavar="T", help="slack past a clock (default 0.25)")
-    p.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="tournament seed (default: random)")
+    p.add_argument(
+        "--startclock",
+        type=positive_float,
+        default=None,
+        metavar="T",
+        help="seconds to prepare (default 5)" + _CLOCK_MAX,
+    )
+    p.add_argument(
+        "--grace", type=grace, default=None, metavar="T", help="slack past a clock (default 0.25)" + _GRACE_MAX
+    )
+    p.add_argument("--seed", type=seed, default=None, metavar="S", help=_SEED_HELP)
     p.add_argument("--limit", type=positive_int, default=None, metavar="M", help="run at most M matches, then stop")
     p.add_argument(
-        "--stall-timeout", type=positive_float, default=None, metavar="T", help="kill a silent worker after T s"
+        "--stall-timeout",
+        type=positive_float,
+        default=None,
+        metavar="T",
+        help="kill a silent worker after T s" + _CLOCK_MAX,
     )
     p.add_argument("--retry-failed", action="store_true", help="schedule failed matches again")
     p.add_argument("--report", action="store_true", help="print the ratings of the database and exit")
@@ -268,13 +351,17 @@ def build_parser() -> argparse.ArgumentParser:
             "the rules sent with START and played natively; any other game runs on the GDL reasoner."
         ),
     )
-    p.add_argument("spec", metavar="SPEC", help="agent spec, NAME[:key=value,...], e.g. mcts:time=4")
-    p.add_argument("--port", type=non_negative_int, default=9147, help="port to listen on (default 9147; 0: any free)")
+    p.add_argument("spec", metavar="SPEC", type=agent_spec, help="agent spec, NAME[:key=value,...], e.g. mcts:time=4")
+    p.add_argument("--port", type=port, default=9147, help="port to listen on (default 9147; 0: any free)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0: all)")
-    p.add_argument("--name", default=None, help="the name INFO answers (default ggp-AGENT)")
-    p.add_argument("--margin", type=float, default=None, metavar="T", help="seconds kept back from each clock")
-    p.add_argument("--idle-timeout", type=float, default=None, metavar="T", help="drop a match silent this long")
-    p.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="seed for the agents")
+    p.add_argument("--name", type=symbol, default=None, help="the name INFO answers (default ggp-AGENT)")
+    p.add_argument(
+        "--margin", type=non_negative_float, default=None, metavar="T", help="seconds kept back from each clock"
+    )
+    p.add_argument(
+        "--idle-timeout", type=positive_float, default=None, metavar="T", help="drop a match silent this long"
+    )
+    p.add_argument("--seed", type=seed, default=None, metavar="S", help=_SEED_HELP)
     p.add_argument("--quiet", "-q", action="store_true", help="do not log messages to stderr")
     p.set_defaults(func=cmd_serve)
 
@@ -288,16 +375,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game", metavar="GAME_OR_KIF")
     p.add_argument(
-        "--player", action="append", default=[], metavar="ROLE=WHO", help="ROLE=http://host:port or ROLE=SPEC"
+        "--player",
+        action="append",
+        type=role_player,
+        default=[],
+        metavar="ROLE=WHO",
+        help="ROLE=http://host:port or ROLE=SPEC",
     )
     p.add_argument(
-        "--startclock", type=positive_float, default=10.0, metavar="T", help="seconds to prepare (default 10)"
+        "--startclock",
+        type=positive_float,
+        default=10.0,
+        metavar="T",
+        help="seconds to prepare (default 10)" + _CLOCK_MAX,
     )
-    p.add_argument("--playclock", type=positive_float, default=5.0, metavar="T", help="seconds per move (default 5)")
-    p.add_argument("--grace", type=float, default=0.5, metavar="T", help="slack past a clock (default 0.5)")
-    p.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="seed (default: random)")
-    p.add_argument("--match-id", default=None, metavar="ID", help="the match id sent to players")
-    p.add_argument("--out", default=None, metavar="FILE", help="write the match record (JSON) to FILE")
+    p.add_argument(
+        "--playclock", type=positive_float, default=5.0, metavar="T", help="seconds per move (default 5)" + _CLOCK_MAX
+    )
+    p.add_argument(
+        "--grace", type=grace, default=0.5, metavar="T", help="slack past a clock (default 0.5)" + _GRACE_MAX
+    )
+    p.add_argument("--seed", type=seed, default=None, metavar="S", help=_SEED_HELP)
+    p.add_argument(
+        "--match-id", type=symbol, default=None, metavar="ID", help="the match id sent to players (one word)"
+    )
+    p.add_argument(
+        "--out", type=output_file, default=None, metavar="FILE", help="write the match record (JSON) to FILE"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="do not print every joint move")
     p.set_defaults(func=cmd_host)
     return parser
@@ -486,7 +590,7 @@ def cmd_web(args: argparse.Namespace) -> int:
         if exc.name and exc.name.split(".")[0] in ("fastapi", "uvicorn", "jinja2", "starlette", "pydantic"):
             raise UsageError(f"the web app needs {exc.name}: pip install 'ggp[web]'") from None
         raise
-    return serve(args.host, args.port, args.db)
+    return serve(args.host, args.port, args.db, allowed_hosts=args.allow_host)
 
 
 # --- play ---------------------------------------------------------------------------------------------
@@ -502,11 +606,12 @@ def _role_parser(game: Game) -> argparse.ArgumentParser:
         parser.add_argument(
             f"--{role}",
             dest=f"role_{i}",
+            type=player_spec,
             default=default,
             metavar="PLAYER",
             help=f"who plays {role}: human or an agent spec such as random:seed=3 (default {default})",
         )
-    parser.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="seed for the agents")
+    parser.add_argument("--seed", type=seed, default=None, metavar="S", help=_SEED_HELP)
     return parser
 
 

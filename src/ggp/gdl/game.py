@@ -387,13 +387,26 @@ def from_text(text: str, name: str = "gdl") -> GDLGame:
     return GDLGame(text, name)
 
 
+#: The largest rule sheet file read (the largest built-in sheet is about 10 KB; a GGP message at most 4 MiB).
+MAX_SHEET_BYTES = 16 * 1024 * 1024
+
+
 def load_file(path: str | Path) -> GDLGame:
     """The game of a rule sheet file, named after the file (``rules/wallmaze.kif`` is ``wallmaze``)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as fh:
+            data = fh.read(MAX_SHEET_BYTES + 1)
+    except OSError as exc:
+        raise GDLError(f"{p.name}: cannot read the rule sheet: {exc.strerror or exc}") from None
+    if len(data) > MAX_SHEET_BYTES:
+        raise GDLError(f"{p.name}: a rule sheet is at most {MAX_SHEET_BYTES // (1024 * 1024)} MiB; this file is larger")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise GDLError(f"{p.name}: a rule sheet must be UTF-8 text ({exc})") from None
+    if "\x00" in text:
+        raise GDLError(f"{p.name}: a rule sheet is text, but this file holds NUL bytes (is it binary?)")
     return from_text(text, p.stem)
 
 

@@ -14,20 +14,97 @@ Two bottom-up passes over a checked :class:`~ggp.gdl.parser.Program`:
 
 Both passes are semi-naive: a rule is re-run only with the atoms new in the
 previous round, through hash indexes on the bound argument positions.
+
+Grounding is bounded, so that no rule sheet can pin a process: at most
+:data:`MAX_ATOMS` atoms and rule instances (memory), at most :data:`MAX_STEPS`
+join steps (time: rules whose joins find little but loop long), and, inside
+a :func:`~ggp.gdl.parser.bounded` block, a deadline and a cancel event (a GGP
+player grounds a START's rules within its clocks and stops when the match is
+aborted). Past any bound grounding raises :class:`~ggp.gdl.parser.GDLLimitError`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.kif import Term
-from .parser import Atom, GDLError, Literal, Program, Rule, reaches, strongly_connected, term_vars
+from .parser import (
+    Atom,
+    GDLError,
+    GDLLimitError,
+    Literal,
+    Program,
+    Rule,
+    check_bounds,
+    reaches,
+    strongly_connected,
+    term_vars,
+)
 
-#: Grounding gives up beyond this many atoms or rule instances (rules that build ever larger terms).
-MAX_ATOMS = 3_000_000
+#: Grounding gives up beyond this many atoms and rule instances together (a sheet too large, or rules that
+#: build ever larger terms). Amazons 10x10, the largest built-in sheet, has 26,366 atoms and 31,586 instances;
+#: a million take about 1.5 GB with the propnet built from them.
+MAX_ATOMS = 1_000_000
 #: ... or once terms nest deeper than this.
 MAX_DEPTH = 60
+#: ... or after this many join steps (a row a rule tries; up to 30 million a second, so seconds at most).
+#: Each built-in sheet takes under half a million; compiling a rule counts as :data:`COMPILE_STEPS`.
+MAX_STEPS = 200_000_000
+COMPILE_STEPS = 2_000
+#: Steps between two looks at the clock and the cancel event.
+_CHUNK = 1 << 16
+
+
+def too_large(where: str) -> GDLLimitError:
+    """The error of a grounding that grew past :data:`MAX_ATOMS` or :data:`MAX_DEPTH`."""
+    return GDLLimitError(
+        f"{where}grounding gave up (over {MAX_ATOMS:,} atoms and rule instances, or terms nested over {MAX_DEPTH} "
+        "deep): the sheet is too large to ground, or its rules build ever larger terms (a recursion through a "
+        "function term such as (<= (next (count (s ?n))) (true (count ?n))) has no end)"
+    )
+
+
+class _Budget:
+    """The join steps grounding has taken, checked against its bounds every :data:`_CHUNK` steps (and the
+    deadline and cancel event of the :func:`~ggp.gdl.parser.bounded` block it runs in).
+
+    Compiled rules count their steps in a local and call :meth:`tick` when it
+    reaches the limit they were given; :meth:`tick` accounts for them, checks
+    every bound and gives the next limit.
+    """
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.used = 0  # steps of the calls that have returned
+        #: How many atoms and rule instances are held, new ones included (set by the grounder).
+        self.size: Callable[[], int] = lambda: 0
+        self.check()
+
+    def limit(self) -> int:
+        """How many steps the next call may take before it must tick."""
+        return min(_CHUNK, MAX_STEPS - self.used + 1)
+
+    def tick(self, n: int) -> int:
+        """Called by a running rule that has taken ``n`` steps; raises past a bound, else the next limit."""
+        if self.size() > MAX_ATOMS:
+            raise too_large(self.where)
+        self.check(n)
+        return n + min(_CHUNK, MAX_STEPS - self.used - n + 1)
+
+    def spend(self, n: int) -> None:
+        self.used += n
+        self.check()
+
+    def check(self, running: int = 0) -> None:
+        if self.used + running > MAX_STEPS:
+            raise GDLLimitError(
+                f"{self.where}grounding gave up after {MAX_STEPS:,} join steps: the rules join relations "
+                "that find few matches in very many tries (reorder or split the rule bodies)"
+            )
+        check_bounds(self.where, "grounding")
+
 
 Row = tuple[Term, ...]
 
@@ -251,12 +328,16 @@ class Grounder:
         self.store = _Store()
         self.dynamic_relations = reaches(program, {"true", "does"})
         self.where = f"{program.name}: "
+        self.budget = _Budget(self.where)
 
     def _compile(self, plan: _Plan, keep: bool) -> Any:
-        """``run(delta, new, seen, kept)`` for ``plan``: adds the head rows it derives (not yet known) to ``new``."""
+        """``run(delta, new, seen, kept, tick, lim)`` for ``plan``: adds the head rows it derives (not yet known)
+        to ``new``; returns its join steps, calling ``tick`` each time they reach ``lim`` (see :class:`_Budget`)."""
+        self.budget.spend(COMPILE_STEPS)
         cg = _Codegen()
         rule = plan.rule
         bound: set[str] = set()
+        cg.emit(1, "n = 0")
         cg.emit(1, "for _ in (0,):")  # lets pre-checks `continue` out
         depth = 2
         for c in plan.pre:
@@ -271,7 +352,11 @@ class Grounder:
                 source = f"{idx}.get({key}, ())"
             else:
                 source = cg.const(self.store.relation(step.relation), "rows")
-            cg.emit(depth, f"for {row} in {source}:")
+            # Steps are counted as a loop begins, by its length (every source is sized): cheaper than per row.
+            cg.emit(depth, f"src{i} = {source}")
+            cg.emit(depth, f"n += len(src{i})")
+            cg.emit(depth, "if n >= lim: lim = tick(n)")
+            cg.emit(depth, f"for {row} in src{i}:")
             depth += 1
             for p in step.keypos:
                 term_vars(step.args[p], bound)
@@ -293,7 +378,8 @@ class Grounder:
             cg.emit(depth + 1, "seen.add(k)")
             cg.emit(depth + 1, "kept.append(k)")
         cg.consts["current"] = self.store.relation(str(rule.head[0]))
-        source = "def run(delta, new, seen, kept):\n" + "\n".join(cg.lines) + "\n"
+        cg.emit(1, "return n")
+        source = "def run(delta, new, seen, kept, tick, lim):\n" + "\n".join(cg.lines) + "\n"
         namespace: dict[str, Any] = dict(cg.consts)
         exec(compile(source, f"<gdl rule line {rule.line}>", "exec"), namespace)
         return namespace["run"]
@@ -314,16 +400,19 @@ class Grounder:
         seen: dict[str, set[Any]] = {}
         kept: list[Any] = []
         new: dict[str, set[Row]] = {}
+        self.budget.size = lambda: self.store.count + len(kept) + sum(len(rows) for rows in new.values())
 
         def run(rel: str, line: int, fn: Any, delta: list[Row] | None) -> None:
             start = len(kept)
-            fn(delta, new.setdefault(rel, set()), seen.setdefault(rel, set()), kept)
+            budget = self.budget
+            used = fn(delta, new.setdefault(rel, set()), seen.setdefault(rel, set()), kept, budget.tick, budget.limit())
+            budget.spend(used)
             if keep is not None:
                 for k in range(start, len(kept)):
                     h, pos, neg = kept[k]
                     keep.append(GroundRule((rel, *h), pos, neg, line))
-                if len(keep) > MAX_ATOMS:
-                    raise self._too_large()
+                if len(keep) + self.store.count > MAX_ATOMS:
+                    raise too_large(self.where)
 
         for rel, line, fn in full:
             run(rel, line, fn, None)
@@ -332,7 +421,7 @@ class Grounder:
             delta = self._commit(new)
             rounds += 1
             if rounds > 100 and any(_depth(row) > MAX_DEPTH for rows in delta.values() for row in rows):
-                raise self._too_large()
+                raise too_large(self.where)
             new = {}
             for rel, rows in delta.items():
                 for head_rel, line, fn in by_delta.get(rel, ()):
@@ -345,15 +434,8 @@ class Grounder:
             if added:
                 delta[rel] = added
         if self.store.count > MAX_ATOMS:
-            raise self._too_large()
+            raise too_large(self.where)
         return delta
-
-    def _too_large(self) -> GDLError:
-        return GDLError(
-            f"{self.where}grounding gave up (over {MAX_ATOMS:,} atoms or terms nested over {MAX_DEPTH} deep): "
-            "the rules seem to build ever larger terms (a recursion through a function term such as "
-            "(<= (next (count (s ?n))) (true (count ?n))) has no end)"
-        )
 
     def ground(self) -> GroundProgram:
         program = self.program
@@ -392,5 +474,5 @@ class Grounder:
 
 
 def ground(program: Program) -> GroundProgram:
-    """The ground program of a checked rule sheet."""
+    """The ground program of a checked rule sheet; :class:`GDLLimitError` past a bound (see the module)."""
     return Grounder(program).ground()

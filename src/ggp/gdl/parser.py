@@ -19,7 +19,11 @@ spelling of each, so that moves and facts are shown as the sheet writes them.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import math
+import threading
+import time
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -48,6 +52,12 @@ KEYWORD_ARITY = {
 }
 _CONNECTIVES = {"not", "or", "distinct", "<="}
 
+#: How deeply parentheses may nest in a rule sheet (real sheets nest a dozen levels; this keeps the
+#: recursive reading and grounding of terms far from Python's recursion limit).
+MAX_NESTING = 100
+#: Most conjunctions a rule's ``or`` literals may expand to.
+MAX_CASES = 4096
+
 
 class GDLError(GGPError, ValueError):
     """A rule sheet that is not valid GDL, or a game that breaks GDL's promises in play.
@@ -58,6 +68,43 @@ class GDLError(GGPError, ValueError):
     def __init__(self, message: str, line: int | None = None) -> None:
         super().__init__(message)
         self.line = line
+
+
+class GDLLimitError(GDLError):
+    """A rule sheet that could not be read or grounded within the bounds: too large, too much work, past the
+    deadline of a :func:`bounded` block, or cancelled there."""
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    deadline: float | None = None
+    cancel: threading.Event | None = None
+
+
+_bounds = threading.local()
+
+
+@contextlib.contextmanager
+def bounded(deadline: float | None = None, cancel: threading.Event | None = None) -> Iterator[None]:
+    """Within this block, reading and grounding rule sheets in this thread stop at ``deadline`` (a
+    ``time.monotonic()`` value) or once ``cancel`` is set, raising :class:`GDLLimitError`."""
+    previous = getattr(_bounds, "value", None)
+    _bounds.value = _Bounds(deadline, cancel)
+    try:
+        yield
+    finally:
+        _bounds.value = previous
+
+
+def check_bounds(where: str, doing: str) -> None:
+    """Raise :class:`GDLLimitError` if the :func:`bounded` block this thread is in has ended its time."""
+    bounds: _Bounds | None = getattr(_bounds, "value", None)
+    if bounds is None:
+        return
+    if bounds.cancel is not None and bounds.cancel.is_set():
+        raise GDLLimitError(f"{where}{doing} was cancelled")
+    if bounds.deadline is not None and time.monotonic() > bounds.deadline:
+        raise GDLLimitError(f"{where}{doing} did not finish in the time allowed")
 
 
 def term_vars(term: Term, out: set[str] | None = None) -> set[str]:
@@ -141,8 +188,12 @@ _Located = tuple["str | list[_Located]", int]
 def _read(text: str, where: str) -> list[_Located]:
     stack: list[list[_Located]] = [[]]
     opened: list[int] = []
-    for tok, line in tokenize(text):
+    for count, (tok, line) in enumerate(tokenize(text)):
+        if count & 0xFFFF == 0:
+            check_bounds(where, "reading the rule sheet")
         if tok == "(":
+            if len(opened) >= MAX_NESTING:
+                raise GDLError(f"{where}line {line}: parentheses nest more than {MAX_NESTING} deep", line)
             stack.append([])
             opened.append(line)
         elif tok == ")":
@@ -235,6 +286,9 @@ class _Reader:
                 return self._dnf(args[0], not negated)
             if op == "or":
                 parts = [self._dnf(a, negated) for a in args]
+                cases = math.prod(len(p) for p in parts) if negated else sum(len(p) for p in parts)
+                if cases > MAX_CASES:
+                    raise self.fail(line, f"rule too large: its 'or' literals expand to more than {MAX_CASES} cases")
                 if negated:  # not (a or b) = (not a) and (not b)
                     return [list(itertools.chain.from_iterable(c)) for c in itertools.product(*parts)]
                 return [conj for part in parts for conj in part]
@@ -257,7 +311,9 @@ def parse_program(text: str, name: str = "") -> Program:
     where = f"{name}: " if name else ""
     reader = _Reader(where)
     rules: list[Rule] = []
-    for lt in _read(text, where):
+    for count, lt in enumerate(_read(text, where)):
+        if count & 0x3FF == 0:
+            check_bounds(where, "reading the rule sheet")
         item, line = lt
         if isinstance(item, list) and isinstance(item[0][0], str) and item[0][0] == "<=":
             if len(item) < 2:
@@ -267,9 +323,9 @@ def parse_program(text: str, name: str = "") -> Program:
             conjunctions: list[list[Literal]] = [[]]
             for lit in item[2:]:
                 options = reader.literals(lit)
+                if len(conjunctions) * len(options) > MAX_CASES:
+                    raise reader.fail(line, f"rule too large: its 'or' literals expand to more than {MAX_CASES} cases")
                 conjunctions = [c + o for c in conjunctions for o in options]
-                if len(conjunctions) > 4096:
-                    raise reader.fail(line, "rule too large: its 'or' literals expand to more than 4096 cases")
             for body in conjunctions:
                 rules.append(Rule(head, tuple(body), line))
         else:
@@ -420,15 +476,17 @@ def _check_stratified(program: Program, reader: _Reader) -> None:
 
 def reaches(program: Program, targets: set[str]) -> set[str]:
     """The relations that depend, directly or not, on one of ``targets``."""
-    deps = _dependencies(program)
+    users: dict[str, set[str]] = {}  # relation -> the relations whose rules use it
+    for head, ds in _dependencies(program).items():
+        for dep, _, _ in ds:
+            users.setdefault(dep, set()).add(head)
     found = set(targets)
-    changed = True
-    while changed:
-        changed = False
-        for head, ds in deps.items():
-            if head not in found and any(d in found for d, _, _ in ds):
-                found.add(head)
-                changed = True
+    todo = list(targets)
+    while todo:  # one visit per relation: a long chain of rules takes linear time
+        for user in users.get(todo.pop(), ()):
+            if user not in found:
+                found.add(user)
+                todo.append(user)
     return found
 
 

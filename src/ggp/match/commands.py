@@ -14,16 +14,29 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .._argtypes import non_negative_float, non_negative_int, positive_float, positive_int
-from ..agents import describe_agents, make_agent
+from .._argtypes import (
+    MAX_GAMES,
+    MAX_SEED,
+    agent_spec,
+    game_count,
+    grace,
+    output_file,
+    output_folder,
+    positive_float,
+    seed,
+)
+from ..agents import describe_agents
 from ..core.errors import GGPError
 from ..core.game import Game
 from ..core.registry import load
 from .plugins import canonical_module_name, load_agent_modules
 from .record import MatchRecord
+from .referee import MAX_CLOCK, MAX_GRACE
 from .series import SeriesResult, run_series, summarize
 from .stats import summary_table
 from .tournament import DEFAULT_DB, RunEvent, Settings, TournamentDB, report_lines, run_tournament
+
+_AT_MOST = f", at most {MAX_CLOCK:g}"
 
 
 class CommandError(GGPError):
@@ -45,15 +58,17 @@ def _progress(console: Console) -> Progress:
     )
 
 
+#: Most matches one tournament command may schedule (a round robin of N agents has N(N-1) per game index).
+MAX_SCHEDULE = 100_000
+
+
 def _check_specs(specs: Sequence[tuple[str, str]]) -> None:
-    """Build each agent once so that a bad spec is reported before anything runs."""
+    """Build each agent once (as the argument type does) so that a bad spec is reported before anything runs."""
     for where, spec in specs:
         try:
-            make_agent(spec)
-        except ValueError as exc:
-            raise CommandError(f"{where} {spec}: {exc}") from None
-        except Exception as exc:
-            raise CommandError(f"{where} {spec}: the agent cannot be built: {type(exc).__name__}: {exc}") from None
+            agent_spec(spec)
+        except argparse.ArgumentTypeError as exc:
+            raise CommandError(f"{where} {exc}") from None
 
 
 # --- ggp match -----------------------------------------------------------------------------------------
@@ -67,21 +82,44 @@ def match_parser(game: Game) -> argparse.ArgumentParser:
     )
     for i, role in enumerate(game.roles):
         parser.add_argument(
-            f"--{role}", dest=f"role_{i}", default="random", metavar="SPEC", help=f"who plays {role} (default random)"
+            f"--{role}",
+            dest=f"role_{i}",
+            type=agent_spec,
+            default="random",
+            metavar="SPEC",
+            help=f"who plays {role} (default random)",
         )
-    parser.add_argument("--games", "-n", type=positive_int, default=10, metavar="N", help="how many games (default 10)")
+    parser.add_argument(
+        "--games",
+        "-n",
+        type=game_count,
+        default=10,
+        metavar="N",
+        help=f"how many games (default 10, at most {MAX_GAMES:,})",
+    )
     parser.add_argument("--swap", action="store_true", help="players change seats every game")
-    parser.add_argument("--seed", type=non_negative_int, default=None, metavar="S", help="seed (default: random)")
+    parser.add_argument("--seed", type=seed, default=None, metavar="S", help=f"seed, 0 to {MAX_SEED} (default: random)")
     parser.add_argument(
-        "--playclock", type=positive_float, default=1.0, metavar="T", help="seconds per move (default 1)"
+        "--playclock", type=positive_float, default=1.0, metavar="T", help=f"seconds per move (default 1{_AT_MOST})"
     )
     parser.add_argument(
-        "--startclock", type=positive_float, default=5.0, metavar="T", help="seconds to prepare (default 5)"
+        "--startclock", type=positive_float, default=5.0, metavar="T", help=f"seconds to prepare (default 5{_AT_MOST})"
     )
     parser.add_argument(
-        "--grace", type=non_negative_float, default=0.25, metavar="T", help="slack past a clock (default 0.25)"
+        "--grace",
+        type=grace,
+        default=0.25,
+        metavar="T",
+        help=f"slack past a clock (default 0.25, at most {MAX_GRACE:g})",
     )
-    parser.add_argument("--out", metavar="DIR", default=None, help="write each match record (JSON) to DIR")
+    parser.add_argument(
+        "--out", type=output_folder, metavar="DIR", default=None, help="write each match record (JSON) to DIR"
+    )
+    _add_agent_module(parser)
+    return parser
+
+
+def _add_agent_module(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent-module",
         action="append",
@@ -89,16 +127,22 @@ def match_parser(game: Game) -> argparse.ArgumentParser:
         metavar="MODULE",
         help="import MODULE (a module name or .py file) that registers more agents; repeatable",
     )
-    return parser
+
+
+def _preload_agent_modules(options: Sequence[str]) -> None:
+    """Import the ``--agent-module`` modules among ``options`` first, so that the specs they name parse."""
+    early = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    _add_agent_module(early)
+    known, _ = early.parse_known_args(list(options))
+    load_agent_modules(known.agent_module)
 
 
 def match_command(game_name: str, options: Sequence[str]) -> int:
     """``ggp match GAME [--ROLE SPEC ...] [--games N] [--swap] ...``."""
     game = load(game_name)
+    _preload_agent_modules(options)
     opts = match_parser(game).parse_args(list(options))
-    load_agent_modules(opts.agent_module)
-    players = [str(getattr(opts, f"role_{i}")).strip() for i in range(len(game.roles))]
-    _check_specs([(f"--{role}", spec) for role, spec in zip(game.roles, players, strict=True)])
+    players = [str(getattr(opts, f"role_{i}")) for i in range(len(game.roles))]
     seed = opts.seed if opts.seed is not None else random.SystemRandom().randrange(2**31)
     console = _console()
     seats = "players swap seats every game" if opts.swap else "fixed seats"
@@ -162,6 +206,10 @@ def tournament_command(args: argparse.Namespace) -> int:
             raise CommandError("--report prints the table of an existing database; give no agent specs")
         _print_lines(report_lines(db_path))
         return 0
+    try:
+        output_file(str(db_path))
+    except argparse.ArgumentTypeError as exc:
+        raise CommandError(f"--db {exc}") from None
     exists = db_path.is_file()
     stored_settings: Settings | None = None
     stored_modules: list[str] = []
@@ -196,7 +244,18 @@ def tournament_command(args: argparse.Namespace) -> int:
         raise CommandError("a round robin needs at least two agent specs")
     if len(set(specs)) != len(specs):
         raise CommandError("an agent spec is listed twice")
+    if specs and args.games * len(specs) * (len(specs) - 1) > MAX_SCHEDULE:
+        raise CommandError(
+            f"{len(specs)} agents with --games {args.games} make "
+            f"{args.games * len(specs) * (len(specs) - 1):,} matches; a tournament schedules at most "
+            f"{MAX_SCHEDULE:,} at a time (fewer agents or games)"
+        )
     _check_specs([("agent", spec) for spec in specs])
+    if exists:  # the matches it resumes must still be playable: a stored spec this ggp refuses stops here
+        with TournamentDB(db_path, create=False) as db:
+            to_run = [row for row in db.matches() if row.status in ("pending", "running")]
+            stored = sorted({spec for row in to_run for spec in row.specs} - set(specs))
+        _check_specs([(f"{db_path} schedules agent", spec) for spec in stored])
 
     with TournamentDB(db_path) as db:
         if stored_settings is None:

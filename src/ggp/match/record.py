@@ -56,6 +56,8 @@ from ..core.game import Game, State
 
 FORMAT = "ggp-match"
 VERSION = 1
+#: The largest match record file read (a long Amazons 10x10 match takes well under 1 MiB).
+MAX_RECORD_BYTES = 64 * 2**20
 
 #: What went wrong with an agent: it raised, returned a move that is not legal,
 #: returned something that is not a Move, ran over the clock, or was still
@@ -216,13 +218,21 @@ class MatchRecord:
             data = json.loads(text)
         except (TypeError, ValueError) as exc:
             raise RecordFormatError(f"{source}: not JSON: {exc}") from None
+        except RecursionError:
+            raise RecordFormatError(f"{source}: not a match record: its JSON nests too deeply") from None
         return cls.from_dict(data, verify=verify, source=source)
 
     @classmethod
     def load(cls, path: str | Path, *, verify: bool = False) -> MatchRecord:
         """Read the record in file ``path``; :class:`RecordFormatError` for a missing or malformed file."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            with Path(path).open("rb") as fh:
+                data = fh.read(MAX_RECORD_BYTES + 1)
+            if len(data) > MAX_RECORD_BYTES:
+                raise RecordFormatError(
+                    f"cannot read match record {str(path)!r}: it is larger than {MAX_RECORD_BYTES // 2**20} MiB"
+                )
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise RecordFormatError(f"cannot read match record {str(path)!r}: {exc}") from None
         return cls.from_json(text, verify=verify, source=str(path))

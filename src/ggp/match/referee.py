@@ -37,6 +37,7 @@ the runaway is killed with it.
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
@@ -51,6 +52,12 @@ from .record import Fault, JointMove, MatchRecord
 
 #: Called after every joint move with the step number and the joint move (text, role order).
 StepHook = Callable[[int, tuple[str, ...]], None]
+
+#: The longest clock, in seconds, that the referee, the ``ggp`` commands and the GGP player accept: a day.
+#: Longer is a mistake, and an infinite (or astronomically long) one would overflow the waits on it.
+MAX_CLOCK = 86_400.0
+#: The most slack, in seconds, a referee gives past a clock.
+MAX_GRACE = 60.0
 
 
 def now_iso() -> str:
@@ -117,16 +124,16 @@ class Referee:
         on_step: StepHook | None = None,
     ) -> None:
         for name, clock in (("start_clock", start_clock), ("play_clock", play_clock)):
-            if clock is not None and not clock > 0:
-                raise ValueError(f"{name} must be positive (seconds) or None, not {clock!r}")
-        if grace < 0:
-            raise ValueError(f"grace must not be negative, not {grace!r}")
+            if clock is not None and not (math.isfinite(clock) and 0 < clock <= MAX_CLOCK):
+                raise ValueError(f"{name} must be positive seconds, at most {MAX_CLOCK:g}, or None, not {clock!r}")
+        if not (math.isfinite(grace) and 0 <= grace <= MAX_GRACE):
+            raise ValueError(f"grace must be seconds from 0 to {MAX_GRACE:g}, not {grace!r}")
         self.game = game
         self.start_clock = start_clock
         self.play_clock = play_clock
         self.grace = grace
         self.margin = round(default_margin(play_clock) if margin is None else margin, 6)
-        if self.margin < 0 or (play_clock is not None and self.margin >= play_clock):
+        if not math.isfinite(self.margin) or self.margin < 0 or (play_clock is not None and self.margin >= play_clock):
             raise ValueError(f"margin must be at least 0 and less than the play clock, not {self.margin!r}")
         self.seed = seed
         self.on_step = on_step

@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Sequence
 
-from ..agents import make_agent
 from ..core.errors import GGPError
 from ..core.registry import load
 from .host import HostError, host_match
@@ -25,21 +24,19 @@ class ServeError(GGPError):
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    """``ggp serve SPEC [--port 9147] [--name NAME] [--host 127.0.0.1] ...``: a GGP player until Ctrl-C."""
+    """``ggp serve SPEC [--port 9147] [--name NAME] [--host 127.0.0.1] ...``: a GGP player until Ctrl-C.
+
+    The arguments come checked by their argparse types (``ggp._argtypes``): the spec builds, the name is
+    one symbol, the seconds are finite.
+    """
     spec = str(args.spec).strip()
-    try:
-        make_agent(spec)
-    except ValueError as exc:
-        raise ServeError(f"agent spec {spec!r}: {exc}") from None
     name = args.name if args.name else f"ggp-{spec.partition(':')[0].strip().lower()}"
     if not is_symbol_text(name):
         raise ServeError(f"--name {name!r}: a player name is one word, without spaces, parentheses or quotes")
-    for option, value in (("--margin", args.margin), ("--idle-timeout", args.idle_timeout)):
-        if value is not None and not (value >= 0 and value != float("inf")):
-            raise ServeError(f"{option} {value}: expected a number of seconds, at least 0")
-    if args.idle_timeout is not None and args.idle_timeout == 0:
-        raise ServeError("--idle-timeout 0: a match must be allowed some silence; give seconds above 0")
-    config = PlayerConfig(spec=spec, name=name, margin=args.margin, idle_timeout=args.idle_timeout, seed=args.seed)
+    try:
+        config = PlayerConfig(spec=spec, name=name, margin=args.margin, idle_timeout=args.idle_timeout, seed=args.seed)
+    except ValueError as exc:
+        raise ServeError(str(exc)) from None
 
     def log(line: str) -> None:
         print(f"{time.strftime('%H:%M:%S')} {line}", file=sys.stderr, flush=True)
@@ -71,8 +68,6 @@ def parse_players(items: Sequence[str]) -> dict[str, str]:
 
 def host_command(args: argparse.Namespace) -> int:
     """``ggp host GAME_OR_KIF --player ROLE=URL|SPEC ... [--startclock T] [--playclock T] [--out FILE]``."""
-    if not (args.grace >= 0 and args.grace != float("inf")):
-        raise HostError(f"--grace {args.grace}: expected a number of seconds, at least 0")
     players = parse_players(args.player or [])
     roles = load(args.game).roles
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..core.errors import GGPError
 from ..core.kif import KifSyntaxError, Term, parse_term, term_text
+from ..match.referee import MAX_CLOCK
 
 #: The port a GGP player listens on unless told otherwise.
 DEFAULT_PORT = 9147
@@ -161,15 +162,18 @@ def parse_message(text: str) -> Message:
 
 
 def parse_clock(term: Term, what: str = "clock") -> float:
-    """A clock in seconds: a positive finite number (ggp-base sends whole numbers; fractions are accepted)."""
+    """A clock in seconds: a positive finite number up to :data:`~ggp.match.referee.MAX_CLOCK` (a day;
+    ggp-base sends whole numbers; fractions are accepted)."""
     if not isinstance(term, str):
         raise ProtocolError(f"the {what} must be a number of seconds, not {_short(term_text(term))}")
     try:
-        value = float(term)
+        value = float(term) if len(term) <= 40 else math.nan
     except ValueError:
         raise ProtocolError(f"the {what} must be a number of seconds, not {_short(term)}") from None
     if not math.isfinite(value) or value <= 0:
         raise ProtocolError(f"the {what} must be a positive number of seconds, not {_short(term)}")
+    if value > MAX_CLOCK:
+        raise ProtocolError(f"the {what} must be at most {MAX_CLOCK:g} seconds (a day), not {_short(term)}")
     return value
 
 

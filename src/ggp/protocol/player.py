@@ -33,6 +33,7 @@ replays the match on the rule sheet's own reasoner and goes on there.
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import threading
 import time
@@ -45,6 +46,8 @@ from ..agents import Agent, make_agent
 from ..core.errors import GGPError
 from ..core.game import Game, Move, State
 from ..core.kif import Term, parse_terms, term_text
+from ..gdl.parser import bounded
+from ..match.referee import MAX_CLOCK
 from .messages import (
     ABORTED,
     BUSY,
@@ -95,6 +98,17 @@ class PlayerConfig:
     idle_timeout: float | None = None
     seed: int | None = None
     fallback: str = "mcts"
+
+    def __post_init__(self) -> None:
+        for what, value, low in (("margin", self.margin, 0.0), ("idle_timeout", self.idle_timeout, None)):
+            if value is None:
+                continue
+            if not (isinstance(value, (int, float)) and math.isfinite(value)) or value > MAX_CLOCK:
+                raise ValueError(f"{what} must be a finite number of seconds up to {MAX_CLOCK:g}, not {value!r}")
+            if (low is not None and value < low) or (low is None and value <= 0):
+                raise ValueError(f"{what} must be {'at least 0' if low is not None else 'above 0'}, not {value!r}")
+        if self.seed is not None and not (isinstance(self.seed, int) and 0 <= self.seed < 2**63):
+            raise ValueError(f"seed must be an int from 0 to 2**63-1, not {self.seed!r}")
 
     def margin_for(self, clock: float) -> float:
         margin = default_margin(clock) if self.margin is None else self.margin
@@ -150,6 +164,8 @@ class PlayerMatch:
         self.failure: str | None = None
         self.game_ready = threading.Event()
         self.agent_ready = threading.Event()
+        #: Set when the match ends (STOP, ABORT, dropped): compiling its rules stops.
+        self.cancelled = threading.Event()
         self.lock = threading.Lock()
         self.call: _Call | None = None
         self.last_seen = received
@@ -172,6 +188,7 @@ class PlayerService:
         make_agent(self.config.spec)  # a bad spec fails here, naming the known agents
         self.log = log
         self._lock = threading.Lock()
+        self._previewing = threading.Lock()
         self._match: PlayerMatch | None = None
         self.finished: list[str] = []  # ids of matches ended by STOP, for tests and logs
 
@@ -281,8 +298,12 @@ class PlayerService:
         """Find the game and start the agent (in its own thread: START answers by its deadline regardless)."""
         began = time.monotonic()
         deadline = match.received + match.start_clock - match.start_margin
+        # Compiling may go on past the start clock (START answers ready regardless), but not past the first
+        # move's clock, when it would be of no use; nor past the match itself.
+        compile_by = deadline + match.play_clock
         try:
-            found = recognize(match.rules, deadline=deadline, seed=self.config.seed or 0)
+            with bounded(deadline=compile_by, cancel=match.cancelled):
+                found = recognize(match.rules, deadline=deadline, seed=self.config.seed or 0)
             game = found.game
             match.role = next(r for r in game.roles if r.lower() == match.role.lower())
             match.game, match.native, match.how, match.gdl = game, found.native, found.how, found.gdl
@@ -349,22 +370,32 @@ class PlayerService:
         problem = _apply(match, texts)
         if problem is None:
             return None
-        if match.native is not None:  # the native engine disagrees with the rule sheet: go on with the reasoner
-            self._say(f"match {match.match_id}: {problem}; switching to the rule sheet's own reasoner")
-            if self._switch_to_reasoner(match) and _apply(match, texts) is None:
-                return None
+        # The native engine refuses a joint move: if the rule sheet's own reasoner takes it, the sheet differs
+        # from the built-in game after all, and the match goes on there. A joint move that the reasoner refuses
+        # too is the game manager's mistake, and the match stays where it is.
+        game = match.game
+        arity_ok = game is not None and len(texts) == len(game.roles)
+        if match.native is not None and arity_ok and self._switch_to_reasoner(match, texts):
+            return None
         return problem
 
-    def _switch_to_reasoner(self, match: PlayerMatch) -> bool:
+    def _switch_to_reasoner(self, match: PlayerMatch, texts: tuple[str, ...]) -> bool:
+        """Replay the match and then ``texts`` on the reasoner; on success go on there and return True."""
         try:
-            game = match.gdl if match.gdl is not None else gdl_game(match.rules)
+            with bounded(cancel=match.cancelled):
+                game = match.gdl if match.gdl is not None else gdl_game(match.rules)
             state = game.initial_state()
-            for joint in match.history:
+            for joint in (*match.history, texts):
                 state = game.next_state(state, [game.parse_move(t) for t in joint])
-        except Exception as exc:
-            self._say(f"match {match.match_id}: the reasoner cannot replay the match either: {exc}")
+        except Exception as exc:  # GGPError mostly; any failure of the reasoner leaves the match as it was
+            self._say(f"match {match.match_id}: the rule sheet's reasoner refuses the match too: {exc}")
             return False
+        self._say(
+            f"match {match.match_id}: the native engine refused {' '.join(texts)}; the rule sheet's reasoner "
+            "takes it, so the match goes on there"
+        )
         match.game, match.gdl, match.state, match.native = game, game, state, None
+        match.history.append(tuple(str(game.parse_move(t)) for t in texts))
         match.role = next(r for r in game.roles if r.lower() == match.role.lower())
         match.how = "GDL reasoner (the native engine disagreed with the game manager)"
         match.call = None
@@ -427,19 +458,26 @@ class PlayerService:
     def _preview(self, message: Preview, received: float) -> Reply:
         if self.match is not None:
             return Reply(200, BUSY)
+        if not self._previewing.acquire(blocking=False):  # one preview compiles at a time; the rest are skipped
+            self._say("PREVIEW while another PREVIEW is compiling: skipped")
+            return Reply(200, DONE)
         deadline = received + message.clock - self.config.margin_for(message.clock)
 
         def compile_rules() -> None:
             try:
-                recognize(message.rules, deadline=deadline)
+                with bounded(deadline=deadline):
+                    recognize(message.rules, deadline=deadline)
             except Exception as exc:
                 self._say(f"PREVIEW: the rules cannot be played: {type(exc).__name__}: {exc}")
+            finally:
+                self._previewing.release()
 
         _Call("preview", compile_rules).done.wait(max(0.0, deadline - time.monotonic()))
         return Reply(200, DONE)
 
     # --- housekeeping -----------------------------------------------------------------------------------
     def _clear(self, match: PlayerMatch, why: str) -> None:
+        match.cancelled.set()
         with self._lock:
             if self._match is match:
                 self._match = None
@@ -454,6 +492,7 @@ class PlayerService:
             if match is None or match.active or now - match.last_seen <= match.idle_timeout:
                 return
             self._match = None
+        match.cancelled.set()
         self._say(f"match {match.match_id} dropped: no message for {match.idle_timeout:g} s")
 
     def _say(self, text: str) -> None:
