@@ -103,12 +103,21 @@ def _gate(vals: np.ndarray, kind: np.ndarray, ptr: np.ndarray, lits: np.ndarray,
     return np.uint8(0)
 
 
+# The public functions below check the sizes of what they are given, then call an unchecked
+# twin; the loops of this module call the twins, so the checks stay out of the hot paths.
+
+
 @nb.njit(cache=True)
 def pn_eval(net: tuple[np.ndarray, ...], vals: np.ndarray, phase: int) -> None:
     """Evaluate the gates of ``phase`` (0 legal+terminal, 1 goals, 2 next) into ``vals``."""
-    header = net[0]
-    if phase < 0 or phase > 2 or vals.shape[0] < header[0]:
+    if phase < 0 or phase > 2 or vals.shape[0] < net[0][0]:
         raise ValueError("pn_eval: phase is 0, 1 or 2 and vals holds a value per node")
+    _eval(net, vals, phase)
+
+
+@nb.njit(cache=True)
+def _eval(net: tuple[np.ndarray, ...], vals: np.ndarray, phase: int) -> None:
+    header = net[0]
     kind = net[1]
     ptr = net[2]
     lits = net[3]
@@ -140,30 +149,41 @@ def pn_eval(net: tuple[np.ndarray, ...], vals: np.ndarray, phase: int) -> None:
 @nb.njit(cache=True)
 def pn_load(net: tuple[np.ndarray, ...], vals: np.ndarray, base: np.ndarray) -> None:
     """Put a state (base bits) into ``vals`` and compute legality and termination (phase A)."""
-    nbase = net[0][1]
-    if base.shape[0] != nbase or vals.shape[0] < net[0][0]:
+    if base.shape[0] != net[0][1] or vals.shape[0] < net[0][0]:
         raise ValueError("pn_load: base holds one bit per base proposition and vals a value per node")
+    _load(net, vals, base)
+
+
+@nb.njit(cache=True)
+def _load(net: tuple[np.ndarray, ...], vals: np.ndarray, base: np.ndarray) -> None:
+    nbase = net[0][1]
     vals[0] = 0
     vals[1] = 1
     for i in range(nbase):
         vals[2 + i] = base[i]
-    pn_eval(net, vals, 0)
+    _eval(net, vals, 0)
 
 
 @nb.njit(cache=True)
 def pn_next(net: tuple[np.ndarray, ...], vals: np.ndarray, does: np.ndarray, base_out: np.ndarray) -> None:
     """The next state's base bits, from loaded ``vals`` and the ``does`` nodes of the joint move (-1: none)."""
     nbase = net[0][1]
-    nxt = net[12]
     if base_out.shape[0] < nbase or vals.shape[0] < net[0][0]:
         raise ValueError("pn_next: base_out holds one bit per base proposition and vals a value per node")
     for i in range(does.shape[0]):
         if does[i] >= 2 + nbase + net[0][2] or (does[i] >= 0 and does[i] < 2 + nbase):
             raise ValueError("pn_next: does holds does-nodes of the network (or -1)")
+    _next(net, vals, does, base_out)
+
+
+@nb.njit(cache=True)
+def _next(net: tuple[np.ndarray, ...], vals: np.ndarray, does: np.ndarray, base_out: np.ndarray) -> None:
+    nbase = net[0][1]
+    nxt = net[12]
     for i in range(does.shape[0]):
         if does[i] >= 0:
             vals[does[i]] = 1
-    pn_eval(net, vals, 2)
+    _eval(net, vals, 2)
     for i in range(nbase):
         base_out[i] = vals[nxt[i]]
     for i in range(does.shape[0]):
@@ -196,7 +216,7 @@ def _game_over(
     nroles = net[0][3]
     if vals[net[0][4]] == 1:
         if not goals_evaluated:
-            pn_eval(net, vals, 1)
+            _eval(net, vals, 1)
         goals = np.empty(nroles, dtype=np.int64)
         ngoals = np.empty(nroles, dtype=np.int64)
         _read_goals(net, vals, goals, ngoals)
@@ -290,12 +310,12 @@ def pn_playouts(
         base[:] = base0
         steps = 0
         while True:
-            pn_load(net, vals, base)
+            _load(net, vals, base)
             if _game_over(net, vals, False, g, steps, max_steps, out_goals, error):
                 break
             if not _random_joint(net, vals, rng, does, error):
                 return transitions
-            pn_next(net, vals, does, nxt)
+            _next(net, vals, does, nxt)
             base[:] = nxt
             steps += 1
             transitions += 1
@@ -315,9 +335,15 @@ def pn_playouts(
 def dn_init(net: tuple[np.ndarray, ...], vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -> None:
     """Load ``base`` from scratch: every gate evaluated (no move made) and counted."""
     header = net[0]
-    nbase = header[1]
-    if base.shape[0] != nbase or vals.shape[0] < header[0] or cnt.shape[0] < header[0]:
+    if base.shape[0] != header[1] or vals.shape[0] < header[0] or cnt.shape[0] < header[0]:
         raise ValueError("dn_init: base holds one bit per base proposition, vals and cnt an entry per node")
+    _dn_init(net, vals, cnt, base)
+
+
+@nb.njit(cache=True)
+def _dn_init(net: tuple[np.ndarray, ...], vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -> None:
+    header = net[0]
+    nbase = header[1]
     ptr = net[2]
     lits = net[3]
     order = net[4]
@@ -325,9 +351,9 @@ def dn_init(net: tuple[np.ndarray, ...], vals: np.ndarray, cnt: np.ndarray, base
     vals[1] = 1
     for i in range(nbase):
         vals[2 + i] = base[i]
-    pn_eval(net, vals, 0)
-    pn_eval(net, vals, 1)
-    pn_eval(net, vals, 2)
+    _eval(net, vals, 0)
+    _eval(net, vals, 1)
+    _eval(net, vals, 2)
     for k in range(order.shape[0]):
         g = order[k]
         c = 0
@@ -390,6 +416,19 @@ def dn_set(
         raise ValueError("dn_set: node is a node of the network; vals and cnt hold an entry per node")
     if dirty.shape[0] < 2 * (net[5].shape[0] // 3) + 1:
         raise ValueError("dn_set: dirty holds 2 * blocks + 1 entries")
+    return _dn_set(net, vals, cnt, stack, dirty, node, value)
+
+
+@nb.njit(cache=True)
+def _dn_set(
+    net: tuple[np.ndarray, ...],
+    vals: np.ndarray,
+    cnt: np.ndarray,
+    stack: np.ndarray,
+    dirty: np.ndarray,
+    node: int,
+    value: int,
+) -> bool:
     if vals[node] == value:
         return True
     fo_ptr = net[14]
@@ -495,13 +534,13 @@ def dn_playouts(
     dirty = np.zeros(2 * (net[5].shape[0] // 3) + 1, dtype=np.int32)
     nxt = np.empty(nbase, dtype=np.uint8)
     does = np.full(nroles, -1, dtype=np.int32)
-    dn_init(net, vals, cnt, base0)
+    _dn_init(net, vals, cnt, base0)
     transitions = 0
     for g in range(count):
         if g > 0:
             for i in range(nbase):
-                if not dn_set(net, vals, cnt, stack, dirty, 2 + i, base0[i]):
-                    dn_init(net, vals, cnt, base0)
+                if not _dn_set(net, vals, cnt, stack, dirty, 2 + i, base0[i]):
+                    _dn_init(net, vals, cnt, base0)
                     break
         steps = 0
         while True:
@@ -512,25 +551,25 @@ def dn_playouts(
             ok = True
             for r in range(nroles):
                 if does[r] >= 0:
-                    ok = ok and dn_set(net, vals, cnt, stack, dirty, does[r], 1)
+                    ok = ok and _dn_set(net, vals, cnt, stack, dirty, does[r], 1)
             if not ok:  # scratch space ran out: evaluate this step from scratch
                 nxt[:] = vals[2 : 2 + nbase]
-                dn_init(net, vals, cnt, nxt)
+                _dn_init(net, vals, cnt, nxt)
                 for r in range(nroles):
                     if does[r] >= 0:
                         vals[does[r]] = 1
-                pn_eval(net, vals, 2)
+                _eval(net, vals, 2)
             for i in range(nbase):
                 nxt[i] = vals[nxt_node[i]]
             if ok:
                 for r in range(nroles):
                     if does[r] >= 0:
-                        ok = ok and dn_set(net, vals, cnt, stack, dirty, does[r], 0)
+                        ok = ok and _dn_set(net, vals, cnt, stack, dirty, does[r], 0)
             for i in range(nbase):
                 if ok and vals[2 + i] != nxt[i]:
-                    ok = dn_set(net, vals, cnt, stack, dirty, 2 + i, nxt[i])
+                    ok = _dn_set(net, vals, cnt, stack, dirty, 2 + i, nxt[i])
             if not ok:
-                dn_init(net, vals, cnt, nxt)
+                _dn_init(net, vals, cnt, nxt)
             steps += 1
             transitions += 1
         if error[0] != 0:
