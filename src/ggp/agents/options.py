@@ -234,7 +234,7 @@ def _fit(value: Any, kind: Any) -> Any:
     return value if isinstance(kind, type) and isinstance(value, kind) else _NO
 
 
-def shown(value: Any, text: str | None = None) -> str:
+def _shown(value: Any, text: str | None = None) -> str:
     """A refused value as a message quotes it: numbers as written, other text quoted, long values cut short."""
     if text is not None:
         try:
@@ -249,9 +249,9 @@ def shown(value: Any, text: str | None = None) -> str:
     return out if len(out) <= _SHOWN else out[: _SHOWN - 3] + "..."
 
 
-def option_error(agent: str, key: str, annotation: Any, value: Any, text: str | None = None) -> ValueError:
+def _option_error(agent: str, key: str, annotation: Any, value: Any, text: str | None = None) -> ValueError:
     """The error for a refused option value: it names the agent, the option, what it takes and the value."""
-    return ValueError(f"{agent}: {key} must be {_Spec.read(annotation).wanted()}, got {shown(value, text)}")
+    return ValueError(f"{agent}: {key} must be {_Spec.read(annotation).wanted()}, got {_shown(value, text)}")
 
 
 def convert_option(agent: str, key: str, text: str, annotation: Any) -> Any:
@@ -260,7 +260,7 @@ def convert_option(agent: str, key: str, text: str, annotation: Any) -> Any:
     try:
         return spec.check(spec.convert(text))
     except ValueError:
-        raise option_error(agent, key, annotation, text, text) from None
+        raise _option_error(agent, key, annotation, text, text) from None
 
 
 def check_option(agent: str, key: str, value: Any, annotation: Any) -> Any:
@@ -271,7 +271,7 @@ def check_option(agent: str, key: str, value: Any, annotation: Any) -> Any:
     try:
         return spec.check(value)
     except ValueError:
-        raise option_error(agent, key, annotation, value) from None
+        raise _option_error(agent, key, annotation, value) from None
 
 
 def option_types(factory: Callable[..., Any]) -> dict[str, Any]:
