@@ -131,6 +131,16 @@ def grace(text: str) -> float:
     return _seconds(text, zero=True, high=MAX_GRACE)
 
 
+# --- games, agents, names ------------------------------------------------------------------------------
+def game_ref(text: str) -> str:
+    """A built-in game's name or a rule sheet's path, as :func:`ggp.load` takes it (which says if it is unknown)."""
+    if not text.strip() or "\x00" in text or len(text) > 4096:
+        raise argparse.ArgumentTypeError(
+            f"{_shown(text)} is neither a game nor a rule sheet's path; `ggp games` lists the games"
+        )
+    return text
+
+
 # --- agents, names -------------------------------------------------------------------------------------
 def agent_spec(text: str) -> str:
     """An agent spec that :func:`ggp.agents.make_agent` builds; returns it stripped."""
@@ -140,10 +150,10 @@ def agent_spec(text: str) -> str:
     try:
         make_agent(spec)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{_clip(spec)}: {exc}") from None
+        raise argparse.ArgumentTypeError(one_line(f"{_clip(spec)}: {exc}")) from None
     except Exception as exc:  # a plugged-in agent's own bug: still one line, naming it
         raise argparse.ArgumentTypeError(
-            f"{_clip(spec)}: the agent cannot be built: {type(exc).__name__}: {exc}"
+            one_line(f"{_clip(spec)}: the agent cannot be built: {type(exc).__name__}: {exc}")
         ) from None
     return spec
 
@@ -246,3 +256,8 @@ def _shown(text: str, limit: int = 60) -> str:
 
 def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: control characters (newlines included) written as escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -48,8 +48,10 @@ from ggp._argtypes import (
     MAX_WORKERS,
     agent_spec,
     game_count,
+    game_ref,
     grace,
     non_negative_float,
+    one_line,
     output_file,
     perft_depth,
     player_spec,
@@ -135,7 +137,7 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 def _clip(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
+    flat = one_line(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
@@ -158,13 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_games)
 
     p = sub.add_parser("show", help="print a game's initial position", description="Print a game's initial position.")
-    p.add_argument("game", metavar="GAME")
+    p.add_argument("game", metavar="GAME", type=game_ref)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser(
         "rules", help="print ggp's GDL rule sheet of a game", description="Print ggp's GDL rule sheet of GAME."
     )
-    p.add_argument("game", metavar="GAME")
+    p.add_argument("game", metavar="GAME", type=game_ref)
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser(
@@ -180,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--seed S seeds the agents. `ggp play GAME -h` lists GAME's options."
         ),
     )
-    p.add_argument("game", metavar="GAME")
+    p.add_argument("game", metavar="GAME", type=game_ref)
     p.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_play)
 
@@ -192,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
             "states), with the game's compiled kernel when it has one. The count is the last line."
         ),
     )
-    p.add_argument("game", metavar="GAME")
+    p.add_argument("game", metavar="GAME", type=game_ref)
     p.add_argument("depth", metavar="DEPTH", type=perft_depth, help=f"0 to {MAX_PERFT_DEPTH}")
     p.add_argument("--api", action="store_true", help="recurse through the Game API instead of the kernel")
     p.set_defaults(func=cmd_perft)
@@ -202,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="play uniformly random games and summarise them",
         description="Play N uniformly random games and report their lengths, outcomes and speed.",
     )
-    p.add_argument("game", metavar="GAME")
+    p.add_argument("game", metavar="GAME", type=game_ref)
     p.add_argument(
         "--games",
         "-n",
@@ -268,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
             "`ggp match GAME -h` lists GAME's options."
         ),
     )
-    p.add_argument("game", metavar="GAME")
+    p.add_argument("game", metavar="GAME", type=game_ref)
     p.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_match)
 
@@ -281,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Ends with Bradley-Terry ratings. With only --db, resumes that tournament; with --report, prints it."
         ),
     )
-    p.add_argument("game", metavar="GAME", nargs="?", default=None)
+    p.add_argument("game", metavar="GAME", nargs="?", default=None, type=game_ref)
     p.add_argument("specs", metavar="SPEC", nargs="*", help="agent specs, NAME[:key=value,...]")
     p.add_argument(
         "--games",
@@ -373,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
             "at a URL or an agent spec played here; roles not given play random."
         ),
     )
-    p.add_argument("game", metavar="GAME_OR_KIF")
+    p.add_argument("game", metavar="GAME_OR_KIF", type=game_ref)
     p.add_argument(
         "--player",
         action="append",

@@ -210,7 +210,7 @@ def tournament_command(args: argparse.Namespace) -> int:
         output_file(str(db_path))
     except argparse.ArgumentTypeError as exc:
         raise CommandError(f"--db {exc}") from None
-    exists = db_path.is_file()
+    exists = db_path.is_file() and db_path.stat().st_size > 0  # an empty file is a new database
     stored_settings: Settings | None = None
     stored_modules: list[str] = []
     if exists:
@@ -244,13 +244,13 @@ def tournament_command(args: argparse.Namespace) -> int:
         raise CommandError("a round robin needs at least two agent specs")
     if len(set(specs)) != len(specs):
         raise CommandError("an agent spec is listed twice")
+    _check_specs([("agent", spec) for spec in specs])
     if specs and args.games * len(specs) * (len(specs) - 1) > MAX_SCHEDULE:
         raise CommandError(
             f"{len(specs)} agents with --games {args.games} make "
             f"{args.games * len(specs) * (len(specs) - 1):,} matches; a tournament schedules at most "
             f"{MAX_SCHEDULE:,} at a time (fewer agents or games)"
         )
-    _check_specs([("agent", spec) for spec in specs])
     if exists:  # the matches it resumes must still be playable: a stored spec this ggp refuses stops here
         with TournamentDB(db_path, create=False) as db:
             to_run = [row for row in db.matches() if row.status in ("pending", "running")]

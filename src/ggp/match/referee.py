@@ -48,7 +48,7 @@ from typing import Any
 
 from ..agents.base import Agent
 from ..core.game import Game, Move, State, illegal_move_error
-from .record import Fault, JointMove, MatchRecord
+from .record import FAULT_KINDS, Fault, JointMove, MatchRecord
 
 #: Called after every joint move with the step number and the joint move (text, role order).
 StepHook = Callable[[int, tuple[str, ...]], None]
@@ -257,8 +257,9 @@ def answer_fault(game: Game, state: State, role: str, legal: Sequence[Move], ans
             role, "not_a_move", f"select_move returned {shown} (a {type(answer).__name__}), not a Move", returned=shown
         )
     if answer not in legal:
-        why = str(illegal_move_error(game, state, role, answer))
-        return _Fault(role, "illegal", why, returned=str(answer))
+        # A move's text can be anything a remote player sent (up to a megabyte): records keep a clipped copy.
+        why = _clip(str(illegal_move_error(game, state, role, answer)), 1000)
+        return _Fault(role, "illegal", why, returned=_clip(str(answer)))
     return None
 
 
@@ -271,9 +272,15 @@ def exception_fault(role: str, exc: BaseException, trace: str | None = None) -> 
     message alone.
     """
     kind = getattr(exc, "fault_kind", None)
+    if kind is not None and kind not in FAULT_KINDS:  # a record names only the kinds it knows
+        kind = None
+    try:
+        text = _clip(str(exc), 1000)
+    except Exception:  # a broken __str__ must not break the referee
+        text = "<unprintable>"
     if kind is None:
-        return _Fault(role, "exception", f"{type(exc).__name__}: {exc}", trace=trace)
-    return _Fault(role, kind, str(exc) if kind == "timeout" else f"{type(exc).__name__}: {exc}")
+        return _Fault(role, "exception", f"{type(exc).__name__}: {text}", trace=trace)
+    return _Fault(role, str(kind), text if kind == "timeout" else f"{type(exc).__name__}: {text}")
 
 
 class _Fault:
@@ -316,6 +323,10 @@ def _show(value: Any, limit: int = 200) -> str:
         text = repr(value)
     except Exception as exc:  # a broken __repr__ must not break the referee
         text = f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
+    return _clip(text, limit)
+
+
+def _clip(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

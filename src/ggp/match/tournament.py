@@ -156,11 +156,25 @@ class TournamentDB:
     """A tournament's SQLite database: settings, schedule, results and events."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        """Open the database at ``path``; with ``create``, a new one (an empty file or none) gets the schema.
+
+        Any other file is left untouched: SQLite would take a short text file
+        for an empty database and write over it.
+        """
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise TournamentError(f"no tournament database at {str(self.path)!r}")
+        if self.path.is_file() and self.path.stat().st_size > 0:
+            with self.path.open("rb") as fh:
+                if fh.read(16) != b"SQLite format 3\x00":
+                    raise TournamentError(
+                        f"cannot open tournament database {str(self.path)!r}: file is not a database; give another --db"
+                    )
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+        except sqlite3.DatabaseError as exc:
+            raise TournamentError(f"cannot open tournament database {str(self.path)!r}: {exc}") from None
+        try:
             self.conn.row_factory = sqlite3.Row
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
@@ -169,9 +183,14 @@ class TournamentDB:
                 tables = self.conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
                 if tables:
                     raise TournamentError(f"{self.path} is an SQLite database, but not a ggp tournament")
+                if not create:
+                    raise TournamentError(f"{self.path} holds no tournament yet")
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.executescript(f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, TournamentError) as exc:
+            self.conn.close()
+            if isinstance(exc, TournamentError):
+                raise
             raise TournamentError(f"cannot open tournament database {str(self.path)!r}: {exc}") from None
 
     def close(self) -> None:
@@ -651,9 +670,14 @@ def run_tournament(
             worker.conn.close()
             pool.remove(worker)
             if not worker.ready:  # it never started: no match is to blame
-                failed_starts.append(worker.fatal or f"exit code {code}")
+                failed_starts.append(
+                    worker.fatal or (f"no sign of life for {stall:g} s" if worker.stalled else f"it {_death(code)}")
+                )
                 if len(failed_starts) >= 3:
-                    raise TournamentError(f"worker processes fail to start: {failed_starts[-1]}")
+                    raise TournamentError(
+                        f"worker processes fail to start ({failed_starts[-1]}); check the agent modules "
+                        "(they are imported in every worker) and try again"
+                    )
             if worker.task is None:
                 return
             match_id = worker.task
@@ -661,7 +685,7 @@ def run_tournament(
             what = (
                 f"worker {worker.proc.pid} showed no sign of life for {stall:g} s and was killed"
                 if worker.stalled
-                else f"worker {worker.proc.pid} died (exit code {code})"
+                else f"worker {worker.proc.pid} {_death(code)}"
             )
             again = db.crashed(match_id, owner, how, f"{what} while playing match {match_id}", max_crashes)
             summary.crashes += 1
@@ -710,7 +734,8 @@ def run_tournament(
                     if worker.gone or not worker.proc.is_alive():
                         drain(worker)
                         bury(worker)
-                    elif worker.task is not None and time.monotonic() - worker.heartbeat > stall:
+                    elif (worker.task is not None or not worker.ready) and time.monotonic() - worker.heartbeat > stall:
+                        # a worker silent in a match, or never ready (an agent module that hangs on import)
                         worker.stalled = True
                         worker.proc.kill()
                     elif worker.task is None and worker.retiring:
@@ -730,6 +755,17 @@ def run_tournament(
             db.release(owner)
             summary.counts = db.counts()
         return summary
+
+
+def _death(code: int | None) -> str:
+    """How a worker process ended, for messages: ``died (exit code 17)``, ``died (killed by SIGSEGV, exit code -11)``."""
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"died (killed by {name}, exit code {code})"
+    return f"died (exit code {code})"
 
 
 # --- reports -----------------------------------------------------------------------------------------

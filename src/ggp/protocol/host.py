@@ -29,11 +29,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import secrets
+import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..agents import Agent, make_agent
 from ..core.errors import GGPError, MoveSyntaxError
@@ -60,9 +63,12 @@ from .messages import (
     read_term,
     render_message,
 )
+from .wire import HttpError, read_response
 
 #: The largest reply a host reads from a player.
 MAX_REPLY = 1024 * 1024
+#: The longest reply read as a move (a GDL move is a short term; Amazons' longest is 16 characters).
+MAX_MOVE_TEXT = 4096
 #: Seconds allowed for INFO and ABORT, which have no clock.
 QUICK = 3.0
 
@@ -115,42 +121,64 @@ class _Pending:
 
 
 class Transport:
-    """Sends GGP messages with httpx: ``POST /`` with ggp-base's headers, one connection per message."""
+    """Sends GGP messages over HTTP/1.0: ``POST`` with ggp-base's headers, one connection per message.
 
-    def __init__(self) -> None:
-        import httpx
-
-        self._httpx = httpx
-        # trust_env=False: no proxy from the environment between a game manager and its players
-        self.client = httpx.Client(trust_env=False, follow_redirects=False)
+    Whatever a player does (never answer, answer a byte at a time, answer
+    without end, close the connection, redirect), an exchange ends by its time
+    limit with at most :data:`MAX_REPLY` bytes read, so no thread of the host
+    outlives its clock. Redirects are not followed.
+    """
 
     def post(self, url: str, text: str, limit: float, receiver: str) -> tuple[int, str]:
         """The status and body of the reply to ``text``; raises :class:`RemoteError` (:class:`RemoteTimeout`)."""
-        httpx = self._httpx
-        headers = {
-            "Accept": "text/delim",
-            "Sender": "GAMESERVER",
-            "Receiver": receiver,
-            "Content-Type": "text/acl",
-            "Connection": "close",
-        }
+        deadline = time.monotonic() + limit
         try:
-            with self.client.stream(
-                "POST", url, content=text.encode("utf-8"), headers=headers, timeout=httpx.Timeout(limit)
-            ) as response:
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_REPLY:
-                        raise RemoteError(f"{url} sent a reply longer than {MAX_REPLY} bytes")
-                return response.status_code, body.decode("utf-8", errors="replace")
-        except httpx.TimeoutException:
+            parts = urlsplit(url)
+            host, port = parts.hostname, parts.port
+        except ValueError as exc:
+            raise RemoteError(f"cannot talk to {url}: not a URL: {exc}") from None
+        secure = parts.scheme.lower() == "https"
+        if not host or parts.scheme.lower() not in ("http", "https"):
+            raise RemoteError(f"cannot talk to {url}: not a URL like http://127.0.0.1:9147")
+        port = port or (443 if secure else 80)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        data = text.encode("utf-8")
+        authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        head = (
+            f"POST {path} HTTP/1.0\r\n"
+            f"Host: {authority}\r\n"
+            "Accept: text/delim\r\n"
+            "Sender: GAMESERVER\r\n"
+            f"Receiver: {receiver}\r\n"
+            "Content-Type: text/acl\r\n"
+            f"Content-Length: {len(data)}\r\n"
+            "Connection: close\r\n"
+            "\r\n"
+        )
+        try:
+            sock = socket.create_connection((host, port), timeout=max(0.001, deadline - time.monotonic()))
+        except TimeoutError:
+            raise RemoteTimeout(f"no reply from {url} within {limit:.2f} s (no connection)") from None
+        except OSError as exc:
+            raise RemoteError(f"cannot talk to {url}: {exc.strerror or exc}") from None
+        try:
+            if secure:
+                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+            sock.settimeout(max(0.001, deadline - time.monotonic()))
+            sock.sendall(head.encode("latin-1", errors="replace") + data)
+            response = read_response(sock, deadline, MAX_REPLY)
+        except TimeoutError:
             raise RemoteTimeout(f"no reply from {url} within {limit:.2f} s") from None
-        except httpx.HTTPError as exc:
-            raise RemoteError(f"cannot talk to {url}: {type(exc).__name__}: {exc}") from None
+        except HttpError as exc:
+            raise RemoteError(f"{url} sent a bad reply: {exc.message}") from None
+        except OSError as exc:
+            raise RemoteError(f"cannot talk to {url}: {exc.strerror or exc}") from None
+        finally:
+            sock.close()
+        return response.status, response.body.decode("utf-8", errors="replace")
 
     def close(self) -> None:
-        self.client.close()
+        """Nothing to release: every exchange has its own connection."""
 
 
 class RemoteMatch:
@@ -328,6 +356,8 @@ class RemotePlayer(Agent):
 
     def _read_move(self, body: str) -> Move | str:
         """A Move for a reply that is a term (legal or not: the referee judges), the text itself otherwise."""
+        if len(body) > MAX_MOVE_TEXT:  # no game has moves this long: a fault, told by a clipped copy
+            return body
         try:
             term = read_term(body, "reply")
         except ProtocolError:

@@ -12,7 +12,11 @@ TCP server that
   message of ``GET /<url-encoded message>`` as ggp-base does (``GET /``
   alone is INFO, for a look from a browser), and refuses
   other methods (405),
-* limits the connections it serves at once (503 beyond ``max_connections``),
+* limits the connections it serves at once: a newcomer beyond
+  ``max_connections`` takes the place of the connection that has been
+  reading its request longest (at least :data:`EVICT_AFTER` seconds: a game
+  manager sends its request at once, so only slow or idle clients lose their
+  place), or waits up to :data:`SLOT_WAIT` seconds for one, else gets 503,
 * and hands the message text to ``app(text, received)``, which returns a
   :class:`Reply`; an exception there is answered 500.
 
@@ -46,6 +50,10 @@ from .messages import error_reply
 MAX_HEAD = 64 * 1024
 MAX_HEADERS = 100
 MAX_BODY = 4 * 1024 * 1024
+#: A connection still reading its request after this many seconds gives its place to a newcomer when all are taken.
+EVICT_AFTER = 1.0
+#: How long a newcomer waits for a place when all are taken, before 503.
+SLOT_WAIT = 1.5
 
 REASONS = {
     200: "OK",
@@ -227,6 +235,106 @@ def _read_body(sock: socket.socket, headers: dict[str, str], rest: bytes, deadli
     return bytes(body)
 
 
+@dataclass
+class Response:
+    """One HTTP response, as read by a client: the status, the header fields (names in lower case) and body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def read_response(sock: socket.socket, deadline: float, max_body: int) -> Response:
+    """Read the response to a request sent on ``sock``, all of it before ``deadline`` (``time.monotonic()``).
+
+    The body is read by Content-Length, chunk by chunk, or to the end of the
+    stream. Raises ``TimeoutError`` at the deadline and :class:`HttpError`
+    (status 0) for a response that is not HTTP, too large, or cut short.
+    """
+    buf = bytearray()
+    end = None
+    while end is None:
+        chunk = _recv(sock, deadline)
+        if not chunk:
+            raise HttpError(0, "the connection closed before a complete reply" if buf else "the connection closed")
+        buf += chunk
+        end = _head_end(buf)
+        if (end[0] if end is not None else len(buf)) > MAX_HEAD:
+            raise HttpError(0, f"the reply head is longer than {MAX_HEAD} bytes")
+    head_len, sep_len = end
+    lines = bytes(buf[:head_len]).decode("latin-1").replace("\r\n", "\n").split("\n")
+    rest = bytes(buf[head_len + sep_len :])
+    parts = lines[0].split(None, 2)
+    if len(parts) < 2 or not parts[0].upper().startswith("HTTP/") or not parts[1].isdigit() or len(parts[1]) != 3:
+        raise HttpError(0, f"not an HTTP reply: {_clip(lines[0])!r}")
+    headers: dict[str, str] = {}
+    for line in lines[1 : MAX_HEADERS + 1]:
+        name, colon, value = line.partition(":")
+        if colon:
+            headers[name.strip().lower()] = value.strip()
+    if headers.get("transfer-encoding", "identity").lower() == "chunked":
+        body = _read_chunked(sock, rest, deadline, max_body)
+    else:
+        length = headers.get("content-length")
+        if length is not None and not length.isdigit():
+            raise HttpError(0, f"Content-Length {_clip(length)!r} is not a number of bytes")
+        body = _read_to(sock, rest, None if length is None else int(length), deadline, max_body)
+    return Response(int(parts[1]), headers, body)
+
+
+def _read_to(sock: socket.socket, rest: bytes, length: int | None, deadline: float, max_body: int) -> bytes:
+    """``length`` bytes of body (None: to the end of the stream), starting with the ``rest`` already read."""
+    if length is not None and length > max_body:
+        raise HttpError(0, f"the reply body ({length} bytes) is larger than {max_body} bytes")
+    body = bytearray(rest if length is None else rest[:length])
+    while length is None or len(body) < length:
+        if len(body) > max_body:
+            raise HttpError(0, f"the reply body is larger than {max_body} bytes")
+        chunk = _recv(sock, deadline)
+        if not chunk:
+            if length is None:
+                break
+            raise HttpError(0, f"the reply body ended after {len(body)} of {length} bytes")
+        body += chunk if length is None else chunk[: length - len(body)]
+    return bytes(body)
+
+
+def _read_chunked(sock: socket.socket, rest: bytes, deadline: float, max_body: int) -> bytes:
+    """A chunked body (RFC 9112 7.1), its size bounded by ``max_body``."""
+    buf = bytearray(rest)
+    body = bytearray()
+
+    def line() -> bytes:
+        while (i := buf.find(b"\r\n")) < 0:
+            if len(buf) > 1024:
+                raise HttpError(0, "a chunk size line is too long")
+            more = _recv(sock, deadline)
+            if not more:
+                raise HttpError(0, "the chunked reply ended early")
+            buf.extend(more)
+        text = bytes(buf[:i])
+        del buf[: i + 2]
+        return text
+
+    while True:
+        size_text = line().split(b";", 1)[0].strip()
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            raise HttpError(0, f"bad chunk size {size_text[:20]!r}") from None
+        if size == 0:
+            return bytes(body)
+        if len(body) + size > max_body:
+            raise HttpError(0, f"the reply body is larger than {max_body} bytes")
+        while len(buf) < size + 2:
+            more = _recv(sock, deadline)
+            if not more:
+                raise HttpError(0, "the chunked reply ended early")
+            buf.extend(more)
+        body += buf[:size]
+        del buf[: size + 2]
+
+
 def message_of(request: Request) -> str:
     """The GGP message a request carries: the POST body, or the URL-decoded path of a GET (``GET /`` is INFO)."""
     if request.method == "GET":
@@ -277,6 +385,8 @@ class GGPServer(socketserver.ThreadingTCPServer):
         self.max_body = max_body
         self.log = log
         self._slots = threading.BoundedSemaphore(max_connections)
+        self._readers: dict[socket.socket, float] = {}  # connections reading their request -> since when
+        self._readers_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), _Handler)
@@ -312,6 +422,32 @@ class GGPServer(socketserver.ThreadingTCPServer):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _take_slot(self) -> bool:
+        """A place for a new connection: a free one, or the place of the slowest reader (see the module)."""
+        if self._slots.acquire(blocking=False):
+            return True
+        end = time.monotonic() + SLOT_WAIT
+        while True:
+            self._evict_slowest_reader()
+            left = end - time.monotonic()
+            if self._slots.acquire(timeout=max(0.0, min(0.05, left))):
+                return True
+            if left <= 0:
+                return False
+
+    def _evict_slowest_reader(self) -> None:
+        with self._readers_lock:
+            if not self._readers:
+                return
+            sock, since = min(self._readers.items(), key=lambda item: item[1])
+            if time.monotonic() - since < EVICT_AFTER:
+                return
+            del self._readers[sock]  # its handler sees the connection end and frees the place
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        if self.log is not None:
+            self.log(f"a connection still reading its request after {EVICT_AFTER:g} s was dropped for a newcomer")
+
     def handle_error(self, request: object, client_address: object) -> None:
         if self.log is not None:
             self.log(f"error serving {client_address}: {traceback.format_exc(limit=3)}")
@@ -323,7 +459,7 @@ class _Handler(socketserver.BaseRequestHandler):
     def handle(self) -> None:
         sock: socket.socket = self.request
         server = self.server
-        if not server._slots.acquire(blocking=False):
+        if not server._take_slot():
             self._send(sock, Reply(503, error_reply("too many connections; try again")), drain=True)
             return
         try:
@@ -333,6 +469,8 @@ class _Handler(socketserver.BaseRequestHandler):
 
     def _serve(self, sock: socket.socket, server: GGPServer) -> None:
         deadline = time.monotonic() + server.read_timeout
+        with server._readers_lock:
+            server._readers[sock] = time.monotonic()
         try:
             request = read_request(sock, deadline, server.max_body)
         except _Gone:
@@ -345,8 +483,14 @@ class _Handler(socketserver.BaseRequestHandler):
             self._note(f"408 no complete request within {server.read_timeout:g} s")
             self._send(sock, Reply(408, error_reply(f"no complete request within {server.read_timeout:g} s")))
             return
-        except OSError:  # reset by the peer
+        except OSError:  # reset by the peer (or dropped for a newcomer)
             return
+        finally:
+            with server._readers_lock:
+                server._readers.pop(sock, None)
+        self._answer(sock, server, request)
+
+    def _answer(self, sock: socket.socket, server: GGPServer, request: Request) -> None:
         if request.method == "OPTIONS":
             self._send(sock, Reply(200, ""))
             return
@@ -394,4 +538,16 @@ def _drain(sock: socket.socket, seconds: float, limit: int) -> None:
             got += len(chunk)
 
 
-__all__ = ["MAX_BODY", "App", "GGPServer", "HttpError", "Reply", "Request", "message_of", "read_request", "reply_bytes"]
+__all__ = [
+    "MAX_BODY",
+    "App",
+    "GGPServer",
+    "HttpError",
+    "Reply",
+    "Request",
+    "Response",
+    "message_of",
+    "read_request",
+    "read_response",
+    "reply_bytes",
+]
