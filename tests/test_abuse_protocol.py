@@ -271,6 +271,11 @@ def test_unknown_ids_interleaved_matches_and_odd_letter_case(served: Served) -> 
     assert post(served.port, f"( sTaRt M1 RED {TICK} 10 2 )") == (200, "ready")
     assert post(served.port, "( iNfO )") == (200, "((name abused) (status busy))")
     assert post(served.port, start("m2", "blue", TICK)) == (200, "busy")  # one match at a time
+    # a busy player does not read the rules of a START it will not play (3 MiB take seconds to parse)
+    began = time.monotonic()
+    assert post(served.port, start("m3", "red", "((role red) " + "(f 1 2 3) " * 300_000 + ")")) == (200, "busy")
+    assert time.monotonic() - began < 1.5
+    assert post(served.port, "(PREVIEW ((role red)) 10)") == (200, "busy")
     for message in ("(PLAY m2 NIL)", "(STOP m2 NIL)", "(ABORT m2)", "(PLAY unknown NIL)"):
         assert post(served.port, message) == (200, "busy"), message
     assert post(served.port, "(pLaY m1 nIl)") == (200, "tick")  # ids compare without regard to case

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
+import re
 import threading
 import time
 import traceback
@@ -70,6 +71,9 @@ from .recognize import gdl_game, recognize, sheet_roles
 from .wire import Reply
 
 Log = Callable[[str], None]
+
+# The type of a message and, for START, its match id: enough to answer busy without parsing the rules.
+_START_OR_PREVIEW = re.compile(r"\s*\(\s*(start|preview)(?=[\s(])\s*([^\s()]*)", re.IGNORECASE)
 
 # A one-move game: compiling it loads the reasoner's compiled code (see PlayerService.warm).
 _TINY = "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s1)) (goal p 100)"
@@ -224,12 +228,14 @@ class PlayerService:
         """The reply to one message; ``received`` is when it arrived (``time.monotonic()``)."""
         now = time.monotonic()
         received = now if received is None else received
+        self._expire(now)
+        if self._busy_with_another(text):  # answered before reading megabytes of rules that would not be played
+            return Reply(200, BUSY)
         try:
             message = parse_message(text)
         except ProtocolError as exc:
             self._say(f"bad message: {exc}")
             return Reply(400, error_reply(str(exc)))
-        self._expire(now)
         if isinstance(message, Info):
             return Reply(200, info_reply(self.config.name, self.match is not None))
         if isinstance(message, Start):
@@ -242,6 +248,18 @@ class PlayerService:
             return self._with_match(message.match_id, "ABORT", self._abort)
         assert isinstance(message, Preview)
         return self._preview(message, received)
+
+    def _busy_with_another(self, text: str) -> bool:
+        """Whether ``text`` is a START of another match, or a PREVIEW, while a match is on."""
+        head = _START_OR_PREVIEW.match(text, 0, 1024)
+        match = self.match
+        if head is None or match is None:
+            return False
+        kind, match_id = head.group(1).upper(), head.group(2)
+        if kind == "START" and match_id.lower() == match.match_id.lower():
+            return False  # perhaps the same START again: read it
+        self._say(f"{' '.join(filter(None, (kind, match_id)))} while match {match.match_id} is on: busy")
+        return True
 
     def _with_match(self, match_id: str, what: str, fn: Callable[[PlayerMatch], Reply]) -> Reply:
         with self._lock:
