@@ -165,6 +165,67 @@ def test_referee_checks_its_arguments() -> None:
         Referee(game, play_clock=0)
     with pytest.raises(ValueError, match="margin"):
         Referee(game, play_clock=1.0, margin=1.0)
+    for clocks in ({"play_clock": float("nan")}, {"start_clock": float("inf")}, {"play_clock": 86_401.0}):
+        with pytest.raises(ValueError, match="must be positive seconds, at most 86400"):
+            Referee(game, **clocks)  # type: ignore[arg-type]
+    for grace in (float("nan"), -1.0, 61.0):
+        with pytest.raises(ValueError, match="grace must be seconds from 0 to 60"):
+            Referee(game, grace=grace)
+
+
+class _HostileMove(Move):
+    """A Move whose comparison fails."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no comparing me")
+
+    __hash__ = Move.__hash__
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no printing me")
+
+
+class HostileAgent(Agent):
+    """Answers with a different hostile thing each move."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        self.calls += 1
+        first = self.game.legal_moves(state, self.role)[0]
+        kind = self.calls % 4
+        if kind == 1:
+            return _HostileMove(first.text)
+        if kind == 2:
+            raise _Unprintable
+        if kind == 3:
+            raise ValueError("x" * 1_000_000)
+        return first
+
+
+def test_hostile_answers_are_faults_and_never_reach_the_game() -> None:
+    game = ggp.load("wallmaze")
+    record = Referee(game, play_clock=1.0, seed=3).run([HostileAgent(), RandomAgent(seed=1)], specs=["h", "r"])
+    record = MatchRecord.from_json(record.to_json(), verify=True)
+    faults = {f.step: f for f in record.all_faults()}
+    for move in record.moves:
+        kind = move.step % 4
+        if kind == 0:  # a plain legal move
+            assert move.step not in faults
+            continue
+        fault = faults[move.step]
+        assert fault.role == "white" and len(fault.message) <= 1100
+        if kind == 1:
+            assert fault.kind == "not_a_move" and "cannot be read as a move: RuntimeError" in fault.message
+        elif kind == 2:
+            assert fault.kind == "exception" and fault.message == "_Unprintable: <unprintable>"
+        else:
+            assert fault.kind == "exception" and fault.message.endswith("...")
+    assert len(record.to_json()) < 500_000
 
 
 def test_records_seed_and_is_reproducible() -> None:

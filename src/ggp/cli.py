@@ -636,6 +636,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     except EOFError:
         print("\nend of input: game abandoned")
         return 0
+    except UnicodeDecodeError:
+        raise UsageError("the input is not UTF-8 text: type moves such as (move 2 5 3 5), or help") from None
     except _Quit:
         print("game abandoned")
         return 0

@@ -91,7 +91,7 @@ class _Call:
             self.result = self._fn(*self._args)
         except BaseException as exc:  # the agent's failure is reported, never raised in the referee
             self.error = exc
-            self.trace = traceback.format_exc()
+            self.trace = _clip_trace(traceback.format_exc())
         finally:
             self.elapsed = time.perf_counter() - began
             self.done.set()
@@ -221,8 +221,8 @@ class Referee:
         legal = tuple(self.game.legal_moves(state, role))
         outcome = self._call(role, "select_move", self.play_clock, agent.select_move, state, time_limit)
         fault = outcome.fault or answer_fault(self.game, state, role, legal, outcome.result)
-        if fault is None:
-            return outcome.result, outcome.elapsed, None
+        if fault is None:  # the game's own move object goes on, whatever the agent returned that equals it
+            return legal[legal.index(outcome.result)], outcome.elapsed, None
         played = legal[rng.randrange(len(legal))]
         return played, outcome.elapsed, fault.to_fault(phase="play", step=step, played=str(played))
 
@@ -256,11 +256,16 @@ def answer_fault(game: Game, state: State, role: str, legal: Sequence[Move], ans
         return _Fault(
             role, "not_a_move", f"select_move returned {shown} (a {type(answer).__name__}), not a Move", returned=shown
         )
-    if answer not in legal:
+    try:
+        if answer in legal:
+            return None
         # A move's text can be anything a remote player sent (up to a megabyte): records keep a clipped copy.
         why = _clip(str(illegal_move_error(game, state, role, answer)), 1000)
         return _Fault(role, "illegal", why, returned=_clip(str(answer)))
-    return None
+    except Exception as exc:  # a Move subclass whose comparison or text fails: no move of the game
+        shown = _show(answer)
+        why = f"select_move returned {shown} (a {type(answer).__name__}) that cannot be read as a move: {type(exc).__name__}"
+        return _Fault(role, "not_a_move", _clip(why, 1000), returned=shown)
 
 
 def exception_fault(role: str, exc: BaseException, trace: str | None = None) -> _Fault:
@@ -328,6 +333,12 @@ def _show(value: Any, limit: int = 200) -> str:
 
 def _clip(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _clip_trace(trace: str, line: int = 1000, lines: int = 60) -> str:
+    """A traceback kept in a record: each line clipped, and only its last ``lines`` lines (where it failed)."""
+    kept = [_clip(text, line) for text in trace.splitlines()]
+    return "\n".join(kept if len(kept) <= lines else ["...", *kept[-lines:]])
 
 
 def run_match(
