@@ -84,6 +84,20 @@ def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--white PLAYER" in out and "--black PLAYER" in out
 
 
+def test_web_passes_its_options_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("fastapi")
+    calls: list[tuple[object, ...]] = []
+
+    def fake_serve(host: str, port: int, db: str | None, allowed_hosts: list[str]) -> int:
+        calls.append((host, port, db, allowed_hosts))
+        return 0
+
+    monkeypatch.setattr("ggp.web.server.serve", fake_serve)
+    argv = ["web", "--port", "0", "--db", "x.sqlite", "--allow-host", "a.example", "--allow-host", "b.example"]
+    assert main(argv) == 0
+    assert calls == [("127.0.0.1", 0, "x.sqlite", ["a.example", "b.example"])]
+
+
 # --- perft --------------------------------------------------------------------------------------------
 def test_perft_amazons_8x8_depth_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "perft", "amazons_8x8", "2")
