@@ -228,7 +228,7 @@ def _toy_goals(s: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _even(s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
+def _even(ctx: np.ndarray, s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
     out[0] = 0.5
     out[1] = 0.5
 
@@ -242,6 +242,7 @@ TOY_KERNEL = make_kernel(
     goals=_toy_goals,
     num_actions=WIDTH,
     max_actions=WIDTH,
+    dtype=np.int64,
 )
 
 

@@ -97,7 +97,7 @@ def test_search_needs_a_compiled_game() -> None:
     class NotNative:
         name = "toy"
 
-    with pytest.raises(TypeError, match="native game"):
+    with pytest.raises(TypeError, match="game with a kernel"):
         UCTSearch(NotNative())  # type: ignore[arg-type]
 
 

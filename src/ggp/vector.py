@@ -57,9 +57,9 @@ from typing import Any
 import numpy as np
 
 from .core.errors import GameOverError, IllegalMoveError
-from .core.game import some_moves
+from .core.game import State, some_moves
 from .core.kernels import MAX_SEED, rng_below, rng_state
-from .core.native import NativeGame, NativeState
+from .core.native import KernelGame
 from .core.registry import load
 
 __all__ = ["MAX_BATCH", "VectorGame"]
@@ -69,72 +69,74 @@ MAX_BATCH = 1 << 24
 
 
 # --- loop templates, compiled per game by Kernel.specialise ---------------------------------
-# (free names `legal`, `apply`, `terminal`, `goals` are the game's; rng_below is a global here.)
-
-_TERMINAL_ROW = 2  # the kind of failure _step_template reports besides role 0 / role 1 illegal
+# (free names `kernel_*` and `num_roles` are the game's; rng_below is a global here.)
 
 
-def _step_template(s, term, out_goals, actions, autoreset, init, buf):  # type: ignore[no-untyped-def]
-    # Returns 0, or 1 + 3 * row + kind for the first bad row (kind 0/1: that role's
-    # action is illegal; kind 2: the row is terminal and autoreset is off). Nothing
-    # is written before every row has been checked.
+def _step_template(ctx, s, term, out_goals, actions, autoreset, init, buf, joint, res):  # type: ignore[no-untyped-def]
+    # Returns 0, or 1 + (roles + 1) * row + kind for the first bad row (kind r < roles: that
+    # role's action is illegal; kind == roles: the row is terminal and autoreset is off).
+    # Nothing is written before every row has been checked.
+    nr = num_roles  # type: ignore[name-defined]  # noqa: F821
     batch = s.shape[0]
     for i in range(batch):
         if term[i]:
             if not autoreset:
-                return 1 + 3 * i + _TERMINAL_ROW
+                return 1 + (nr + 1) * i + nr
             continue
-        for r in range(2):
+        for r in range(nr):
             a = actions[i, r]
-            n = legal(s[i], r, buf)  # type: ignore[name-defined]  # noqa: F821
+            n = kernel_legal(ctx, s[i], r, buf)  # type: ignore[name-defined]  # noqa: F821
             ok = False
             for k in range(n):
                 if buf[k] == a:
                     ok = True
                     break
             if not ok:
-                return 1 + 3 * i + r
+                return 1 + (nr + 1) * i + r
     for i in range(batch):
         row = s[i]
         if term[i]:
             row[:] = init
         else:
-            apply(row, actions[i, 0], actions[i, 1])  # type: ignore[name-defined]  # noqa: F821
-        term[i] = terminal(row)  # type: ignore[name-defined]  # noqa: F821
-        g = goals(row)  # type: ignore[name-defined]  # noqa: F821
-        out_goals[i, 0] = g[0]
-        out_goals[i, 1] = g[1]
+            for r in range(nr):
+                joint[r] = actions[i, r]
+            kernel_apply(ctx, row, joint)  # type: ignore[name-defined]  # noqa: F821
+        term[i] = kernel_terminal(ctx, row)  # type: ignore[name-defined]  # noqa: F821
+        kernel_goals(ctx, row, res)  # type: ignore[name-defined]  # noqa: F821
+        for r in range(nr):
+            out_goals[i, r] = res[r]
     return 0
 
 
-def _random_actions_template(s, term, rng, buf, out):  # type: ignore[no-untyped-def]
+def _random_actions_template(ctx, s, term, rng, buf, out):  # type: ignore[no-untyped-def]
     for i in range(s.shape[0]):
-        for r in range(2):
+        for r in range(num_roles):  # type: ignore[name-defined]  # noqa: F821
             if term[i]:
                 out[i, r] = -1
                 continue
-            n = legal(s[i], r, buf)  # type: ignore[name-defined]  # noqa: F821
+            n = kernel_legal(ctx, s[i], r, buf)  # type: ignore[name-defined]  # noqa: F821
             out[i, r] = buf[rng_below(rng, n)] if n > 0 else -1
 
 
-def _legal_mask_template(s, role, buf, out):  # type: ignore[no-untyped-def]
+def _legal_mask_template(ctx, s, role, buf, out):  # type: ignore[no-untyped-def]
     for i in range(s.shape[0]):
-        n = legal(s[i], role, buf)  # type: ignore[name-defined]  # noqa: F821
+        n = kernel_legal(ctx, s[i], role, buf)  # type: ignore[name-defined]  # noqa: F821
         for k in range(n):
             out[i, buf[k]] = True
 
 
-def _legal_actions_template(s, role, out, counts):  # type: ignore[no-untyped-def]
+def _legal_actions_template(ctx, s, role, out, counts):  # type: ignore[no-untyped-def]
     for i in range(s.shape[0]):
-        n = legal(s[i], role, out[i])  # type: ignore[name-defined]  # noqa: F821
+        n = kernel_legal(ctx, s[i], role, out[i])  # type: ignore[name-defined]  # noqa: F821
         counts[i] = n
         out[i, n:] = -1  # legal may use the rest of its buffer as scratch
 
 
 class VectorGame:
-    """B states of one native game in one array; one call advances all of them.
+    """B states of one game in one array; one call advances all of them.
 
-    ``game`` is a game name (``"wallmaze"``) or a :class:`NativeGame`; every row
+    ``game`` is a game name (``"wallmaze"``), a rule sheet's path or a game with a kernel
+    (any game :func:`ggp.load` returns); every row
     starts in the initial state; ``batch`` runs from 1 to :data:`MAX_BATCH`.
     ``seed`` (0 to 2^63 - 1) seeds :meth:`random_actions`' own
     generator. See the module docstring for autoreset and the views. One
@@ -142,25 +144,30 @@ class VectorGame:
     buffers); give each thread its own.
     """
 
-    def __init__(self, game: str | NativeGame, batch: int, *, autoreset: bool = False, seed: int = 0) -> None:
+    def __init__(self, game: str | KernelGame, batch: int, *, autoreset: bool = False, seed: int = 0) -> None:
         loaded = load(game) if isinstance(game, str) else game
-        if not isinstance(loaded, NativeGame):
-            raise TypeError(f"VectorGame needs a native game (one with a compiled kernel), not {loaded!r}")
+        if not isinstance(loaded, KernelGame):
+            raise TypeError(f"VectorGame needs a game with a compiled kernel, not {loaded!r}")
         if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not 1 <= batch <= MAX_BATCH:
             raise ValueError(f"batch must be an int from 1 to {MAX_BATCH}, not {batch!r}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
             raise ValueError(f"seed must be an int from 0 to {MAX_SEED}, not {seed!r}")
-        self.game: NativeGame = loaded
+        self.game: KernelGame = loaded
         self.batch = int(batch)
         self.autoreset = bool(autoreset)
         self.roles: tuple[str, ...] = loaded.roles
         kernel = loaded.kernel
         self.num_actions: int = kernel.num_actions
-        self.max_actions: int = kernel.max_actions
+        self.max_actions: int = max(1, kernel.max_actions)
+        nr = kernel.num_roles
+        self._ctx = kernel.context()
+        self._joint = np.empty(nr, dtype=np.int64)
+        self._res = np.empty(nr, dtype=np.int64)
 
-        self._init = np.ascontiguousarray(loaded.initial_array(), dtype=loaded.dtype)
-        self._init_terminal = bool(kernel.terminal(self._init))
-        self._init_goals = np.asarray(kernel.goals(self._init), dtype=np.int64)
+        self._init = np.ascontiguousarray(loaded.initial_array(), dtype=kernel.dtype)
+        self._init_terminal = bool(kernel.terminal(self._ctx, self._init))
+        self._init_goals = np.zeros(nr, dtype=np.int64)
+        kernel.goals(self._ctx, self._init, self._init_goals)
         self._s = np.tile(self._init, (self.batch, 1))
         self._term = np.full(self.batch, self._init_terminal, dtype=np.bool_)
         self._goals = np.tile(self._init_goals, (self.batch, 1))
@@ -195,10 +202,10 @@ class VectorGame:
 
     @property
     def goals(self) -> np.ndarray:
-        """``(B, 2)`` int64: each row's goals in role order (read-only live view)."""
+        """``(B, roles)`` int64: each row's goals in role order (read-only live view)."""
         return self._goals_view
 
-    def state(self, i: int) -> NativeState:
+    def state(self, i: int) -> State:
         """Row ``i`` as an immutable state of the Game API (a copy)."""
         row = range(self.batch)[i]  # IndexError out of range; negative indices count from the end
         return self.game.state_from_array(self._s[row])
@@ -209,12 +216,14 @@ class VectorGame:
             return self.game.role_index(role)
         if isinstance(role, (int, np.integer)) and not isinstance(role, bool) and 0 <= role < len(self.roles):
             return int(role)
-        raise ValueError(f"{self.game.name}: a role is one of {self.roles} or its number 0..1, not {role!r}")
+        raise ValueError(
+            f"{self.game.name}: a role is one of {self.roles} or its number 0..{len(self.roles) - 1}, not {role!r}"
+        )
 
     def legal_mask(self, role: int | str) -> np.ndarray:
         """``(B, num_actions)`` bool, a new array: True where the action is legal for ``role`` in that row."""
         out = np.zeros((self.batch, self.num_actions), dtype=np.bool_)
-        self._mask(self._s, self._role(role), self._buf, out)
+        self._mask(self._ctx, self._s, self._role(role), self._buf, out)
         return out
 
     def legal_actions(self, role: int | str) -> tuple[np.ndarray, np.ndarray]:
@@ -226,25 +235,25 @@ class VectorGame:
         """
         actions = np.empty((self.batch, self.max_actions), dtype=np.int64)
         counts = np.empty(self.batch, dtype=np.int64)
-        self._compact(self._s, self._role(role), actions, counts)
+        self._compact(self._ctx, self._s, self._role(role), actions, counts)
         return actions, counts
 
     def random_actions(self) -> np.ndarray:
-        """``(B, 2)`` int64, a new array: a uniformly random legal joint action for each row.
+        """``(B, roles)`` int64, a new array: a uniformly random legal joint action for each row.
 
         Each role's action is drawn uniformly from its legal actions by this
         object's own generator (seeded by ``seed``). Terminal rows get ``-1``s,
         which :meth:`step` ignores under autoreset.
         """
-        out = np.empty((self.batch, 2), dtype=np.int64)
-        self._random(self._s, self._term, self._rng, self._buf, out)
+        out = np.empty((self.batch, len(self.roles)), dtype=np.int64)
+        self._random(self._ctx, self._s, self._term, self._rng, self._buf, out)
         return out
 
     # --- moving the rows ---------------------------------------------------------------------
     def step(self, actions: np.ndarray) -> None:
         """Play ``actions[i]`` (the joint action, in role order) in every row ``i``.
 
-        ``actions`` is a ``(B, 2)`` integer array (any list or array that
+        ``actions`` is a ``(B, roles)`` integer array (any list or array that
         numpy turns into one). Terminal rows are reset instead under autoreset
         (their actions are ignored) and refused otherwise. Raises
         :class:`~ggp.IllegalMoveError` for an illegal action and ValueError for
@@ -252,12 +261,23 @@ class VectorGame:
         """
         if not (isinstance(actions, np.ndarray) and actions.dtype == np.int64 and actions.flags.c_contiguous):
             actions = self._coerce(actions)
-        if actions.shape != (self.batch, 2):
+        if actions.shape != (self.batch, len(self.roles)):
             raise ValueError(
-                f"{self.game.name}: actions must have shape ({self.batch}, 2), one joint action per row "
+                f"{self.game.name}: actions must have shape ({self.batch}, {len(self.roles)}), one joint action per row "
                 f"in role order {self.roles}; got shape {actions.shape}"
             )
-        code = self._step(self._s, self._term, self._goals, actions, self.autoreset, self._init, self._buf)
+        code = self._step(
+            self._ctx,
+            self._s,
+            self._term,
+            self._goals,
+            actions,
+            self.autoreset,
+            self._init,
+            self._buf,
+            self._joint,
+            self._res,
+        )
         if code:
             raise self._error(code - 1, actions)
 
@@ -268,20 +288,20 @@ class VectorGame:
         return np.ascontiguousarray(arr, dtype=np.int64)
 
     def _error(self, code: int, actions: np.ndarray) -> ValueError:
-        i, kind = divmod(code, 3)
+        i, kind = divmod(code, len(self.roles) + 1)
         name = self.game.name
-        if kind == _TERMINAL_ROW:
+        if kind == len(self.roles):
             return GameOverError(
                 f"{name}: row {i} is terminal and autoreset is off; reset it (vg.reset(vg.terminal)) before stepping"
             )
         role = self.roles[kind]
         a = int(actions[i, kind])
-        s = self._s[i]
         move, text = f"action {a}", f"action {a}"
         if 0 <= a < self.num_actions:
+            state = self.state(i)
             try:
-                t = self.game.action_text(s, kind, a)
-                if self.game.text_action(s, kind, t) == a:  # trust the text only if it reads back
+                t = self.game.action_to_move(state, role, a).text
+                if self.game.move_to_action(state, role, t) == a:  # trust the text only if it reads back
                     move, text = t, f"{t} (action {a})"
             except (IndexError, KeyError, ValueError):
                 pass

@@ -170,7 +170,7 @@ def _evaluate(s: np.ndarray) -> float:
 
 
 @nb.njit(cache=True)
-def amazons_leaf(s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
+def amazons_leaf(ctx: np.ndarray, s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
     """Leaf value for UCT: a few random turns, then the evaluation (or the result, if the game ended)."""
     nn = s.shape[0] - 3
     alive = random_turns(s, rng, PLIES)

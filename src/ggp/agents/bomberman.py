@@ -409,12 +409,12 @@ class BombermanAgent(Agent):
         game = self.game
         assert isinstance(game, Bomberman)
         buf = np.empty(NA, dtype=np.int64)
-        if DROP not in buf[: game.kernel.legal(s, me, buf)]:
+        if DROP not in buf[: game.rules.legal(s, me, buf)]:
             return False
-        n = game.kernel.legal(s, 1 - me, buf)
+        n = game.rules.legal(s, 1 - me, buf)
         for b in buf[:n]:
             after = s.copy()
-            game.kernel.apply(after, DROP if me == 0 else b, b if me == 0 else DROP)
+            game.rules.apply(after, DROP if me == 0 else b, b if me == 0 else DROP)
             fires = _schedule(after, game.fire_table)
             if survives(int(after[1 - me]), fires) or not survives(int(after[me]), fires):
                 return False
@@ -425,7 +425,7 @@ class BombermanAgent(Agent):
         game = self.game
         assert isinstance(game, Bomberman)
         buf = np.empty(NA, dtype=np.int64)
-        replies = buf[: game.kernel.legal(s, 1 - me, buf)].copy()
+        replies = buf[: game.rules.legal(s, 1 - me, buf)].copy()
         scored = []
         for move in legal:
             a = ACTIONS.index(move.text)
@@ -434,7 +434,7 @@ class BombermanAgent(Agent):
             ok = 0
             for b in replies:
                 after = s.copy()
-                game.kernel.apply(after, a if me == 0 else b, b if me == 0 else a)
+                game.rules.apply(after, a if me == 0 else b, b if me == 0 else a)
                 ok += survives(int(after[me]), _schedule(after, game.fire_table))
             scored.append((ok, float(self.rng.random()), move))
         return max(scored, key=lambda x: (x[0], x[1]))[2] if scored else legal[0]

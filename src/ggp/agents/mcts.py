@@ -1,24 +1,21 @@
 """The generic Monte Carlo tree search player: ``mcts``, ``mcts:time=1.0``, ``mcts:sims=5000,c=1.4``.
 
-On a native game it runs the compiled decoupled UCT of :mod:`ggp.agents.uct`
-and keeps the subtree of the position it reaches between moves. On any other
-game (a GDL rule sheet, say) it runs the same algorithm in plain Python over
-the Game API: slower, but it plays everything :func:`ggp.load` returns.
+On every game :func:`ggp.load` returns, built-in or read from a rule sheet, it
+runs the compiled decoupled UCT of :mod:`ggp.agents.uct` over the game's
+kernel, and keeps the subtree of the position it reaches between moves.
 """
 
 from __future__ import annotations
 
-import math
 import random
 import time
-from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from ..core.game import Game, Move, State, random_playout
-from ..core.native import NativeGame
+from ..core.game import Game, Move, State
+from ..core.native import KernelGame
 from .base import Agent
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
-from .uct import UCTSearch
+from .uct import MAX_TREE_BYTES, UCTSearch, tree_bytes
 
 #: Fraction of the time limit kept back for the referee's round trip.
 SAFETY = 0.15
@@ -79,7 +76,6 @@ class MCTSAgent(Agent):
         self.reuse = reuse
         self.capacity = capacity
         self._tree: UCTSearch | None = None
-        self._plain: _PlainUCT | None = None
         self.last_simulations = 0
 
     def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
@@ -87,16 +83,18 @@ class MCTSAgent(Agent):
             raise ValueError(f"the {self.name} player does not play {game.name}")
         super().start(game, role, start_clock, play_clock)
         seed = self.seed if self.seed is not None else random.randrange(2**31)
-        if isinstance(game, NativeGame):
-            self._tree = self._make_tree(game, seed)
-            self._plain = None
-        else:
-            self._tree = None
-            self._plain = _PlainUCT(game, self.c, random.Random(seed))
+        if not isinstance(game, KernelGame):
+            raise ValueError(f"the {self.name} player needs a game with a kernel; {game.name} has none")
+        self._tree = self._make_tree(game, seed)
 
-    def _make_tree(self, game: NativeGame, seed: int) -> UCTSearch:
+    def _make_tree(self, game: KernelGame, seed: int) -> UCTSearch:
         leaf = type(self).leaf_value  # a compiled function, not a method
-        return UCTSearch(game, capacity=self.capacity, c=self.c, seed=seed, leaf_value=leaf, params=self.leaf_params)
+        # A rule sheet's states can be large: hold the tree to half the memory a tree may take.
+        capacity = self.capacity
+        while capacity > MIN_CAPACITY and tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
+            capacity //= 2
+        capacity = max(capacity, MIN_CAPACITY)
+        return UCTSearch(game, capacity=capacity, c=self.c, seed=seed, leaf_value=leaf, params=self.leaf_params)
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         legal = self.game.legal_moves(state, self.role)
@@ -107,9 +105,6 @@ class MCTSAgent(Agent):
         return self._search(state, self.sims, budget(self.time, time_limit))
 
     def _search(self, state: State, sims: int | None, seconds: float | None) -> Move:
-        if self._plain is not None:
-            move, self.last_simulations = self._plain.best(state, self.role, sims, seconds)
-            return move
         assert self._tree is not None
         tree = self._tree
         if sims is not None and seconds is not None:  # a count, but never past the clock
@@ -130,83 +125,3 @@ class MCTSAgent(Agent):
     def __repr__(self) -> str:
         what = f"sims={self.sims}" if self.sims is not None else f"time={self.time}"
         return f"{type(self).__name__}({what}, c={self.c}, seed={self.seed!r})"
-
-
-# --- the same search over the plain Game API (for games without a kernel) ------------------------
-@dataclass
-class _Node:
-    moves: tuple[tuple[Move, ...], ...]
-    visits: list[list[int]]
-    totals: list[list[float]]
-    children: dict[tuple[int, ...], State] = field(default_factory=dict)
-    count: int = 0
-
-
-class _PlainUCT:
-    """Decoupled UCT over the Game API, with a transposition table keyed by state."""
-
-    def __init__(self, game: Game, c: float, rng: random.Random) -> None:
-        self.game = game
-        self.c = c
-        self.rng = rng
-        self.nodes: dict[State, _Node] = {}
-
-    def _node(self, state: State) -> _Node:
-        node = self.nodes.get(state)
-        if node is None:
-            moves = tuple(tuple(self.game.legal_moves(state, role)) for role in self.game.roles)
-            node = self.nodes[state] = _Node(moves, [[0] * len(m) for m in moves], [[0.0] * len(m) for m in moves])
-        return node
-
-    def _pick(self, node: _Node, r: int) -> int:
-        visits = node.visits[r]
-        unvisited = [i for i, v in enumerate(visits) if v == 0]
-        if unvisited:
-            return self.rng.choice(unvisited)
-        log_n = math.log(max(node.count, 1))
-        return max(
-            range(len(visits)),
-            key=lambda i: node.totals[r][i] / visits[i] + self.c * math.sqrt(log_n / visits[i]),
-        )
-
-    def _rollout(self, state: State) -> tuple[float, ...]:
-        final, _ = random_playout(self.game, state, self.rng)
-        return tuple(g / 100 for g in self.game.goals(final))
-
-    def simulate(self, root: State) -> None:
-        game = self.game
-        path: list[tuple[_Node, tuple[int, ...]]] = []
-        state = root
-        while True:
-            if game.is_terminal(state):
-                values = tuple(g / 100 for g in game.goals(state))
-                break
-            fresh = state not in self.nodes
-            node = self._node(state)
-            if fresh and path:
-                values = self._rollout(state)
-                break
-            pick = tuple(self._pick(node, r) for r in range(len(game.roles)))
-            path.append((node, pick))
-            child = node.children.get(pick)
-            if child is None:
-                child = node.children[pick] = game.next_state(state, [node.moves[r][i] for r, i in enumerate(pick)])
-            state = child
-        for node, pick in path:
-            node.count += 1
-            for r, i in enumerate(pick):
-                node.visits[r][i] += 1
-                node.totals[r][i] += values[r]
-
-    def best(self, state: State, role: str, sims: int | None, seconds: float | None) -> tuple[Move, int]:
-        if len(self.nodes) > 200_000:
-            self.nodes.clear()
-        deadline = time.perf_counter() + (seconds if seconds is not None else math.inf)
-        done = 0
-        while (sims is None or done < sims) and time.perf_counter() < deadline:
-            self.simulate(state)
-            done += 1
-        node = self._node(state)
-        r = self.game.roles.index(role)
-        i = max(range(len(node.moves[r])), key=lambda k: node.visits[r][k])
-        return node.moves[r][i], done

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core.game import Game, Move, State
 from ..core.kernels import rng_below, rng_state
-from ..core.native import NativeGame
+from ..core.native import KernelGame
 from .options import MAX_C, MAX_CAPACITY, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_option
 
 MAX_DEPTH = 4096  # longer than any built-in game (Amazons 10x10: at most 2 * 92 steps); deeper paths are cut
@@ -85,6 +85,7 @@ def _ucb_pick(
 
 
 def _run_template(  # type: ignore[no-untyped-def]
+    ctx,
     sims,
     root,
     c,
@@ -92,10 +93,8 @@ def _run_template(  # type: ignore[no-untyped-def]
     node_visits,
     node_terminal,
     expanded,
-    n0,
-    n1,
-    off0,
-    off1,
+    counts,
+    offsets,
     coff,
     act,
     act_visits,
@@ -107,9 +106,14 @@ def _run_template(  # type: ignore[no-untyped-def]
     buf,
     work,
     val,
+    joint,
+    res,
     params,
 ):
-    # meta: [nodes used, action-pool entries used, child-pool entries used]
+    # meta: [nodes used, action-pool entries used, child-pool entries used]. A node's
+    # children are numbered in mixed radix over the roles' moves, the last role fastest.
+    nr = num_roles  # type: ignore[name-defined]  # noqa: F821
+    width = buf.shape[0]
     capacity = states.shape[0]
     pool = act.shape[0]
     children = child.shape[0]
@@ -117,105 +121,96 @@ def _run_template(  # type: ignore[no-untyped-def]
     for _ in range(sims):
         node = root
         depth = 0
-        g0 = 0.0
-        g1 = 0.0
         while True:
             if node_terminal[node]:
-                res = goals(states[node])  # type: ignore[name-defined]  # noqa: F821
-                g0 = res[0] / 100.0
-                g1 = res[1] / 100.0
+                kernel_goals(ctx, states[node], res)  # type: ignore[name-defined]  # noqa: F821
+                for r in range(nr):
+                    val[r] = res[r] / 100.0
                 break
             if depth == max_depth:  # a path longer than any game we know: score it here, not off the path array
                 work[:] = states[node]
-                leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
-                g0 = val[0]
-                g1 = val[1]
+                leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                 break
             if not expanded[node]:
-                fits = meta[1] + 2 * max_actions <= pool  # type: ignore[name-defined]  # noqa: F821
+                fits = meta[1] + nr * width <= pool
                 if (node_visits[node] == 0 and node != root) or not fits:
                     work[:] = states[node]
-                    leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
-                    g0 = val[0]
-                    g1 = val[1]
+                    leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                     break
                 a = meta[1]
-                k0 = legal(states[node], 0, buf)  # type: ignore[name-defined]  # noqa: F821
-                act[a : a + k0] = buf[:k0]
-                k1 = legal(states[node], 1, buf)  # type: ignore[name-defined]  # noqa: F821
-                act[a + k0 : a + k0 + k1] = buf[:k1]
-                if k0 == 0 or k1 == 0:  # a role without a move: the game cannot go on, so it scores as it stands
-                    res = goals(states[node])  # type: ignore[name-defined]  # noqa: F821
-                    g0 = res[0] / 100.0
-                    g1 = res[1] / 100.0
+                product = 1
+                for r in range(nr):
+                    k = kernel_legal(ctx, states[node], r, buf)  # type: ignore[name-defined]  # noqa: F821
+                    act[a : a + k] = buf[:k]
+                    offsets[node, r] = a
+                    counts[node, r] = k
+                    a += k
+                    product *= k
+                if product == 0:  # a role without a move: the game cannot go on, so it scores as it stands
+                    kernel_goals(ctx, states[node], res)  # type: ignore[name-defined]  # noqa: F821
+                    for r in range(nr):
+                        val[r] = res[r] / 100.0
                     break
-                if meta[2] + k0 * k1 > children:
+                if meta[2] + product > children:
                     work[:] = states[node]
-                    leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
-                    g0 = val[0]
-                    g1 = val[1]
+                    leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                     break
-                off0[node] = a
-                off1[node] = a + k0
-                n0[node] = k0
-                n1[node] = k1
-                act_visits[a : a + k0 + k1] = 0
-                act_value[a : a + k0 + k1] = 0.0
+                act_visits[meta[1] : a] = 0
+                act_value[meta[1] : a] = 0.0
                 coff[node] = meta[2]
-                child[meta[2] : meta[2] + k0 * k1] = -1
-                meta[1] += k0 + k1
-                meta[2] += k0 * k1
+                child[meta[2] : meta[2] + product] = -1
+                meta[1] = a
+                meta[2] += product
                 expanded[node] = True
             log_parent = np.log(max(node_visits[node], 1))
-            i0 = _ucb_pick(act_visits, act_value, off0[node], n0[node], log_parent, c, rng)
-            i1 = _ucb_pick(act_visits, act_value, off1[node], n1[node], log_parent, c, rng)
             path[depth, 0] = node
-            path[depth, 1] = i0
-            path[depth, 2] = i1
+            j = 0
+            for r in range(nr):
+                i = _ucb_pick(act_visits, act_value, offsets[node, r], counts[node, r], log_parent, c, rng)
+                path[depth, 1 + r] = i
+                j = j * counts[node, r] + i
+                joint[r] = act[offsets[node, r] + i]
             depth += 1
-            j = coff[node] + i0 * n1[node] + i1
+            j += coff[node]
             nxt = child[j]
             if nxt < 0:
                 if meta[0] < capacity:
                     nxt = meta[0]
                     meta[0] += 1
                     states[nxt] = states[node]
-                    apply(states[nxt], act[off0[node] + i0], act[off1[node] + i1])  # type: ignore[name-defined]  # noqa: F821
-                    node_terminal[nxt] = terminal(states[nxt])  # type: ignore[name-defined]  # noqa: F821
+                    kernel_apply(ctx, states[nxt], joint)  # type: ignore[name-defined]  # noqa: F821
+                    node_terminal[nxt] = kernel_terminal(ctx, states[nxt])  # type: ignore[name-defined]  # noqa: F821
                     node_visits[nxt] = 0
                     expanded[nxt] = False
                     child[j] = nxt
                 else:  # the tree is full: score this move without storing it
                     work[:] = states[node]
-                    apply(work, act[off0[node] + i0], act[off1[node] + i1])  # type: ignore[name-defined]  # noqa: F821
-                    if terminal(work):  # type: ignore[name-defined]  # noqa: F821
-                        res = goals(work)  # type: ignore[name-defined]  # noqa: F821
-                        val[0] = res[0] / 100.0
-                        val[1] = res[1] / 100.0
+                    kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
+                    if kernel_terminal(ctx, work):  # type: ignore[name-defined]  # noqa: F821
+                        kernel_goals(ctx, work, res)  # type: ignore[name-defined]  # noqa: F821
+                        for r in range(nr):
+                            val[r] = res[r] / 100.0
                     else:
-                        leaf_value(work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
-                    g0 = val[0]
-                    g1 = val[1]
+                        leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                     break
             node = nxt
         node_visits[node] += 1
         for d in range(depth):
             p = path[d, 0]
             node_visits[p] += 1
-            a0 = off0[p] + path[d, 1]
-            a1 = off1[p] + path[d, 2]
-            act_visits[a0] += 1
-            act_value[a0] += g0
-            act_visits[a1] += 1
-            act_value[a1] += g1
+            for r in range(nr):
+                a = offsets[p, r] + path[d, 1 + r]
+                act_visits[a] += 1
+                act_value[a] += val[r]
 
 
-def _rollout_value_template(s, rng, out, params):  # type: ignore[no-untyped-def]
+def _rollout_value_template(ctx, s, rng, out, params):  # type: ignore[no-untyped-def]
     # The default leaf value: play the game's random rollout to the end, score its goals.
-    rollout(s, rng)  # type: ignore[name-defined]  # noqa: F821
-    res = goals(s)  # type: ignore[name-defined]  # noqa: F821
-    out[0] = res[0] / 100.0
-    out[1] = res[1] / 100.0
+    kernel_rollout(ctx, s, rng)  # type: ignore[name-defined]  # noqa: F821
+    res = np.empty(out.shape[0], dtype=np.int64)
+    kernel_goals(ctx, s, res)  # type: ignore[name-defined]  # noqa: F821
+    for r in range(out.shape[0]):
+        out[r] = res[r] / 100.0
 
 
 # --- the Python side ------------------------------------------------------------------------------
@@ -246,7 +241,7 @@ class SearchResult:
 
 
 class UCTSearch:
-    """A reusable search tree for one native game (arrays allocated once).
+    """A reusable search tree for one game with a kernel, built-in or a rule sheet's (arrays allocated once).
 
     ``capacity`` bounds the number of nodes (2 to 2,000,000, and at most
     :data:`MAX_TREE_BYTES` of arrays); when the tree is full, further
@@ -268,36 +263,37 @@ class UCTSearch:
         leaf_value: Any = None,
         params: Sequence[float] = (),
     ) -> None:
-        if not isinstance(game, NativeGame):
-            raise TypeError(f"compiled search needs a native game; {game.name} has no kernel")
+        if not isinstance(game, KernelGame):
+            raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
         self.game = game
         self.c = check_option("UCTSearch", "c", c, _C)
         seed = check_option("UCTSearch", "seed", seed, _SEED)
         capacity = check_option("UCTSearch", "capacity", capacity, _CAPACITY)
         kernel = game.kernel
-        width = kernel.max_actions
+        nr = kernel.num_roles
+        width = max(1, kernel.max_actions)
         initial = game.initial_array()
         length = initial.shape[0]
         # Pools for the move lists and child links of expanded nodes (those visited
         # twice). In wide games about a quarter of the nodes get expanded, each
         # taking its full width; a search that runs out of pool keeps simulating
         # without expanding further.
-        pool = max(capacity * min(width, 32), 4 * width)
-        need = capacity * (length * initial.itemsize + 6 * 8 + 2) + pool * 4 * 4
+        pool = max(capacity * min(width, 32), 2 * nr * width)
+        need = tree_bytes(game, capacity)
         if need > MAX_TREE_BYTES:
             most = capacity * MAX_TREE_BYTES // need
             raise ValueError(
                 f"UCTSearch: a tree of {capacity:,} nodes for {game.name} would take {need / 2**30:.1f} GB, more "
                 f"than the {MAX_TREE_BYTES / 2**30:.0f} GB allowed; give a capacity of at most {most:,}"
             )
-        self.states = np.zeros((capacity, length), dtype=game.dtype)
+        self.ctx = kernel.context()
+        self.states = np.zeros((capacity, length), dtype=kernel.dtype)
         self.node_visits = np.zeros(capacity, dtype=np.int64)
         self.node_terminal = np.zeros(capacity, dtype=np.bool_)
         self.expanded = np.zeros(capacity, dtype=np.bool_)
-        self.n0 = np.zeros(capacity, dtype=np.int64)
-        self.n1 = np.zeros(capacity, dtype=np.int64)
-        self.off0 = np.zeros(capacity, dtype=np.int64)
-        self.off1 = np.zeros(capacity, dtype=np.int64)
+        #: Per node and role: how many moves, and where they start in the action pool.
+        self.counts = np.zeros((capacity, nr), dtype=np.int64)
+        self.offsets = np.zeros((capacity, nr), dtype=np.int64)
         self.coff = np.zeros(capacity, dtype=np.int64)
         self.act = np.zeros(pool, dtype=np.int32)
         self.act_visits = np.zeros(pool, dtype=np.int32)
@@ -305,10 +301,12 @@ class UCTSearch:
         self.child = np.zeros(pool, dtype=np.int32)
         self.meta = np.zeros(3, dtype=np.int64)
         self.rng = rng_state(seed)
-        self.path = np.zeros((MAX_DEPTH, 3), dtype=np.int64)
+        self.path = np.zeros((MAX_DEPTH, 1 + nr), dtype=np.int64)
         self.buf = np.zeros(width, dtype=np.int64)
-        self.work = np.zeros(length, dtype=game.dtype)
-        self.val = np.zeros(2, dtype=np.float64)
+        self.work = np.zeros(length, dtype=kernel.dtype)
+        self.val = np.zeros(nr, dtype=np.float64)
+        self.joint = np.zeros(nr, dtype=np.int64)
+        self.res = np.zeros(nr, dtype=np.int64)
         self.params = np.array([*params, 0.0], dtype=np.float64)  # never empty: numba needs a typed array
         if leaf_value is None:
             leaf_value = kernel.specialise(_rollout_value_template)
@@ -330,10 +328,8 @@ class UCTSearch:
             self.node_visits,
             self.node_terminal,
             self.expanded,
-            self.n0,
-            self.n1,
-            self.off0,
-            self.off1,
+            self.counts,
+            self.offsets,
             self.coff,
             self.act,
             self.act_visits,
@@ -373,7 +369,7 @@ class UCTSearch:
                     if not self.expanded[node]:
                         continue
                     start = int(self.coff[node])
-                    for j in range(start, start + int(self.n0[node] * self.n1[node])):
+                    for j in range(start, start + int(np.prod(self.counts[node]))):
                         child = int(self.child[j])
                         if child < 0:
                             continue
@@ -400,6 +396,7 @@ class UCTSearch:
         if int(self.node_visits[self.root]) + sims > _MAX_VISITS:
             self.reset(self._root_state)
         self._run(
+            self.ctx,
             sims,
             self.root,
             self.c,
@@ -410,6 +407,8 @@ class UCTSearch:
             self.buf,
             self.work,
             self.val,
+            self.joint,
+            self.res,
             self.params,
         )
         self._sims += sims
@@ -455,16 +454,15 @@ class UCTSearch:
         game = self.game
         state = self._root_state
         root = self.root
-        arr = _array(game, state)
         moves, visits, values = [], [], []
         for r, role in enumerate(game.roles):
             if self.expanded[root]:
-                off = int(self.off0[root] if r == 0 else self.off1[root])
-                n = int(self.n0[root] if r == 0 else self.n1[root])
+                off = int(self.offsets[root, r])
+                n = int(self.counts[root, r])
                 acts = self.act[off : off + n]
                 v = self.act_visits[off : off + n].astype(np.int64)
                 total = self.act_value[off : off + n].astype(np.float64)
-                moves.append(tuple(game.parse_move(game.action_text(arr, r, int(a))) for a in acts))
+                moves.append(tuple(game.action_to_move(state, role, int(a)) for a in acts))
             else:
                 legal = game.legal_moves(state, role)
                 moves.append(tuple(legal))
@@ -484,8 +482,19 @@ class UCTSearch:
         )
 
 
-def _array(game: NativeGame, state: State) -> np.ndarray:
+def _array(game: KernelGame, state: State) -> np.ndarray:
     return game._array_of(state)
+
+
+def tree_bytes(game: Game, capacity: int) -> int:
+    """About the memory a tree of ``capacity`` nodes takes for ``game`` (its arrays, allocated up front)."""
+    if not isinstance(game, KernelGame):
+        raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
+    kernel = game.kernel
+    width = max(1, kernel.max_actions)
+    pool = max(capacity * min(width, 32), 2 * kernel.num_roles * width)
+    state = game.initial_array().nbytes
+    return capacity * (state + (2 + 2 * kernel.num_roles) * 8 + 2) + pool * 4 * 4
 
 
 def search(

@@ -385,7 +385,7 @@ def _greedy_action(s: np.ndarray, role: int, rng: np.ndarray, greed: float) -> i
 
 
 @nb.njit(cache=True)
-def wallmaze_leaf(s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
+def wallmaze_leaf(ctx: np.ndarray, s: np.ndarray, rng: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
     """Leaf value for UCT: each marker races along shortest paths with chance ``params[role]``
     (``OWN_GREED`` for a role ``params`` is too short to hold)."""
     greed0 = params[0] if params.shape[0] > 0 else OWN_GREED

@@ -24,9 +24,10 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
-from .errors import IllegalMoveError, MoveSyntaxError, StateFormatError
+from .errors import GameOverError, IllegalMoveError, MoveSyntaxError, StateFormatError
 from .kif import Term, parse_term
 
 
@@ -78,7 +79,8 @@ class State(ABC):
 class Game(ABC):
     """A game with simultaneous moves; turn-based games give the idle role ``noop``.
 
-    Subclasses implement the seven rule methods; the rest is shared.
+    Subclasses implement the rule methods and the action core; :meth:`next_state`
+    and :meth:`apply_actions` are written once, here.
     """
 
     #: Short name, as accepted by :func:`ggp.load`.
@@ -103,13 +105,25 @@ class Game(ABC):
         but :meth:`next_state` refuses to go on from a terminal state.
         """
 
-    @abstractmethod
     def next_state(self, state: State, joint_move: Sequence[Move | str]) -> State:
         """The state after every role makes its move; ``joint_move`` is in role order.
 
         Raises :class:`~ggp.IllegalMoveError` if a move is illegal, malformed or
         missing, and :class:`~ggp.GameOverError` if ``state`` is terminal.
+        Written once for every game, over the action core: each move becomes
+        its action (:meth:`move_to_action`), and :meth:`apply_actions` plays them.
         """
+        if self.is_terminal(state):
+            raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
+        joint = joint_list(self, joint_move)
+        actions = []
+        for role, raw in zip(self.roles, joint, strict=True):
+            move = coerce_move(self, state, role, raw)
+            action = self.move_to_action(state, role, move)
+            if action < 0 or action not in self.legal_actions(state, role):
+                raise illegal_move_error(self, state, role, move)
+            actions.append(action)
+        return self._apply_legal(state, actions)
 
     @abstractmethod
     def is_terminal(self, state: State) -> bool:
@@ -132,6 +146,49 @@ class Game(ABC):
         :class:`~ggp.MoveSyntaxError` for text that is no move of this game;
         legality is checked by :meth:`next_state`.
         """
+
+    # --- the action core: integers in the core, move texts at the edges ---
+    # Each role's moves are numbered 0 .. num_actions(role) - 1 (OpenSpiel's and
+    # pgx's integer actions); the number stands for one move text, possibly
+    # depending on the state (a wall maze step is written with its cells).
+    @abstractmethod
+    def num_actions(self, role: str) -> int:
+        """The size of ``role``'s action space: every action is an int below it."""
+
+    @abstractmethod
+    def legal_actions(self, state: State, role: str) -> Any:
+        """``role``'s legal actions in ``state``: an int64 numpy array, in the kernel's order."""
+
+    @abstractmethod
+    def action_to_move(self, state: State, role: str, action: int) -> Move:
+        """The move that ``action`` stands for when ``role`` plays it in ``state``."""
+
+    @abstractmethod
+    def move_to_action(self, state: State, role: str, move: Move | str) -> int:
+        """The action that stands for ``move`` of ``role`` in ``state``, or -1 if no action does."""
+
+    def apply_actions(self, state: State, actions: Sequence[int]) -> State:
+        """The state after each role plays its action (in role order); checked like :meth:`next_state`."""
+        if self.is_terminal(state):
+            raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
+        if isinstance(actions, (str, bytes)) or len(actions) != len(self.roles):
+            raise IllegalMoveError(f"{self.name}: give one action per role ({', '.join(self.roles)})")
+        checked = []
+        for role, action in zip(self.roles, actions, strict=True):
+            legal = self.legal_actions(state, role)
+            if isinstance(action, bool) or not isinstance(action, (int, Integral)) or int(action) not in legal:
+                shown = ", ".join(str(int(a)) for a in legal[:12]) + (" ..." if len(legal) > 12 else "")
+                raise IllegalMoveError(
+                    f"{self.name}: {action!r} is not a legal action for {role}; legal actions: {shown or 'none'}",
+                    role=role,
+                    move=str(action),
+                )
+            checked.append(int(action))
+        return self._apply_legal(state, checked)
+
+    @abstractmethod
+    def _apply_legal(self, state: State, actions: Sequence[int]) -> State:
+        """The next state for actions already known to be legal in non-terminal ``state``."""
 
     # --- presentation and storage ---------------------------------------
     @abstractmethod

@@ -10,14 +10,16 @@ wants speed calls the kernel directly on arrays.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
 
-from .errors import GameOverError, MoveSyntaxError, StateFormatError
-from .game import Game, Move, State, coerce_move, illegal_move_error, joint_list
-from .kernels import Kernel
+from .errors import MoveSyntaxError, StateFormatError
+from .game import Game, Move, State
+from .kernels import Kernel, NativeRules
 from .kif import KifSyntaxError, Term, parse_term, term_text
 
 
@@ -102,11 +104,104 @@ def match_move_form(term: Term, forms: Sequence[MoveForm]) -> Term | None:
     return None
 
 
-class NativeGame(Game):
-    """The Game API over a :class:`Kernel` for a two-role game."""
+class KernelGame(Game):
+    """The Game API over a :class:`Kernel`: a built-in game or a rule sheet's, any number of roles.
+
+    Subclasses give the state arrays (:meth:`initial_array`, :meth:`state_from_array`,
+    :meth:`array_of`) and the meaning of actions (:meth:`action_to_move`,
+    :meth:`move_to_action`); the rules are the kernel's. Each thread asks the
+    kernel through a context of its own, so one game object serves many threads.
+    Legal moves are remembered for the last few states asked about, since a
+    caller (a web page, a referee) asks about the same state many times.
+    """
 
     dtype: np.dtype[Any]
     kernel: Kernel
+    _LEGAL_CACHE = 64
+
+    def _context(self) -> Any:
+        local = self.__dict__.get("_local")
+        if local is None:
+            local = self.__dict__["_local"] = threading.local()
+        ctx = getattr(local, "ctx", None)
+        if ctx is None:
+            ctx = local.ctx = self.kernel.context()
+        return ctx
+
+    def _legal(self, s: np.ndarray, role: int) -> np.ndarray:
+        # A fresh buffer per call keeps one game object safe to share between threads.
+        buf = np.empty(max(1, self.kernel.max_actions), dtype=np.int64)
+        return buf[: self.kernel.legal(self._context(), s, role, buf)]
+
+    # --- what each game supplies -------------------------------------------
+    def initial_array(self) -> np.ndarray:
+        """The initial state's array."""
+        raise NotImplementedError
+
+    def state_from_array(self, array: np.ndarray) -> State:
+        """Wrap a state array (copied) as an immutable state, after checking it."""
+        raise NotImplementedError
+
+    def _array_of(self, state: State) -> np.ndarray:
+        """The array of ``state`` (not copied: never write it); TypeError for another game's state."""
+        raise NotImplementedError
+
+    def array_of(self, state: State) -> np.ndarray:
+        """``state``'s array, read-only: what the kernel works on."""
+        view = self._array_of(state).view()
+        view.flags.writeable = False
+        return view
+
+    # --- the action core ------------------------------------------------------
+    def legal_actions(self, state: State, role: str) -> np.ndarray:
+        """The legal actions of ``role`` (ints, in the kernel's order)."""
+        return self._legal(self._array_of(state), self.role_index(role))
+
+    def _apply_legal(self, state: State, actions: Sequence[int]) -> State:
+        out = self._array_of(state).copy()
+        self.kernel.apply(self._context(), out, np.asarray(actions, dtype=np.int64))
+        return self._wrap(out)
+
+    def _wrap(self, array: np.ndarray) -> State:
+        """A state around ``array``, which the caller hands over and never writes again."""
+        raise NotImplementedError
+
+    # --- the Game API -------------------------------------------------------
+    def legal_moves(self, state: State, role: str) -> tuple[Move, ...]:
+        r = self.role_index(role)
+        cache = self.__dict__.setdefault("_legal_cache", OrderedDict())
+        key = (state, r)
+        with self._cache_lock:
+            moves = cache.get(key)
+            if moves is not None:
+                cache.move_to_end(key)
+                return moves
+        moves = tuple(self.action_to_move(state, role, int(a)) for a in self._legal(self._array_of(state), r))
+        with self._cache_lock:
+            cache[key] = moves
+            if len(cache) > self._LEGAL_CACHE:
+                cache.popitem(last=False)
+        return moves
+
+    @property
+    def _cache_lock(self) -> threading.Lock:
+        lock = self.__dict__.get("_lock_")
+        if lock is None:
+            lock = self.__dict__.setdefault("_lock_", threading.Lock())
+        return lock
+
+    def is_terminal(self, state: State) -> bool:
+        return bool(self.kernel.terminal(self._context(), self._array_of(state)))
+
+    def goals(self, state: State) -> tuple[int, ...]:
+        out = np.zeros(len(self.roles), dtype=np.int64)
+        self.kernel.goals(self._context(), self._array_of(state), out)
+        return tuple(int(g) for g in out)
+
+
+class NativeGame(KernelGame):
+    """A built-in two-role game: its kernel from its own compiled rules, its moves by form."""
+
     #: What parse_move accepts, and how to say so when it does not.
     move_forms: Sequence[MoveForm]
     move_help: str
@@ -114,16 +209,7 @@ class NativeGame(Game):
     def __init__(self) -> None:
         self._moves: dict[str, Move] = {}
 
-    def _legal(self, s: np.ndarray, role: int) -> np.ndarray:
-        # A fresh buffer per call keeps one game object safe to share between threads.
-        buf = np.empty(self.kernel.max_actions, dtype=np.int64)
-        return buf[: self.kernel.legal(s, role, buf)]
-
     # --- what each game supplies -------------------------------------------
-    def initial_array(self) -> np.ndarray:
-        """The initial state's array."""
-        raise NotImplementedError
-
     def action_text(self, s: np.ndarray, role: int, action: int) -> str:
         """The KIF text of ``action`` for role number ``role`` in state array ``s``."""
         raise NotImplementedError
@@ -142,15 +228,20 @@ class NativeGame(Game):
         self.validate_array(arr)
         return NativeState(self, arr)
 
+    def _wrap(self, array: np.ndarray) -> NativeState:
+        return NativeState(self, array)
+
     def _array_of(self, state: State) -> np.ndarray:
         if not isinstance(state, NativeState) or state.game.name != self.name:
             got = state.game.name if isinstance(state, State) else type(state).__name__
             raise TypeError(f"{self.name}: expected a state of {self.name}, got {got}")
         return state._array
 
-    def legal_actions(self, state: State, role: str) -> np.ndarray:
-        """The legal actions of ``role`` (ints, in the kernel's order)."""
-        return self._legal(self._array_of(state), self.role_index(role))
+    @property
+    def rules(self) -> NativeRules:
+        """This game's own compiled two-role rules: what its players' compiled code calls."""
+        assert self.kernel.native is not None
+        return self.kernel.native
 
     def _move(self, text: str) -> Move:
         move = self._moves.get(text)
@@ -158,37 +249,21 @@ class NativeGame(Game):
             move = self._moves[text] = Move(text)
         return move
 
+    # --- the action core ------------------------------------------------------
+    def num_actions(self, role: str) -> int:
+        self.role_index(role)
+        return self.kernel.num_actions
+
+    def action_to_move(self, state: State, role: str, action: int) -> Move:
+        return self._move(self.action_text(self._array_of(state), self.role_index(role), int(action)))
+
+    def move_to_action(self, state: State, role: str, move: Move | str) -> int:
+        text = move.text if isinstance(move, Move) else self.parse_move(move).text
+        return int(self.text_action(self._array_of(state), self.role_index(role), text))
+
     # --- the Game API -------------------------------------------------------
     def initial_state(self) -> NativeState:
         return NativeState(self, self.initial_array())
-
-    def legal_moves(self, state: State, role: str) -> tuple[Move, ...]:
-        s = self._array_of(state)
-        r = self.role_index(role)
-        return tuple(self._move(self.action_text(s, r, int(a))) for a in self._legal(s, r))
-
-    def next_state(self, state: State, joint_move: Sequence[Move | str]) -> NativeState:
-        s = self._array_of(state)
-        if self.kernel.terminal(s):
-            raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
-        joint = joint_list(self, joint_move)
-        actions = []
-        for r, (role, raw) in enumerate(zip(self.roles, joint, strict=True)):
-            move = coerce_move(self, state, role, raw)
-            a = self.text_action(s, r, move.text)
-            if a < 0 or a not in self._legal(s, r):
-                raise illegal_move_error(self, state, role, move)
-            actions.append(a)
-        out = s.copy()
-        self.kernel.apply(out, actions[0], actions[1])
-        return NativeState(self, out)
-
-    def is_terminal(self, state: State) -> bool:
-        return bool(self.kernel.terminal(self._array_of(state)))
-
-    def goals(self, state: State) -> tuple[int, ...]:
-        g = self.kernel.goals(self._array_of(state))
-        return (int(g[0]), int(g[1]))
 
     def parse_move(self, text: str) -> Move:
         if not isinstance(text, str):

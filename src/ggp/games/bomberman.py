@@ -217,6 +217,7 @@ KERNEL_SEED = make_kernel(
     goals=goals,
     num_actions=len(ACTIONS),
     max_actions=len(ACTIONS),
+    dtype=np.int64,
     check=lambda s: check_array(s, "bomberman"),
 )
 KERNEL_2P = make_kernel(
@@ -228,6 +229,7 @@ KERNEL_2P = make_kernel(
     goals=goals,
     num_actions=len(ACTIONS),
     max_actions=len(ACTIONS),
+    dtype=np.int64,
     check=lambda s: check_array(s, "bomberman2p"),
 )
 

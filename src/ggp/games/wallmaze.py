@@ -157,6 +157,7 @@ KERNEL = make_kernel(
     goals=goals,
     num_actions=5,
     max_actions=5,
+    dtype=np.int64,
     check=check_array,
 )
 

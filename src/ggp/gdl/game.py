@@ -7,18 +7,19 @@ import html
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..core.errors import GameOverError, MoveSyntaxError, StateFormatError
-from ..core.game import Game, Move, State, coerce_move, illegal_move_error, joint_list
+from ..core.errors import MoveSyntaxError, StateFormatError
+from ..core.game import Move, State
 from ..core.kernels import rng_state
 from ..core.kif import KifSyntaxError, parse_term, term_text
+from ..core.native import KernelGame
 from .grounder import ground
+from .kernel import gdl_kernel
 from .parser import GDLError, parse_program, show
 from .propnet import (
     H_MAXLEGAL,
@@ -32,7 +33,6 @@ from .propnet import (
     dn_playouts,
     pn_goals,
     pn_load,
-    pn_next,
     pn_playouts,
 )
 
@@ -83,7 +83,7 @@ def _restore_state(text: str, name: str, bits: bytes) -> GDLState:
     return GDLState(from_text(text, name), bits)
 
 
-class GDLGame(Game):
+class GDLGame(KernelGame):
     """A game defined by a GDL rule sheet, played on a compiled propnet.
 
     >>> game = GDLGame("(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go))"
@@ -134,6 +134,8 @@ class GDLGame(Game):
         self._lock = threading.Lock()
         self._initial = GDLState(self, bytes(np.asarray(net[N_INIT], dtype=np.uint8)))
         self._fastest: bool | None = None  # is the incremental evaluator the faster one here?
+        self.kernel = gdl_kernel(self.propnet)
+        self.dtype = np.dtype(np.uint8)
 
     # --- evaluation --------------------------------------------------------------------------
     def _state(self, state: State) -> GDLState:
@@ -176,38 +178,38 @@ class GDLGame(Game):
         return self._initial
 
     def legal_moves(self, state: State, role: str) -> tuple[Move, ...]:
-        s = self._state(state)
-        r = self.role_index(role)
-        vals = self._values(s)
-        idx = self._legal_indices(vals, r)
-        if len(idx) == 0 and not vals[self._terminal]:
-            raise self._no_legal_move(s, r)
-        moves = self._moves[r]
-        return tuple(moves[i] for i in idx)
+        moves = super().legal_moves(state, role)
+        if not moves and not self.is_terminal(state):
+            raise self._no_legal_move(self._state(state), self.role_index(role))
+        return moves
 
-    def next_state(self, state: State, joint_move: Sequence[Move | str]) -> GDLState:
-        s = self._state(state)
-        vals = self._values(s)
-        if vals[self._terminal]:
-            raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
-        joint = joint_list(self, joint_move)
-        does = np.full(len(self.roles), -1, dtype=np.int32)
-        for r, (role, raw) in enumerate(zip(self.roles, joint, strict=True)):
-            move = coerce_move(self, s, role, raw)
-            legal = self._legal_indices(vals, r)
-            if len(legal) == 0:
-                raise self._no_legal_move(s, r)
-            i = self._move_index[r].get(move.text, -1)
-            if i < 0 or i not in legal:
-                raise illegal_move_error(self, s, role, move)
-            does[r] = self._legal_does[self._legal_ptr[r] + i]
-        work = vals.copy()
-        out = np.empty(self.propnet.num_base, dtype=np.uint8)
-        pn_next(self._net, work, does, out)
-        return GDLState(self, out.tobytes())
+    # --- the action core: role r's action i is its i-th move in the sheet's list of moves ------
+    def num_actions(self, role: str) -> int:
+        return len(self._moves[self.role_index(role)])
 
-    def is_terminal(self, state: State) -> bool:
-        return bool(self._values(self._state(state))[self._terminal])
+    def action_to_move(self, state: State | None, role: str, action: int) -> Move:
+        moves = self._moves[self.role_index(role)]
+        if not 0 <= action < len(moves):
+            raise ValueError(f"{self.name}: {role}'s actions are 0 to {len(moves) - 1}, not {action}")
+        return moves[action]
+
+    def move_to_action(self, state: State | None, role: str, move: Move | str) -> int:
+        text = move.text if isinstance(move, Move) else self.parse_move(move).text
+        return self._move_index[self.role_index(role)].get(text, -1)
+
+    def initial_array(self) -> np.ndarray:
+        return np.frombuffer(self._initial._bits, dtype=np.uint8).copy()
+
+    def state_from_array(self, array: np.ndarray) -> GDLState:
+        arr = np.ascontiguousarray(array, dtype=np.uint8).reshape(-1)
+        self.kernel.check(arr)  # type: ignore[misc]
+        return GDLState(self, arr.tobytes())
+
+    def _array_of(self, state: State) -> np.ndarray:
+        return np.frombuffer(self._state(state)._bits, dtype=np.uint8)
+
+    def _wrap(self, array: np.ndarray) -> GDLState:
+        return GDLState(self, array.tobytes())
 
     def goals(self, state: State) -> tuple[int, ...]:
         s = self._state(state)
