@@ -49,7 +49,10 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core.game import Game, Move, State
 
 SECTIONS: tuple[str, ...] = (
     "random",
@@ -61,6 +64,7 @@ SECTIONS: tuple[str, ...] = (
     "compile",
     "import",
     "gdl",
+    "gdlmcts",
 )
 
 OPENSPIEL_MISSING = "open_spiel not installed: pip install 'ggp[bench]'"
@@ -978,6 +982,170 @@ def section_gdl(cfg: Config) -> Section:
     return sec
 
 
+#: Sheets of the shared corpus the gdlmcts section measures beside ../shared/gdl and tic-tac-toe.
+GDL_MCTS_CORPUS = ("connectFour", "breakthroughSmall")
+#: Compiled UCT on a rule sheet against the plain-Python baseline (issue: at least 20x).
+GDL_MCTS_TARGET = 20.0
+
+
+def section_gdlmcts(cfg: Config) -> Section:
+    import ggp
+    from ggp.agents.uct import search
+    from ggp.gdl import from_text
+
+    sec = Section(
+        "gdlmcts",
+        "8. MCTS on rule sheets: compiled decoupled UCT against the plain-Python UCT, simulations/s from the start",
+        [
+            Column("sheet", "rule sheet"),
+            Column("compiled", "compiled UCT sims/s", "rate"),
+            Column("plain", "plain-Python UCT sims/s", "rate"),
+            Column("ratio", "compiled / plain", "ratio"),
+            Column("native", "native UCT sims/s", "rate"),
+            Column("of_native", "compiled / native", "ratio"),
+            Column("target", "target"),
+            Column("met", "met", "met"),
+        ],
+    )
+    shared = Path(os.environ.get("GGP_SHARED", "../shared"))
+    sheets: list[tuple[str, str, str, str | None]] = []
+    for name in ("wallmaze", "bomberman2p", "amazons_8x8"):
+        path = shared / "gdl" / f"{name}.kif"
+        if path.is_file():
+            sheets.append((f"shared {path.name}", name, path.read_text(), name))
+    sheets.append(("tic-tac-toe", "tictactoe", (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), None))
+    for name in GDL_MCTS_CORPUS:
+        path = shared / "corpus" / "kif" / f"{name}.kif"
+        if path.is_file():
+            sheets.append((f"corpus {path.name}", name, path.read_text(), None))
+    if not (shared / "gdl").is_dir():
+        sec.notes.append(f"{shared} not found: only tic-tac-toe was measured (set GGP_SHARED)")
+    budget = cfg.budget
+    seeds = _seeds()
+    for label, name, text, native in sheets:
+        game = from_text(text, name)
+        start = game.initial_state()
+
+        def compiled(n: int, g: Any = game, s: Any = start) -> None:
+            search(g, s, sims=n, seed=next(seeds))
+
+        def plain(n: int, g: Any = game, s: Any = start) -> None:
+            _PlainUCT(g, UCT_C, random.Random(next(seeds))).best(s, g.roles[0], n, None)
+
+        runs: dict[str, Workload] = {"compiled": compiled, "plain": plain}
+        if native is not None:
+            native_game = ggp.load(native)
+
+            def native_search(n: int, g: Any = native_game) -> None:
+                search(g, g.initial_state(), sims=n, seed=next(seeds))
+
+            runs["native"] = native_search
+        rates = time_rates(runs, budget, cfg.reps, max_count=2_000_000)
+        ratio = _ratio(rates["compiled"].median, rates["plain"].median)
+        nat = rates["native"].median if "native" in rates else None
+        sec.rows.append(
+            {
+                "sheet": label,
+                "compiled": rates["compiled"].median,
+                "plain": rates["plain"].median,
+                "ratio": ratio,
+                "native": nat,
+                "of_native": _ratio(rates["compiled"].median, nat),
+                "target": f">= {GDL_MCTS_TARGET:g}x",
+                "met": ratio is not None and ratio >= GDL_MCTS_TARGET,
+            }
+        )
+    sec.notes.append(
+        "each repetition is a fresh search from the initial state (ggp.agents.uct.search, c = 1.4, random "
+        "rollouts); the plain-Python UCT is the same algorithm over the Game API, kept in ggp.bench as the baseline"
+    )
+    return sec
+
+
+# --- the baseline for rule sheets: decoupled UCT in plain Python over the Game API ---------------
+# ggp's mcts ran this on rule sheets before they had a compiled kernel; the gdlmcts section measures
+# the compiled search against it in the same run.
+@dataclass
+class _Node:
+    moves: tuple[tuple[Move, ...], ...]
+    visits: list[list[int]]
+    totals: list[list[float]]
+    children: dict[tuple[int, ...], State] = field(default_factory=dict)
+    count: int = 0
+
+
+class _PlainUCT:
+    """Decoupled UCT over the Game API, with a transposition table keyed by state."""
+
+    def __init__(self, game: Game, c: float, rng: random.Random) -> None:
+        self.game = game
+        self.c = c
+        self.rng = rng
+        self.nodes: dict[State, _Node] = {}
+
+    def _node(self, state: State) -> _Node:
+        node = self.nodes.get(state)
+        if node is None:
+            moves = tuple(tuple(self.game.legal_moves(state, role)) for role in self.game.roles)
+            node = self.nodes[state] = _Node(moves, [[0] * len(m) for m in moves], [[0.0] * len(m) for m in moves])
+        return node
+
+    def _pick(self, node: _Node, r: int) -> int:
+        visits = node.visits[r]
+        unvisited = [i for i, v in enumerate(visits) if v == 0]
+        if unvisited:
+            return self.rng.choice(unvisited)
+        log_n = math.log(max(node.count, 1))
+        return max(
+            range(len(visits)),
+            key=lambda i: node.totals[r][i] / visits[i] + self.c * math.sqrt(log_n / visits[i]),
+        )
+
+    def _rollout(self, state: State) -> tuple[float, ...]:
+        from .core.game import random_playout
+
+        final, _ = random_playout(self.game, state, self.rng)
+        return tuple(g / 100 for g in self.game.goals(final))
+
+    def simulate(self, root: State) -> None:
+        game = self.game
+        path: list[tuple[_Node, tuple[int, ...]]] = []
+        state = root
+        while True:
+            if game.is_terminal(state):
+                values = tuple(g / 100 for g in game.goals(state))
+                break
+            fresh = state not in self.nodes
+            node = self._node(state)
+            if fresh and path:
+                values = self._rollout(state)
+                break
+            pick = tuple(self._pick(node, r) for r in range(len(game.roles)))
+            path.append((node, pick))
+            child = node.children.get(pick)
+            if child is None:
+                child = node.children[pick] = game.next_state(state, [node.moves[r][i] for r, i in enumerate(pick)])
+            state = child
+        for node, pick in path:
+            node.count += 1
+            for r, i in enumerate(pick):
+                node.visits[r][i] += 1
+                node.totals[r][i] += values[r]
+
+    def best(self, state: State, role: str, sims: int | None, seconds: float | None) -> tuple[Move, int]:
+        if len(self.nodes) > 200_000:
+            self.nodes.clear()
+        deadline = time.perf_counter() + (seconds if seconds is not None else math.inf)
+        done = 0
+        while (sims is None or done < sims) and time.perf_counter() < deadline:
+            self.simulate(state)
+            done += 1
+        node = self._node(state)
+        r = self.game.roles.index(role)
+        i = max(range(len(node.moves[r])), key=lambda k: node.visits[r][k])
+        return node.moves[r][i], done
+
+
 _RUNNERS: dict[str, Callable[[Config], Section]] = {
     "random": section_random,
     "amazons": section_amazons,
@@ -988,6 +1156,7 @@ _RUNNERS: dict[str, Callable[[Config], Section]] = {
     "compile": section_compile,
     "import": section_import,
     "gdl": section_gdl,
+    "gdlmcts": section_gdlmcts,
 }
 
 _TITLES = {
@@ -1000,6 +1169,7 @@ _TITLES = {
     "compile": "6. First-call compile time",
     "import": "6b. import ggp",
     "gdl": "7. GDL reasoner",
+    "gdlmcts": "8. MCTS on rule sheets",
 }
 
 

@@ -11,64 +11,78 @@ network the same shape as a built-in game's rules:
 * ``apply(ctx, s, joint)`` plays one action per role, in place;
 * ``terminal(ctx, s)``, ``goals(ctx, s, out)`` and ``rollout(ctx, s, rng)``.
 
-``ctx`` is a :func:`context`: the network and a scratch copy of its values.
-Evaluating a state's legal moves and terminal test is one sweep over the
-network, shared by every question asked about the same state: the context
-remembers which state its values hold, so asking each role's legal moves and
-the terminal test costs one sweep, not three. A context is not shared between
-threads; each search owns one.
+``ctx`` is a :func:`context`: the network and the values of all its nodes for
+the state it last saw, kept up to date by the differential evaluator of
+:mod:`ggp.gdl.propnet` (``dn_set``): asked about another state, it propagates
+only the base propositions that differ, and a move only the inputs it sets.
+Consecutive states in a playout or a search path differ in a handful of
+propositions, so a step costs a small part of a sweep over the network. A
+context is not shared between threads; each search owns one.
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import numba as nb
 import numpy as np
 
 from ..core.kernels import Kernel, rng_below
-from .propnet import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, N_LEGAL_DOES, N_LEGAL_NODE, N_LEGAL_PTR, Propnet
+from .propnet import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, N_LEGAL_DOES, N_LEGAL_NODE, N_LEGAL_PTR, N_NEXT, Propnet
+from .propnet import _dn_init as dn_init
+from .propnet import _dn_set as dn_set
 from .propnet import _eval as pn_eval
-from .propnet import _load as pn_load
-from .propnet import _next as pn_next
 from .propnet import _read_goals as read_goals
 
 #: A random playout gives up after this many steps (a rule sheet's game may never end).
 MAX_ROLLOUT_STEPS = 100_000
 
-GDLContext = tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
+def context(propnet: Propnet) -> tuple[Any, ...]:
+    """A fresh evaluation context for ``propnet``.
 
-def context(propnet: Propnet) -> GDLContext:
-    """A fresh evaluation context for ``propnet``: (net, values, loaded state, flags, does, goal counts)."""
-    header = propnet.net[0]
+    (net, values, true-literal counts, loaded state, [loaded?], the joint move's input nodes,
+    goal counts, next-state scratch, propagation stack, dirty blocks).
+    """
+    net = propnet.net
+    header = net[0]
+    nnodes = int(header[H_NNODES])
+    nbase = int(header[H_NBASE])
+    nroles = int(header[H_NROLES])
     return (
-        propnet.net,
-        np.zeros(int(header[H_NNODES]), dtype=np.uint8),  # every node's value for the loaded state
-        np.zeros(int(header[H_NBASE]), dtype=np.uint8),  # the state those values are for
-        np.zeros(2, dtype=np.uint8),  # [values hold the loaded state's phase A, goals evaluated too]
-        np.full(int(header[H_NROLES]), -1, dtype=np.int32),  # the joint move's input nodes
-        np.zeros(int(header[H_NROLES]), dtype=np.int64),  # goal values found per role
+        net,
+        np.zeros(nnodes, dtype=np.uint8),
+        np.zeros(nnodes, dtype=np.int32),
+        np.zeros(nbase, dtype=np.uint8),
+        np.zeros(1, dtype=np.uint8),
+        np.full(nroles, -1, dtype=np.int32),
+        np.zeros(nroles, dtype=np.int64),
+        np.zeros(nbase, dtype=np.uint8),
+        np.empty(4 * nnodes + 64, dtype=np.int32),
+        np.zeros(2 * (net[5].shape[0] // 3) + 1, dtype=np.int32),
     )
 
 
 @nb.njit(cache=True)
 def _ensure(ctx, s):  # type: ignore[no-untyped-def]
-    # Load s unless the values already hold it: one compare against a full sweep.
-    net, vals, loaded, flags = ctx[0], ctx[1], ctx[2], ctx[3]
+    # Make the values hold state s: propagate only the base propositions that differ from the
+    # state they hold now (a step or two in a search or a playout changes a handful).
+    net, vals, cnt, loaded, flags, stack, dirty = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[8], ctx[9]
     if flags[0] == 1:
-        same = True
+        ok = True
         for i in range(s.shape[0]):
             if s[i] != loaded[i]:
-                same = False
-                break
-        if same:
+                if not dn_set(net, vals, cnt, stack, dirty, 2 + i, s[i]):
+                    ok = False  # the propagation stack ran out: evaluate from scratch
+                    break
+                loaded[i] = s[i]
+        if ok:
             return
-    pn_load(net, vals, s)
+    dn_init(net, vals, cnt, s)
     loaded[:] = s
     flags[0] = 1
-    flags[1] = 0
 
 
 @nb.njit(cache=True)
@@ -91,17 +105,31 @@ def legal(ctx, s, role, out):  # type: ignore[no-untyped-def]
 def apply(ctx, s, joint):  # type: ignore[no-untyped-def]
     """Play ``joint`` (one action per role) in ``s``, in place."""
     _ensure(ctx, s)
-    net, vals, loaded, flags, does = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4]
+    net, vals, cnt, flags, does, nxt, stack, dirty = ctx[0], ctx[1], ctx[2], ctx[4], ctx[5], ctx[7], ctx[8], ctx[9]
     lptr = net[N_LEGAL_PTR]
     ldoes = net[N_LEGAL_DOES]
+    nxt_node = net[N_NEXT]
+    ok = True
     for r in range(does.shape[0]):
         does[r] = ldoes[lptr[r] + joint[r]]
-    pn_next(net, vals, does, s)
-    # The next question is almost always about the new state: load it now.
-    pn_load(net, vals, s)
-    loaded[:] = s
-    flags[0] = 1
-    flags[1] = 0
+        if does[r] >= 0:
+            ok = ok and dn_set(net, vals, cnt, stack, dirty, does[r], 1)
+    if not ok:  # out of stack space: a full evaluation of this step
+        dn_init(net, vals, cnt, s)
+        for r in range(does.shape[0]):
+            if does[r] >= 0:
+                vals[does[r]] = 1
+        pn_eval(net, vals, 2)
+    for i in range(nxt.shape[0]):
+        nxt[i] = vals[nxt_node[i]]
+    if ok:
+        for r in range(does.shape[0]):
+            if does[r] >= 0:
+                ok = ok and dn_set(net, vals, cnt, stack, dirty, does[r], 0)
+    if not ok:
+        flags[0] = 0  # the values no longer hold a state: the next question loads from scratch
+    s[:] = nxt
+    _ensure(ctx, s)
 
 
 @nb.njit(cache=True)
@@ -115,11 +143,7 @@ def terminal(ctx, s):  # type: ignore[no-untyped-def]
 def goals(ctx, s, out):  # type: ignore[no-untyped-def]
     """Write each role's goal in ``s`` into ``out`` (the highest true value; 0 where none is true)."""
     _ensure(ctx, s)
-    net, vals, flags, count = ctx[0], ctx[1], ctx[3], ctx[5]
-    if flags[1] == 0:
-        pn_eval(net, vals, 1)
-        flags[1] = 1
-    read_goals(net, vals, out, count)
+    read_goals(ctx[0], ctx[1], out, ctx[6])
     for r in range(out.shape[0]):
         if out[r] < 0:
             out[r] = 0
