@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run play test test-fast test-kernels lint pictures screenshots bench clean
+.PHONY: run play test test-fast test-kernels test-corpus lint pictures screenshots bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ KERNEL_TESTS := tests/test_kernel_bounds.py tests/test_agent_options.py tests/te
 test-kernels: $(BIN)/.installed
 	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-boundscheck \
 		$(BIN)/python -m pytest -q -m "not slow" -n 2 $(KERNEL_TESTS)
+
+## make test-corpus: every sheet of the public GDL corpus (../shared/corpus) loaded and replayed against
+## ggp-base's traces; make test runs a fixed third of them
+test-corpus: $(BIN)/.installed
+	GGP_CORPUS=all $(BIN)/python -m pytest -q -m corpus -n 2 tests/test_corpus.py
 
 ## make lint: ruff and mypy, as CI runs them
 lint: $(BIN)/.installed

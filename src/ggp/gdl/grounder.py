@@ -25,9 +25,11 @@ aborted). Past any bound grounding raises :class:`~ggp.gdl.parser.GDLLimitError`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import gc
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.kif import Term
 from .parser import (
@@ -39,6 +41,7 @@ from .parser import (
     Rule,
     check_bounds,
     reaches,
+    rule_components,
     strongly_connected,
     term_vars,
 )
@@ -53,6 +56,8 @@ MAX_DEPTH = 60
 #: Each built-in sheet takes under half a million; compiling a rule counts as :data:`COMPILE_STEPS`.
 MAX_STEPS = 200_000_000
 COMPILE_STEPS = 2_000
+#: Nested loops in one generated function (Python allows 20 nested blocks).
+_LOOPS_PER_FUNCTION = 12
 #: Steps between two looks at the clock and the cancel event.
 _CHUNK = 1 << 16
 
@@ -115,9 +120,8 @@ def _depth(term: Term) -> int:
     return 1 + max((_depth(t) for t in term), default=0)
 
 
-@dataclass
-class GroundRule:
-    """``head <= pos_1, ..., not neg_1, ...`` over dynamic ground atoms."""
+class GroundRule(NamedTuple):
+    """``head <= pos_1, ..., not neg_1, ...`` over dynamic ground atoms (a tuple: there may be millions)."""
 
     head: Atom
     pos: tuple[Atom, ...]
@@ -146,13 +150,75 @@ class GroundProgram:
 
 # --- join plans ---------------------------------------------------------------------------------
 
+#: A place in a row: the argument's index, then the indices down into its function terms.
+Path = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Key:
+    """What an index looks up: the rows whose terms have the function terms ``shapes`` (path, length) and,
+    at the paths ``paths``, the key's values.
+
+    ``(true (cell ?x 3 ?p))`` with ``?x`` bound looks up ``true`` rows whose argument is a function term of
+    length 4 and whose values at (0, 0), (0, 1) and (0, 2) are ``cell``, ``?x``'s value and ``3``: a literal is
+    indexed inside its function terms, not only on its whole arguments, so that the rows of ``true`` and
+    ``does`` are found by their functor and bound arguments instead of being scanned.
+    """
+
+    shapes: tuple[tuple[Path, int], ...]
+    paths: tuple[Path, ...]
+
+
+def _key_of(args: tuple[Term, ...], bound: set[str]) -> tuple[_Key, tuple[Term, ...]]:
+    """The index key of a literal with arguments ``args`` when the variables ``bound`` are bound, and the
+    terms (ground given ``bound``) whose values the key holds."""
+    shapes: list[tuple[Path, int]] = []
+    paths: list[Path] = []
+    terms: list[Term] = []
+
+    def visit(term: Term, path: Path) -> None:
+        if term_vars(term) <= bound:
+            paths.append(path)
+            terms.append(term)
+        elif not isinstance(term, str):
+            shapes.append((path, len(term)))
+            for i, sub in enumerate(term):
+                visit(sub, (*path, i))
+
+    for p, arg in enumerate(args):
+        visit(arg, (p,))
+    return _Key(tuple(shapes), tuple(paths)), tuple(terms)
+
+
+_extractors: dict[_Key, Callable[[Row], Row | None]] = {}
+
+
+def _extractor(key: _Key) -> Callable[[Row], Row | None]:
+    """``row -> the row's key``, or None for a row without the key's shapes (it matches no literal with it)."""
+    fn = _extractors.get(key)
+    if fn is None:
+
+        def at(path: Path) -> str:
+            return "r" + "".join(f"[{i}]" for i in path)
+
+        lines = ["def key(r):"]
+        for path, length in sorted(key.shapes, key=lambda s: len(s[0])):  # parents before children
+            lines.append(f"    x = {at(path)}")
+            lines.append(f"    if x.__class__ is not tuple or len(x) != {length}: return None")
+        lines.append("    return (" + "".join(at(p) + ", " for p in key.paths) + ")")
+        namespace: dict[str, Any] = {}
+        exec(compile("\n".join(lines) + "\n", "<gdl index key>", "exec"), namespace)
+        fn = _extractors[key] = namespace["key"]
+    return fn
+
 
 @dataclass
 class _Step:
+    index: int  # of the literal in the rule's body
     relation: str
     args: tuple[Term, ...]
-    keypos: tuple[int, ...]  # positions ground when the step runs: looked up in an index
-    rest: tuple[int, ...]  # positions to match
+    key: _Key  # how the step's rows are looked up (an empty key: every row)
+    key_terms: tuple[Term, ...]  # the terms the key's values are computed from
     checks: tuple[Literal, ...]  # literals decidable once this step has matched
 
 
@@ -164,12 +230,9 @@ class _Plan:
     steps: tuple[_Step, ...]
 
 
-def _ground_given(term: Term, bound: set[str]) -> bool:
-    return term_vars(term) <= bound
-
-
 def _make_plan(rule: Rule, first: Literal | None, skip_neg: set[str]) -> _Plan:
-    """A join order for ``rule``: ``first`` (the delta literal) first, then greedily the most bound literal.
+    """A join order for ``rule``: ``first`` (the delta literal) first, then greedily the most selective
+    literal: one whose variables are all bound (a lookup), then the one with the most bound key values.
 
     Negated literals of relations in ``skip_neg`` are left out (the relaxation).
     """
@@ -180,51 +243,36 @@ def _make_plan(rule: Rule, first: Literal | None, skip_neg: set[str]) -> _Plan:
         if lit.kind in ("distinct", "same") or (lit.kind == "neg" and str(lit.atom[0]) not in skip_neg)
     ]
     bound: set[str] = set()
-    order: list[Literal] = []
-    remaining = list(positives)
-    if first is not None:
-        remaining.remove(first)
-        order.append(first)
-        term_vars(first.atom, bound)
-    while remaining:
-
-        def score(lit: Literal) -> tuple[int, int, int]:
-            args = lit.atom[1:]
-            ground = sum(1 for a in args if _ground_given(a, bound))
-            return (int(ground < len(args)), -ground, len(term_vars(lit.atom) - bound))
-
-        best = min(remaining, key=score)
-        remaining.remove(best)
-        order.append(best)
-        term_vars(best.atom, bound)
-    # now assign keys and checks in order
-    bound = set()
-    pending = list(checks)
-    pre = tuple(c for c in pending if not term_vars(c.atom))
-    pending = [c for c in pending if term_vars(c.atom)]
+    pending = [c for c in checks if term_vars(c.atom)]
+    pre = tuple(c for c in checks if not term_vars(c.atom))
     steps: list[_Step] = []
-    for i, lit in enumerate(order):
-        args = lit.atom[1:]
-        if i == 0 and first is not None:
-            keypos: tuple[int, ...] = ()
-        else:
-            keypos = tuple(p for p, a in enumerate(args) if _ground_given(a, bound))
-        rest = tuple(p for p in range(len(args)) if p not in keypos)
+    remaining = list(positives)
+
+    def score(lit: Literal) -> tuple[int, int, int, int]:
+        _, terms = _key_of(lit.atom[1:], bound)
+        free = term_vars(lit.atom) - bound
+        bound_values = sum(1 for t in terms if term_vars(t))
+        return (int(bool(free)), -bound_values, -len(terms), len(free))
+
+    while remaining:
+        lit = first if first is not None and not steps else min(remaining, key=score)
+        remaining.remove(lit)
+        key, terms = _key_of(lit.atom[1:], bound)
         term_vars(lit.atom, bound)
         ready = tuple(c for c in pending if term_vars(c.atom) <= bound)
         pending = [c for c in pending if c not in ready]
-        steps.append(_Step(str(lit.atom[0]), tuple(args), keypos, rest, ready))
+        steps.append(_Step(rule.body.index(lit), str(lit.atom[0]), tuple(lit.atom[1:]), key, terms, ready))
     if pending:  # pragma: no cover - safety is checked by the parser
         raise GDLError(f"line {rule.line}: unsafe rule", rule.line)
     return _Plan(rule, 0 if first is not None else -1, pre, tuple(steps))
 
 
 class _Store:
-    """Relations with hash indexes on argument positions, kept up to date as rows are added."""
+    """Relations with hash indexes (see :class:`_Key`), kept up to date as rows are added."""
 
     def __init__(self) -> None:
         self.rows: dict[str, set[Row]] = {}
-        self.index: dict[str, dict[tuple[int, ...], dict[Row, list[Row]]]] = {}
+        self.index: dict[str, dict[_Key, tuple[Callable[[Row], Row | None], dict[Row, list[Row]]]]] = {}
         self.count = 0
 
     def relation(self, relation: str) -> set[Row]:
@@ -236,23 +284,37 @@ class _Store:
             return False
         rows.add(row)
         self.count += 1
-        for keypos, idx in self.index.get(relation, {}).items():
-            key = tuple(row[p] for p in keypos)
-            found = idx.get(key)
-            if found is None:
-                idx[key] = [row]
-            else:
-                found.append(row)
+        for extract, idx in self.index.get(relation, {}).values():
+            key = extract(row)
+            if key is not None:
+                found = idx.get(key)
+                if found is None:
+                    idx[key] = [row]
+                else:
+                    found.append(row)
         return True
 
-    def get_index(self, relation: str, keypos: tuple[int, ...]) -> dict[Row, list[Row]]:
+    def get_index(self, relation: str, key: _Key) -> dict[Row, list[Row]]:
         by_rel = self.index.setdefault(relation, {})
-        idx = by_rel.get(keypos)
-        if idx is None:
-            idx = by_rel[keypos] = {}
-            for row in self.rows.get(relation, ()):
-                idx.setdefault(tuple(row[p] for p in keypos), []).append(row)
-        return idx
+        entry = by_rel.get(key)
+        if entry is None:
+            entry = by_rel[key] = (_extractor(key), partition(self.rows.get(relation, ()), key))
+        return entry[1]
+
+
+def partition(rows: Iterable[Row], key: _Key) -> dict[Row, list[Row]]:
+    """``rows`` by their ``key`` (rows without its shapes left out)."""
+    extract = _extractor(key)
+    out: dict[Row, list[Row]] = {}
+    for row in rows:
+        k = extract(row)
+        if k is not None:
+            found = out.get(k)
+            if found is None:
+                out[k] = [row]
+            else:
+                found.append(row)
+    return out
 
 
 class _Codegen:
@@ -288,8 +350,11 @@ class _Codegen:
     def emit(self, depth: int, line: str) -> None:
         self.lines.append("    " * depth + line)
 
-    def match(self, pattern: Term, value: str, depth: int, bound: set[str]) -> None:
-        """Lines that ``continue`` unless ``value`` matches ``pattern``; binds new variables."""
+    def match(self, pattern: Term, value: str, depth: int, bound: set[str], path: Path, key: _Key) -> None:
+        """Lines that ``continue`` unless ``value`` matches ``pattern``; binds new variables. What the index
+        ``key`` the row was found by guarantees (its shapes and values) is not checked again."""
+        if path in key.paths:
+            return
         if isinstance(pattern, str):
             if pattern[0] != "?":
                 self.emit(depth, f"if {value} != {pattern!r}: continue")
@@ -305,11 +370,10 @@ class _Codegen:
         t = f"t{self.tmp}"
         self.tmp += 1
         self.emit(depth, f"{t} = {value}")
-        self.emit(
-            depth, f"if {t}.__class__ is not tuple or len({t}) != {len(pattern)} or {t}[0] != {pattern[0]!r}: continue"
-        )
-        for i, sub in enumerate(pattern[1:], start=1):
-            self.match(sub, f"{t}[{i}]", depth, bound)
+        if (path, len(pattern)) not in key.shapes:
+            self.emit(depth, f"if {t}.__class__ is not tuple or len({t}) != {len(pattern)}: continue")
+        for i, sub in enumerate(pattern):
+            self.match(sub, f"{t}[{i}]", depth, bound, (*path, i), key)
 
     def check(self, lit: Literal, depth: int, static_rows: dict[str, set[Row]]) -> None:
         if lit.kind == "distinct":
@@ -330,25 +394,49 @@ class Grounder:
         self.where = f"{program.name}: "
         self.budget = _Budget(self.where)
 
-    def _compile(self, plan: _Plan, keep: bool) -> Any:
-        """``run(delta, new, seen, kept, tick, lim)`` for ``plan``: adds the head rows it derives (not yet known)
-        to ``new``; returns its join steps, calling ``tick`` each time they reach ``lim`` (see :class:`_Budget`)."""
+    def _compile(self, plan: _Plan, keep: bool, recursive: set[str]) -> Any:
+        """``run(delta, fresh, new, seen, kept, tick, lim)`` for ``plan``: adds the head rows it derives to ``new``
+        and, if ``keep``, its rule instances to ``kept``; returns its join steps, calling ``tick`` each time they
+        reach ``lim`` (see :class:`_Budget`).
+
+        A delta plan (its first step fed from ``delta``, the new rows of a relation) takes no row of ``fresh``
+        (this round's new rows, per relation) for the recursive literals after its delta literal in the body:
+        an instance built from several new rows is found once, by the plan of the last of them.
+        """
         self.budget.spend(COMPILE_STEPS)
         cg = _Codegen()
         rule = plan.rule
         bound: set[str] = set()
+        functions: list[str] = []
+        common = ["delta", "fresh", "new", "seen", "kept", "tick"]
+        header = f"def run({', '.join(common)}, lim):"
         cg.emit(1, "n = 0")
         cg.emit(1, "for _ in (0,):")  # lets pre-checks `continue` out
         depth = 2
+        loops = 1
+        first = plan.steps[0].index if plan.delta == 0 else len(rule.body)
         for c in plan.pre:
             cg.check(c, depth, self.store.rows)
         for i, step in enumerate(plan.steps):
+            if loops >= _LOOPS_PER_FUNCTION:
+                # Python compiles at most 20 nested loops in a function: the deeper loops of a long rule body go
+                # to a function of their own, called with the variables bound so far.
+                params = ", ".join(["n", "lim", *common, *sorted(cg.names[v] for v in bound)])
+                name = f"run{len(functions) + 1}"
+                cg.emit(depth, f"n, lim = {name}({params})")
+                functions.append(
+                    header + "\n" + "\n".join(cg.lines) + ("\n    return n" if not functions else "\n    return n, lim")
+                )
+                header = f"def {name}({params}):"
+                cg.lines = []
+                depth = 1
+                loops = 0
             row = f"r{i}"
             if i == 0 and plan.delta == 0:
-                source = "delta"
-            elif step.keypos:
-                idx = cg.const(self.store.get_index(step.relation, step.keypos), "ix")
-                key = "(" + "".join(cg.expr(step.args[p]) + ", " for p in step.keypos) + ")"
+                source = "delta"  # the delta's rows with the step's key (it has only constants: nothing is bound)
+            elif step.key.paths:
+                idx = cg.const(self.store.get_index(step.relation, step.key), "ix")
+                key = "(" + "".join(cg.expr(t) + ", " for t in step.key_terms) + ")"
                 source = f"{idx}.get({key}, ())"
             else:
                 source = cg.const(self.store.relation(step.relation), "rows")
@@ -358,28 +446,41 @@ class Grounder:
             cg.emit(depth, "if n >= lim: lim = tick(n)")
             cg.emit(depth, f"for {row} in src{i}:")
             depth += 1
-            for p in step.keypos:
-                term_vars(step.args[p], bound)
-            for p in step.rest:
-                cg.match(step.args[p], f"{row}[{p}]", depth, bound)
+            loops += 1
+            if i > 0 and step.index > first and step.relation in recursive:
+                cg.emit(depth, f"if {row} in fresh.get({step.relation!r}, ()): continue")
+            for p, arg in enumerate(step.args):
+                cg.match(arg, f"{row}[{p}]", depth, bound, (p,), step.key)
             for c in step.checks:
                 cg.check(c, depth, self.store.rows)
-        head_row = "(" + "".join(cg.expr(t) + ", " for t in rule.head[1:]) + ")"
-        cg.emit(depth, f"h = {head_row}")
-        cg.emit(depth, "if h not in current: new.add(h)")
+        cg.emit(depth, "new.add((" + "".join(cg.expr(t) + ", " for t in rule.head[1:]) + "))")
         if keep:
             dyn = self.dynamic_relations
             pos = [lit.atom for lit in rule.body if lit.kind == "pos" and str(lit.atom[0]) in dyn]
             neg = [lit.atom for lit in rule.body if lit.kind == "neg" and str(lit.atom[0]) in dyn]
-            pos_e = "(" + "".join(cg.expr(a) + ", " for a in pos) + ")"
-            neg_e = "(" + "".join(cg.expr(a) + ", " for a in neg) + ")"
-            cg.emit(depth, f"k = (h, {pos_e}, {neg_e})")
-            cg.emit(depth, "if k not in seen:")
-            cg.emit(depth + 1, "seen.add(k)")
-            cg.emit(depth + 1, "kept.append(k)")
-        cg.consts["current"] = self.store.relation(str(rule.head[0]))
-        cg.emit(1, "return n")
-        source = "def run(delta, new, seen, kept, tick, lim):\n" + "\n".join(cg.lines) + "\n"
+            shown = term_vars(rule.head)
+            for atom in pos + neg:
+                term_vars(atom, shown)
+            instance = (
+                f"GR({cg.expr(rule.head)}, ({''.join(cg.expr(a) + ', ' for a in pos)}), "
+                f"({''.join(cg.expr(a) + ', ' for a in neg)}), {rule.line})"
+            )
+            cg.consts["GR"] = GroundRule
+            every = term_vars(rule.head)
+            for lit in rule.body:
+                term_vars(lit.atom, every)
+            if every - shown:
+                # variables of static literals only: several of their values may give one instance
+                cg.emit(depth, f"k = {instance}")
+                cg.emit(depth, "before = len(seen)")
+                cg.emit(depth, "seen.add(k)")
+                cg.emit(depth, "if len(seen) != before: kept.append(k)")
+            else:
+                cg.emit(depth, f"kept.append({instance})")
+        functions.append(
+            header + "\n" + "\n".join(cg.lines) + ("\n    return n" if not functions else "\n    return n, lim")
+        )
+        source = "\n".join(functions) + "\n"
         namespace: dict[str, Any] = dict(cg.consts)
         exec(compile(source, f"<gdl rule line {rule.line}>", "exec"), namespace)
         return namespace["run"]
@@ -388,34 +489,37 @@ class Grounder:
     def _fixpoint(
         self, rules: list[Rule], recursive: set[str], skip_neg: set[str], keep: list[GroundRule] | None
     ) -> None:
-        """Semi-naive evaluation of ``rules``, whose heads are the relations ``recursive``."""
+        """Semi-naive evaluation of ``rules``, whose heads are the relations ``recursive``; their rule
+        instances (over dynamic atoms) go to ``keep`` when it is given."""
         keeping = keep is not None
-        full = [(str(r.head[0]), r.line, self._compile(_make_plan(r, None, skip_neg), keeping)) for r in rules]
-        by_delta: dict[str, list[tuple[str, int, Any]]] = {}
+        kept: list[GroundRule] = keep if keep is not None else []
+        full = [(str(r.head[0]), self._compile(_make_plan(r, None, skip_neg), keeping, recursive)) for r in rules]
+        # per relation, the rules to run on its new rows: (head, key of the delta literal, its values, run)
+        by_delta: dict[str, list[tuple[str, _Key, Row, Any]]] = {}
         for r in rules:
             for lit in r.body:
                 if lit.kind == "pos" and str(lit.atom[0]) in recursive:
-                    fn = self._compile(_make_plan(r, lit, skip_neg), keeping)
-                    by_delta.setdefault(str(lit.atom[0]), []).append((str(r.head[0]), r.line, fn))
+                    plan = _make_plan(r, lit, skip_neg)
+                    fn = self._compile(plan, keeping, recursive)
+                    key = plan.steps[0].key
+                    values = tuple(plan.steps[0].key_terms)  # ground: nothing is bound before the first step
+                    by_delta.setdefault(str(lit.atom[0]), []).append((str(r.head[0]), key, values, fn))
         seen: dict[str, set[Any]] = {}
-        kept: list[Any] = []
         new: dict[str, set[Row]] = {}
         self.budget.size = lambda: self.store.count + len(kept) + sum(len(rows) for rows in new.values())
+        fresh: dict[str, set[Row]] = {}
 
-        def run(rel: str, line: int, fn: Any, delta: list[Row] | None) -> None:
-            start = len(kept)
+        def run(rel: str, fn: Any, delta: list[Row] | None) -> None:
             budget = self.budget
-            used = fn(delta, new.setdefault(rel, set()), seen.setdefault(rel, set()), kept, budget.tick, budget.limit())
+            used = fn(
+                delta, fresh, new.setdefault(rel, set()), seen.setdefault(rel, set()), kept, budget.tick, budget.limit()
+            )
             budget.spend(used)
-            if keep is not None:
-                for k in range(start, len(kept)):
-                    h, pos, neg = kept[k]
-                    keep.append(GroundRule((rel, *h), pos, neg, line))
-                if len(keep) + self.store.count > MAX_ATOMS:
-                    raise too_large(self.where)
+            if len(kept) + self.store.count > MAX_ATOMS:
+                raise too_large(self.where)
 
-        for rel, line, fn in full:
-            run(rel, line, fn, None)
+        for rel, fn in full:
+            run(rel, fn, None)
         rounds = 0
         while any(new.values()):
             delta = self._commit(new)
@@ -423,9 +527,16 @@ class Grounder:
             if rounds > 100 and any(_depth(row) > MAX_DEPTH for rows in delta.values() for row in rows):
                 raise too_large(self.where)
             new = {}
+            fresh = {rel: set(rows) for rel, rows in delta.items()}
             for rel, rows in delta.items():
-                for head_rel, line, fn in by_delta.get(rel, ()):
-                    run(head_rel, line, fn, rows)
+                parts: dict[_Key, dict[Row, list[Row]]] = {}
+                for head_rel, key, values, fn in by_delta.get(rel, ()):
+                    part = parts.get(key)
+                    if part is None:
+                        part = parts[key] = partition(rows, key)
+                    bucket = part.get(values)
+                    if bucket:
+                        run(head_rel, fn, bucket)
 
     def _commit(self, new: dict[str, set[Row]]) -> dict[str, list[Row]]:
         delta: dict[str, list[Row]] = {}
@@ -452,8 +563,10 @@ class Grounder:
         for comp in strongly_connected(static_rels, edges):
             members = set(comp) & set(by_head)
             rules = [r for rel in comp for r in by_head.get(rel, ())]
-            if rules:
-                self._fixpoint(rules, members, set(), None)
+            negates_itself = any(lit.kind == "neg" and str(lit.atom[0]) in members for r in rules for lit in r.body)
+            # the parser has checked that such a component is stratified rule by rule
+            for group in rule_components(rules) if negates_itself else [rules] if rules else []:
+                self._fixpoint(group, {r.relation for r in group}, set(), None)
         static = {rel: set(self.store.rows.get(rel, ())) for rel in self.store.rows}
         # 2. dynamic relations over the relaxed program
         for row in static.get("init", ()):
@@ -475,4 +588,18 @@ class Grounder:
 
 def ground(program: Program) -> GroundProgram:
     """The ground program of a checked rule sheet; :class:`GDLLimitError` past a bound (see the module)."""
-    return Grounder(program).ground()
+    with no_cyclic_gc():
+        return Grounder(program).ground()
+
+
+@contextlib.contextmanager
+def no_cyclic_gc() -> Iterator[None]:
+    """Python's cyclic garbage collector paused: grounding makes millions of tuples and no cycles, and the
+    collector, run again and again over all of them as they pile up, would take most of the time."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

@@ -461,17 +461,93 @@ def _check_stratified(program: Program, reader: _Reader) -> None:
     nodes = sorted(set(deps) | {d for ds in deps.values() for d, _, _ in ds})
     edges = {h: [d for d, _, _ in ds] for h, ds in deps.items()}
     sp = program.spelling
+    by_head: dict[str, list[Rule]] = {}
+    for rule in program.rules:
+        by_head.setdefault(rule.relation, []).append(rule)
     for comp in strongly_connected(nodes, edges):
         members = set(comp)
-        for head in comp:
-            for dep, negative, line in deps.get(head, ()):
-                if negative and dep in members:
-                    cycle = " -> ".join(sp.get(c, c) for c in sorted(members))
-                    raise reader.fail(
-                        line,
-                        f"unstratified negation: {sp.get(head, head)} depends on (not {sp.get(dep, dep)}), which "
-                        f"depends on {sp.get(head, head)} again (recursion through 'not' among: {cycle})",
-                    )
+        if not any(negative and dep in members for head in comp for dep, negative, _ in deps.get(head, ())):
+            continue
+        # Recursion through 'not' among relations may still be stratified once arguments are considered:
+        # (<= (goal r 100) (not (goal r 0))) negates another atom of goal, never itself. Look again, rule by rule.
+        rules = [r for head in sorted(members) for r in by_head.get(head, ())]
+        for group in rule_components(rules):
+            in_group = {id(r) for r in group}
+            for rule in group:
+                for lit in rule.body:
+                    if lit.kind != "neg" or lit.atom[0] not in members:
+                        continue
+                    if any(id(other) in in_group and _unifies(lit.atom, other.head) for other in by_head[lit.atom[0]]):
+                        head, dep = rule.relation, str(lit.atom[0])
+                        cycle = " -> ".join(sp.get(c, c) for c in sorted({r.relation for r in group}))
+                        raise reader.fail(
+                            lit.line,
+                            f"unstratified negation: {sp.get(head, head)} depends on (not {sp.get(dep, dep)}), "
+                            f"which depends on {sp.get(head, head)} again (recursion through 'not' among: {cycle}, at {lit.text(sp)})",
+                        )
+
+
+def rule_components(rules: Sequence[Rule]) -> list[list[Rule]]:
+    """``rules`` in groups that can be evaluated one after the other, dependencies first.
+
+    A rule depends on the rules whose head unifies with one of its body literals
+    (variables renamed apart), so two rules of one relation depend on each other
+    only when their atoms can meet: ``(goal ?r 0)`` does not depend on a rule for
+    ``(goal ?r 100)``. A group is a strongly connected set of rules.
+    """
+    by_head: dict[str, list[int]] = {}
+    for i, rule in enumerate(rules):
+        by_head.setdefault(rule.relation, []).append(i)
+    edges: dict[int, list[int]] = {}
+    for i, rule in enumerate(rules):
+        out = edges.setdefault(i, [])
+        for lit in rule.body:
+            if lit.kind in ("pos", "neg"):
+                out.extend(j for j in by_head.get(str(lit.atom[0]), ()) if _unifies(lit.atom, rules[j].head))
+    return [[rules[i] for i in sorted(comp)] for comp in strongly_connected(range(len(rules)), edges)]
+
+
+def _unifies(a: Term, b: Term) -> bool:
+    """Whether two atoms (or terms) with their variables renamed apart have a common instance."""
+    subst: dict[str, Term] = {}
+
+    def walk(t: Term) -> Term:
+        while isinstance(t, str) and t in subst:
+            t = subst[t]
+        return t
+
+    def occurs(v: str, t: Term) -> bool:
+        t = walk(t)
+        if isinstance(t, str):
+            return t == v
+        return any(occurs(v, x) for x in t)
+
+    # the left side's variables get a mark no symbol of a sheet can have (tokens hold no spaces)
+    todo: list[tuple[Term, Term]] = [(_rename(a), b)]
+    while todo:
+        x, y = todo.pop()
+        x, y = walk(x), walk(y)
+        if x == y:
+            continue
+        if isinstance(x, str) and x.startswith("?"):
+            if occurs(x, y):
+                return False
+            subst[x] = y
+        elif isinstance(y, str) and y.startswith("?"):
+            if occurs(y, x):
+                return False
+            subst[y] = x
+        elif isinstance(x, str) or isinstance(y, str) or len(x) != len(y):
+            return False
+        else:
+            todo.extend(zip(x, y, strict=True))
+    return True
+
+
+def _rename(t: Term) -> Term:
+    if isinstance(t, str):
+        return t + " 1" if t.startswith("?") else t
+    return tuple(_rename(x) for x in t)
 
 
 def reaches(program: Program, targets: set[str]) -> set[str]:
