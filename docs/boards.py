@@ -11,7 +11,7 @@ OUT = Path(__file__).resolve().parent / "img"
 
 def main() -> None:
     OUT.mkdir(exist_ok=True)
-    for name in ggp.games():
+    for name in ggp.game_names():
         game = ggp.load(name)
         path = OUT / f"{name}.svg"
         path.write_text(game.svg(game.initial_state()) + "\n")

@@ -9,7 +9,7 @@ import pytest
 import ggp
 import ggp.agents
 import ggp.agents.base
-import ggp.agents.random
+import ggp.agents.uniform
 from conftest import GAME_NAMES
 from ggp.agents import AGENTS, Agent, RandomAgent, agent_options, make_agent
 
@@ -150,7 +150,7 @@ def test_agent_start_rejects_unknown_role() -> None:
         RandomAgent().start(ggp.load("wallmaze"), "red")
 
 
-@pytest.mark.parametrize("module", [ggp.agents, ggp.agents.base, ggp.agents.random])
+@pytest.mark.parametrize("module", [ggp.agents, ggp.agents.base, ggp.agents.uniform])
 def test_docstring_examples_run(module: object) -> None:
     result = doctest.testmod(module, verbose=False)  # type: ignore[arg-type]
     assert result.attempted > 0

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import ggp
+import ggp.agents
 from conftest import GAME_NAMES
 from ggp.cli import main
 
@@ -275,6 +276,32 @@ def test_play_two_agents_needs_no_input(capsys: pytest.CaptureFixture[str], monk
     assert "bomberman>" not in out and "bomberwoman>" not in out
 
 
+class _Junk(ggp.agents.Agent):
+    """Answers every move with text, not a Move."""
+
+    name = "junk"
+
+    def select_move(self, state: ggp.State, time_limit: float | None = None) -> ggp.Move:
+        return "noop"  # type: ignore[return-value]
+
+
+def test_play_replaces_a_failing_agents_move_as_the_referee_does(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ggp play`` calls agents through ggp.match.calls: a non-move is a fault, a random legal move is played."""
+    monkeypatch.setitem(ggp.agents.AGENTS, "junk", _Junk)
+    code, out, _, _ = play(capsys, monkeypatch, [], "wallmaze", "--white", "junk", "--black", "random", "--seed", "4")
+    assert code == 0 and re.search(r"^game over: white \d+, black \d+$", out, re.MULTILINE)
+    faults = re.findall(
+        r"^  agent fault: step (\d+): white not_a_move: select_move returned 'noop' .* \(played (.*)\)$",
+        out,
+        re.MULTILINE,
+    )
+    moves = dict(re.findall(r"^move (\d+): white (.*), black", out, re.MULTILINE))
+    assert faults and len(faults) == len(moves)  # every white move was a replacement
+    assert all(moves[step] == played for step, played in faults)
+
+
 def test_play_bad_agent_spec_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "play", "wallmaze", "--black", "minimax")
     assert code == 2
@@ -328,7 +355,7 @@ def test_python_m_ggp_play_eof_and_unknown_game() -> None:
 def test_clock_arguments_take_zero_only_where_zero_makes_sense() -> None:
     import argparse
 
-    from ggp._argtypes import non_negative_float, positive_float
+    from ggp.cli.argtypes import non_negative_float, positive_float
 
     assert non_negative_float("0") == non_negative_float("0.0") == 0.0  # --grace 0.0: no slack
     assert positive_float("0.25") == 0.25

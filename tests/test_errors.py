@@ -46,11 +46,71 @@ def test_load_accepts_any_case_and_surrounding_space() -> None:
     assert ggp.load("AMAZONS_8X8").name == "amazons_8x8"
 
 
-def test_ggp_games_lists_the_built_in_games_after_a_game_is_loaded() -> None:
-    """``ggp.games()`` is the list of names, also once loading a game has imported ``ggp.games.*``."""
+def test_game_names_lists_the_built_in_games_after_a_game_is_loaded() -> None:
+    """``ggp.game_names()`` is the list of names, also once loading a game has imported ``ggp.games.*``."""
     ggp.load("wallmaze")
-    assert callable(ggp.games)
-    assert ggp.games() == GAME_NAMES
+    assert ggp.game_names() == GAME_NAMES
+
+
+def test_a_registered_game_loads_by_name_once_and_is_listed() -> None:
+    from ggp.games.wallmaze import WallMaze
+    from ggp.registry import unregister
+
+    made: list[object] = []
+
+    def factory(label: str) -> WallMaze:
+        made.append(label)
+        return WallMaze()
+
+    ggp.register("maze_copy", factory, "copy")
+    try:
+        assert ggp.game_names() == [*GAME_NAMES, "maze_copy"]
+        game = ggp.load(" Maze_Copy ")
+        assert game is ggp.load("maze_copy") and made == ["copy"]  # built once, shared
+        assert game.roles == ("white", "black")
+    finally:
+        unregister("maze_copy")
+    assert ggp.game_names() == GAME_NAMES
+    with pytest.raises(ggp.UnknownGameError, match="unknown game 'maze_copy'"):
+        ggp.load("maze_copy")
+
+
+def test_a_game_registered_by_reference_is_imported_on_its_first_load() -> None:
+    from ggp.registry import unregister
+
+    ggp.register("maze_by_name", "ggp.games.wallmaze:WallMaze")
+    try:
+        assert ggp.load("maze_by_name").name == "wallmaze"
+    finally:
+        unregister("maze_by_name")
+
+
+@pytest.mark.parametrize(
+    ("name", "factory", "why"),
+    [
+        ("wallmaze", "ggp.games.wallmaze:WallMaze", "already registered"),
+        ("Big Maze", "ggp.games.wallmaze:WallMaze", "lower case letters"),
+        ("", "ggp.games.wallmaze:WallMaze", "lower case letters"),
+        ("maze2", "ggp.games.wallmaze.WallMaze", "package.module:attribute"),
+        ("maze2", 42, "a callable"),
+    ],
+)
+def test_register_refuses_a_bad_name_or_factory_and_changes_nothing(name: str, factory: object, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        ggp.register(name, factory)  # type: ignore[arg-type]
+    assert ggp.game_names() == GAME_NAMES
+    assert ggp.load("wallmaze").name == "wallmaze"
+
+
+def test_a_factory_that_makes_no_game_is_refused_on_load() -> None:
+    from ggp.registry import unregister
+
+    ggp.register("not_a_game", lambda: "a string")
+    try:
+        with pytest.raises(TypeError, match=r"made a str, not a ggp\.Game"):
+            ggp.load("not_a_game")
+    finally:
+        unregister("not_a_game")
 
 
 # --- parse_move ----------------------------------------------------------------------------------

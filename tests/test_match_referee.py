@@ -10,7 +10,7 @@ import ggp
 from ggp.agents import Agent, RandomAgent
 from ggp.core.game import Move, State
 from ggp.match import MatchRecord, Referee
-from ggp.match.referee import default_margin
+from ggp.match.calls import margin
 from match_agents import BlockingAgent, CrashingAgent, FaultyLifecycleAgent, IllegalMoveAgent, WrongTypeAgent
 
 
@@ -98,7 +98,7 @@ def test_slow_agent_times_out_is_not_called_while_busy_and_recovers() -> None:
     # The late answer of step 1 was discarded: the replacement was played.
     assert record.moves[0].joint[1] == first.faults[0].played
     # The agent was told the play clock minus the margin.
-    assert slow.time_limits[0] == pytest.approx(0.5 - default_margin(0.5))
+    assert slow.time_limits[0] == pytest.approx(0.5 - margin(0.5))
     assert referee.runaway_threads() == []
 
 
@@ -150,7 +150,7 @@ def test_agents_see_the_protocol() -> None:
 
     game = ggp.load("amazons_8x8")
     record = Referee(game, start_clock=2.0, play_clock=1.0, seed=1).run([Watcher(seed=1), RandomAgent(seed=2)])
-    assert seen[0] == ("start", ("white", pytest.approx(1.8), pytest.approx(0.9)))
+    assert seen[0] == ("start", ("white", pytest.approx(2.0 - margin(2.0)), pytest.approx(1.0 - margin(1.0))))
     assert seen[-1] == ("stop", record.goals)
     moves = [s for s in seen if s[0] == "move"]
     assert len(moves) == record.steps  # asked in every state, noop turns included

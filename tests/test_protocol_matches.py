@@ -102,7 +102,7 @@ def assert_clean(record: MatchRecord, players: tuple[Player, ...]) -> None:
 
 
 # --- whole matches -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ggp.games())
+@pytest.mark.parametrize("name", ggp.game_names())
 def test_every_built_in_game_between_two_remote_players(players: tuple[Player, Player], name: str) -> None:
     record = remote_both(name, players)
     assert record.game == name and record.agents == (players[0].url, players[1].url)

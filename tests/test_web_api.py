@@ -26,6 +26,7 @@ with warnings.catch_warnings():  # starlette's TestClient prefers httpx2; httpx 
 import ggp
 from ggp.agents import AGENTS, Agent
 from ggp.core.game import Move, State
+from ggp.match.calls import margin
 from ggp.web.app import create_app
 
 Client = Callable[..., AbstractContextManager[TestClient]]
@@ -79,14 +80,14 @@ def east_or_wait(view: dict[str, Any], role: str) -> str:
 # --- catalogue and pages ----------------------------------------------------------------------------
 def test_catalog_lists_the_games_and_the_registered_agents(client: TestClient) -> None:
     data = client.get("/api/catalog").json()
-    assert [g["name"] for g in data["games"]] == ggp.games()
+    assert [g["name"] for g in data["games"]] == ggp.game_names()
     assert {a["name"] for a in data["agents"]} == set(AGENTS)
     assert {"name": "random", "options": ["seed"]} in data["agents"]
 
 
 def test_home_page_shows_every_game_with_its_board_and_agents(client: TestClient) -> None:
     page = client.get("/").text
-    for name in ggp.games():
+    for name in ggp.game_names():
         assert f'id="game-{name}"' in page
         assert f'name="game" value="{name}"' in page
     assert page.count("<svg") >= 5 and 'data-cell="1 1"' in page
@@ -359,7 +360,7 @@ def test_a_thinking_agent_does_not_block_the_server(client: TestClient, monkeypa
     assert "black" in view["thinking"] and view["awaiting"] == ["white"]
     assert move(client, gid, "white", "noop", step=0).json()["step"] == 1  # waits (wait=10) for the agent
     record = client.get(f"/api/games/{gid}/record").json()
-    assert record["moves"][0]["times"][1] >= 0.5
+    assert record["moves"][0]["times"][1] >= 0.6 - margin(0.6)  # it slept as long as it was told
 
 
 def test_a_failing_agent_is_replaced_by_a_random_move(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:

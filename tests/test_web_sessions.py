@@ -29,7 +29,7 @@ from ggp.core.game import Move, State
 from ggp.match.record import MatchRecord
 from ggp.web.limits import Limits
 from ggp.web.record import match_record
-from ggp.web.sessions import LimitReached, Manager, Match, MoveRejected, Settings
+from ggp.web.sessions import LimitReached, LiveMatch, Manager, MoveRejected, Settings
 from ggp.web.store import SCHEMA_VERSION, Store
 
 T = TypeVar("T")
@@ -110,7 +110,7 @@ class FakeClock:
         return self.now
 
 
-def first_legal(match: Match, role: str) -> str:
+def first_legal(match: LiveMatch, role: str) -> str:
     return str(sorted(match.game.legal_moves(match.state, role))[0])
 
 

@@ -28,7 +28,7 @@ from .base import Agent
 from .bomberman import BombermanAgent
 from .mcts import MCTSAgent
 from .options import Range, check_option, check_options, convert_option, option_types
-from .random import RandomAgent
+from .uniform import RandomAgent
 from .wallmaze import WallMazeAgent
 
 #: Something that builds an agent from keyword options: usually the agent class.

@@ -1,22 +1,24 @@
-"""The built-in games, one module per family: amazons, bomberman, wallmaze.
+"""The built-in games, one module per family: amazons, bomberman, wallmaze; their rule sheets in ``rules/``.
 
-``ggp.games()`` lists the built-in games' names. Importing this package (as
-``ggp.load`` does) rebinds the attribute ``ggp.games`` from that function to
-this module, so the module is callable too and ``ggp.games()`` keeps working.
+``ggp.load(name)`` builds them (:mod:`ggp.registry` lists them by name, and
+``ggp.game_names()`` returns the names). A game module knows nothing of
+agents, matches or the web: it imports ``ggp.core`` only.
 """
 
 from __future__ import annotations
 
 import sys
 import types
+import warnings
 
-from ..core.registry import games as _games
 
+class _DeprecatedCallableModule(types.ModuleType):
+    """Deprecated: ``ggp.games()`` (the names) is ``ggp.game_names()``; this goes once ggp/bench.py calls that."""
 
-class _CallableModule(types.ModuleType):
     def __call__(self) -> list[str]:
-        """The names of the built-in games."""
-        return _games()
+        warnings.warn("ggp.games() is deprecated: call ggp.game_names()", DeprecationWarning, stacklevel=2)
+        names: list[str] = sys.modules["ggp"].game_names()  # looked up, not imported: games sit below the registry
+        return names
 
 
-sys.modules[__name__].__class__ = _CallableModule
+sys.modules[__name__].__class__ = _DeprecatedCallableModule

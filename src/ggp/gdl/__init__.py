@@ -31,7 +31,14 @@ from ..core.errors import UnknownGameError
 from .game import GDLGame, GDLState, from_text, load_file
 from .parser import GDLError, parse_program
 
-BUILTIN_RULES = ("amazons_10x10", "amazons_8x8", "bomberman", "bomberman2p", "wallmaze")
+#: The games ggp ships a rule sheet for: every ``ggp/games/rules/NAME.kif`` (a new game's sheet is found there).
+BUILTIN_RULES: tuple[str, ...] = tuple(
+    sorted(
+        p.name[: -len(".kif")]
+        for p in resources.files("ggp.games").joinpath("rules").iterdir()
+        if p.name.endswith(".kif")
+    )
+)
 
 
 def rules_text(name: str) -> str:

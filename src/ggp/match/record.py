@@ -53,55 +53,16 @@ from typing import Any
 
 from ..core.errors import GGPError
 from ..core.game import Game, State
+from .calls import FAULT_KINDS, PHASES, Fault
 
 FORMAT = "ggp-match"
 VERSION = 1
 #: The largest match record file read (a long Amazons 10x10 match takes well under 1 MiB).
 MAX_RECORD_BYTES = 64 * 2**20
 
-#: What went wrong with an agent: it raised, returned a move that is not legal,
-#: returned something that is not a Move, ran over the clock, or was still
-#: running an earlier call (so it was not asked).
-FAULT_KINDS = ("exception", "illegal", "not_a_move", "timeout", "busy")
-PHASES = ("start", "play", "stop")
-
 
 class RecordFormatError(GGPError, ValueError):
     """A match record is malformed, or its moves do not replay to its result."""
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One agent failure: which role, when, what happened, and what was played instead."""
-
-    role: str
-    kind: str
-    message: str
-    phase: str = "play"
-    step: int | None = None
-    returned: str | None = None
-    played: str | None = None
-    traceback: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "phase": self.phase,
-            "step": self.step,
-            "role": self.role,
-            "kind": self.kind,
-            "message": self.message,
-            "returned": self.returned,
-            "played": self.played,
-        }
-        if self.traceback:
-            data["traceback"] = self.traceback
-        return data
-
-    def describe(self) -> str:
-        """One line for people: ``step 3: white timeout: ... (played noop)``."""
-        where = f"step {self.step}" if self.phase == "play" else self.phase
-        played = f" (played {self.played})" if self.played else ""
-        return f"{where}: {self.role} {self.kind}: {self.message}{played}"
 
 
 @dataclass(frozen=True)
@@ -240,7 +201,7 @@ class MatchRecord:
     # --- replay ----------------------------------------------------------------------------
     def load_game(self) -> Game:
         """The game this record is of; :class:`RecordFormatError` if it is unknown or its roles differ."""
-        from ..core.registry import load
+        from ..registry import load
 
         try:
             game = load(self.game)

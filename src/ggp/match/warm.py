@@ -22,9 +22,9 @@ def warm_up(names: Iterable[str] | None = None) -> None:
     Errors are ignored: warming up only saves time later.
     """
     from ..core.game import random_playout
-    from ..core.registry import games, load
+    from ..registry import game_names, load
 
-    for name in names if names is not None else games():
+    for name in names if names is not None else game_names():
         if name in _WARM:
             continue
         _WARM.add(name)

@@ -42,11 +42,10 @@ from ..agents import Agent, make_agent
 from ..core.errors import GGPError, MoveSyntaxError
 from ..core.game import Game, Move, State
 from ..core.kif import Term, parse_terms, term_text
-from ..core.registry import games as builtin_games
-from ..core.registry import load
 from ..match.record import MatchRecord
-from ..match.referee import Referee
+from ..match.referee import Referee, StepHook
 from ..match.series import agent_seed
+from ..registry import game_names, load
 from .messages import (
     BUSY,
     DONE,
@@ -72,8 +71,6 @@ MAX_MOVE_TEXT = 4096
 #: Seconds allowed for INFO and ABORT, which have no clock.
 QUICK = 3.0
 
-StepHook = Callable[[int, tuple[str, ...]], None]
-
 
 class HostError(GGPError):
     """A match cannot be hosted as asked (an unknown role, an unreachable player, ...)."""
@@ -82,7 +79,7 @@ class HostError(GGPError):
 class RemoteError(RuntimeError):
     """A remote player failed: unreachable, an HTTP error status, or a reply that makes no sense here."""
 
-    #: How the referee records it (see :func:`ggp.match.referee.exception_fault`).
+    #: How the referee records it (see :func:`ggp.match.calls.exception_fault`).
     fault_kind = "exception"
 
 
@@ -394,7 +391,7 @@ def rules_of(game_ref: str) -> tuple[Game, str, str]:
     """The game, its rule sheet text and the name the record gives it, for a built-in name or a .kif path."""
     key = str(game_ref).strip()
     game = load(key)
-    if key.lower() in builtin_games():
+    if key.lower() in game_names():
         from ..gdl import rules_text
 
         return game, rules_text(key.lower()), game.name

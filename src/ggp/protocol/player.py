@@ -14,9 +14,11 @@ server (``ggp serve``).
   less the margin even if preparing goes on. A START while another match is
   on gets ``busy``.
 * ``(PLAY id moves)`` -> a move. The previous joint move is applied; the
-  agent thinks in its own thread until the play clock less the margin; if it
-  is late, fails, returns an illegal move, or is still busy with an earlier
-  call that overran, a random legal move is sent instead.
+  agent is asked through :class:`ggp.match.calls.Caller` and waited for until
+  the play clock less the margin (it is told that time less
+  :func:`~ggp.match.calls.margin` of it); if it is late, fails, returns an
+  illegal move, or is still busy with an earlier call that overran, a random
+  legal move is sent instead, as the referee would play.
 * ``(STOP id moves)`` -> ``done`` and ``(ABORT id)`` -> ``aborted``: the
   match is cleared. So is a match no message has come for in
   ``idle_timeout`` seconds (its game manager is gone).
@@ -39,7 +41,7 @@ import re
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +50,7 @@ from ..core.errors import GGPError
 from ..core.game import Game, Move, State
 from ..core.kif import Term, parse_terms, term_text
 from ..gdl.parser import bounded
-from ..match.referee import MAX_CLOCK
+from ..match.calls import MAX_CLOCK, BackgroundCall, Caller, margin
 from .messages import (
     ABORTED,
     BUSY,
@@ -79,18 +81,14 @@ _START_OR_PREVIEW = re.compile(r"\s*\(\s*(start|preview)(?=[\s(])\s*([^\s()]*)",
 _TINY = "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s1)) (goal p 100)"
 
 
-def default_margin(clock: float) -> float:
-    """Seconds a player keeps back from a clock for the round trip: 50 ms plus 10% of it, at most 1 s."""
-    return min(1.0, 0.05 + 0.1 * clock)
-
-
 @dataclass
 class PlayerConfig:
     """How a player plays.
 
     ``spec`` is the agent spec (``random``, ``mcts:time=2``); ``name`` what
-    INFO answers. ``margin`` is the seconds kept back from each clock (default
-    :func:`default_margin`). A match no message has come for in
+    INFO answers. ``margin`` is the seconds kept back from each clock for the
+    reply's way back (default :func:`ggp.match.calls.margin`, the margin every
+    agent call of ggp keeps). A match no message has come for in
     ``idle_timeout`` seconds is dropped (default: 4 x (start clock + play
     clock), at least 2 minutes). ``seed`` seeds the agents and the fallback
     moves. ``fallback`` is the agent used when ``spec`` cannot play a game.
@@ -115,28 +113,10 @@ class PlayerConfig:
             raise ValueError(f"seed must be an int from 0 to 2**63-1, not {self.seed!r}")
 
     def margin_for(self, clock: float) -> float:
-        margin = default_margin(clock) if self.margin is None else self.margin
-        return min(max(0.0, margin), 0.5 * clock)
-
-
-class _Call:
-    """One agent call in a daemon thread; ``done`` is set when it returns."""
-
-    def __init__(self, what: str, fn: Callable[..., Any], *args: Any) -> None:
-        self.done = threading.Event()
-        self.result: Any = None
-        self.error: BaseException | None = None
-        self._fn = fn
-        self._args = args
-        threading.Thread(target=self._run, name=f"ggp-player-{what}", daemon=True).start()
-
-    def _run(self) -> None:
-        try:
-            self.result = self._fn(*self._args)
-        except BaseException as exc:  # reported by the caller; never raised in a server thread
-            self.error = exc
-        finally:
-            self.done.set()
+        """The seconds kept back from ``clock``: the configured margin, or :func:`ggp.match.calls.margin`;
+        never more than half the clock."""
+        kept = margin(clock) if self.margin is None else self.margin
+        return min(max(0.0, kept), 0.5 * clock)
 
 
 class PlayerMatch:
@@ -171,7 +151,8 @@ class PlayerMatch:
         #: Set when the match ends (STOP, ABORT, dropped): compiling its rules stops.
         self.cancelled = threading.Event()
         self.lock = threading.Lock()
-        self.call: _Call | None = None
+        #: Asks the agent: one call at a time, so an agent still busy with a move that overran is not asked again.
+        self.caller = Caller()
         self.last_seen = received
         self.active = 0
         self.moves_sent = 0
@@ -210,10 +191,10 @@ class PlayerService:
 
     def warm(self) -> None:
         """Load the native engines, the reasoner and the built-in sheets now, so the first START is quick."""
-        from ..core.registry import games, load
+        from ..registry import game_names, load
         from .recognize import _builtin_sheets
 
-        for name in games():
+        for name in game_names():
             game = load(name)
             state = game.initial_state()
             for role in game.roles:
@@ -373,8 +354,7 @@ class PlayerService:
             assert game is not None and state is not None
             if game.is_terminal(state):
                 return Reply(400, error_reply("the game is over in this state; STOP ends a match"))
-            legal = game.legal_moves(state, match.role)
-            move = self._choose(match, state, legal, deadline)
+            move = self._choose(match, state, deadline)
             match.moves_sent += 1
             step = len(match.history) + 1
             self._say(f"PLAY {match.match_id} step {step}: {move} ({time.monotonic() - received:.2f} s)")
@@ -416,33 +396,30 @@ class PlayerService:
         match.history.append(tuple(str(game.parse_move(t)) for t in texts))
         match.role = next(r for r in game.roles if r.lower() == match.role.lower())
         match.how = "GDL reasoner (the native engine disagreed with the game manager)"
-        match.call = None
+        match.caller = Caller()  # a new agent: the old one's overrunning call does not make it busy
         match.agent, match.agent_spec = self._start_agent(match, game, max(0.01, match.play_clock - match.margin))
         return True
 
-    def _choose(self, match: PlayerMatch, state: State, legal: Sequence[Move], deadline: float) -> Move:
+    def _choose(self, match: PlayerMatch, state: State, deadline: float) -> Move:
         """The agent's move if it gives a legal one in time, else a random legal move."""
         agent = match.agent if match.agent_ready.is_set() else None
-        why = ""
+        game = match.game
+        assert game is not None
         if agent is None:
+            legal = game.legal_moves(state, match.role)
+            move = legal[match.rng.randrange(len(legal))]
             why = "no agent (still starting, or none could play)"
-        elif match.call is not None and not match.call.done.is_set():
-            why = "the agent is still busy with an earlier move"
         else:
-            slack = min(0.2, 0.1 * match.play_clock)
-            told = max(0.01, deadline - time.monotonic() - slack)
-            call = _Call("select_move", agent.select_move, state, told)
-            match.call = call
-            if not call.done.wait(max(0.0, deadline - time.monotonic())):
-                why = "the agent did not answer in time"
-            elif call.error is not None:
-                why = f"the agent failed: {type(call.error).__name__}: {call.error}"
-            elif not isinstance(call.result, Move) or call.result not in legal:
-                why = f"the agent returned {call.result!r}, not a legal move"
-            else:
-                return call.result
+            clock = max(0.0, deadline - time.monotonic())  # the reply is due by the deadline: no grace
+            told = max(0.01, clock - margin(clock))
+            step = len(match.history) + 1
+            move, _, fault = match.caller.ask(
+                agent, game, state, match.role, clock=clock, rng=match.rng, step=step, told=told
+            )
+            if fault is None:
+                return move
+            why = f"{fault.kind}: {fault.message}"
         match.random_moves += 1
-        move = legal[match.rng.randrange(len(legal))]
         self._say(f"PLAY {match.match_id}: {why}; playing the random legal move {move}")
         return move
 
@@ -455,11 +432,12 @@ class PlayerService:
                 if problem is not None:
                     self._say(f"STOP {match.match_id}: {problem}")
             game, state, agent = match.game, match.state, match.agent
-            idle = match.call is None or match.call.done.is_set()
+            idle = not match.caller.busy(match.role)
             if game is not None and state is not None and agent is not None and match.agent_ready.is_set() and idle:
                 with contextlib.suppress(Exception):
                     if game.is_terminal(state):
-                        _Call("stop", agent.stop, state, tuple(game.goals(state))).done.wait(0.5)
+                        goals = tuple(game.goals(state))
+                        match.caller.call(match.role, "stop", agent.stop, state, goals, clock=0.5, phase="stop")
         finally:
             if got_lock:
                 match.lock.release()
@@ -490,7 +468,7 @@ class PlayerService:
             finally:
                 self._previewing.release()
 
-        _Call("preview", compile_rules).done.wait(max(0.0, deadline - time.monotonic()))
+        BackgroundCall("ggp-player-preview", compile_rules).wait(max(0.0, deadline - time.monotonic()))
         return Reply(200, DONE)
 
     # --- housekeeping -----------------------------------------------------------------------------------
@@ -555,4 +533,4 @@ def serve(
         server.serve_forever()
 
 
-__all__ = ["PlayerConfig", "PlayerMatch", "PlayerService", "default_margin", "serve"]
+__all__ = ["PlayerConfig", "PlayerMatch", "PlayerService", "serve"]

@@ -31,7 +31,7 @@ from functools import cache
 from ..core.errors import GGPError
 from ..core.game import Game, Move, State
 from ..core.kif import KifSyntaxError, Term, parse_term, parse_terms, term_text
-from ..core.registry import games, load
+from ..registry import game_names, load
 
 #: Most steps of one random walk when comparing behaviour.
 MAX_WALK = 1000
@@ -123,7 +123,7 @@ def recognize(rules: Sequence[Term], *, deadline: float | None = None, seed: int
     roles = [r.lower() for r in gdl.roles]
     found: str | None = None
     how = "GDL reasoner (no built-in game behaves alike)"
-    for candidate in games():
+    for candidate in game_names():
         native = load(candidate)
         if [r.lower() for r in native.roles] != roles:
             continue

@@ -21,14 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt
 from starlette.types import Receive, Scope, Send
 
 from ..agents import AGENTS
-from ..core.registry import games as builtin_games
-from ..core.registry import load
+from ..registry import game_names, load
 from . import seats as seat_cookies
 from . import ui
 from .limits import Limits
 from .record import match_record
 from .security import SafeJSONResponse, clip
-from .sessions import HUMAN, LimitReached, Manager, Match, MoveRejected, Settings, agent_catalog
+from .sessions import HUMAN, LimitReached, LiveMatch, Manager, MoveRejected, Settings, agent_catalog
 from .store import Store
 from .views import Presenter, is_match_id, summary
 
@@ -127,14 +126,14 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
     echo = limits.max_echo_chars
     streams: Counter[str] = Counter()  # open event streams per client address
 
-    async def find(match_id: str) -> Match | None:
+    async def find(match_id: str) -> LiveMatch | None:
         """The match, or None; 503 when the server is too full to reopen it."""
         try:
             return await manager.get(match_id) if is_match_id(match_id) else None
         except LimitReached as exc:
             raise busy(exc) from None
 
-    async def get_match(match_id: str) -> Match:
+    async def get_match(match_id: str) -> LiveMatch:
         match = await find(match_id)
         if match is None:
             raise HTTPException(404, f"no match {clip(match_id, echo)!r}")
@@ -161,7 +160,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
     @router.get("/catalog", summary="The games and the registered agents")
     async def api_catalog() -> dict[str, Any]:
         out = []
-        for name in builtin_games():
+        for name in game_names():
             game = load(name)
             out.append(
                 {
@@ -328,7 +327,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
             return rejected(exc)
         return Response(status_code=204)
 
-    def owner_token(match: Match, request: Request) -> str | None:
+    def owner_token(match: LiveMatch, request: Request) -> str | None:
         """A token of the request that owns some seat of ``match`` (the first one that does), else None."""
         tokens = seat_cookies.Seats(request).tokens()
         for token in tokens:
@@ -337,7 +336,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
         return tokens[0] if tokens else None
 
     # --- event streams ----------------------------------------------------------------------------
-    async def events(matches: list[Match], missing: list[str], request: Request) -> StreamingResponse:
+    async def events(matches: list[LiveMatch], missing: list[str], request: Request) -> StreamingResponse:
         client = request.client.host if request.client else "?"
         if streams[client] >= limits.max_streams_per_client:
             raise HTTPException(
@@ -363,7 +362,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         return _EventStream(stream(), release, headers=headers)
 
-    async def _stream(matches: list[Match], missing: list[str]) -> AsyncIterator[str]:
+    async def _stream(matches: list[LiveMatch], missing: list[str]) -> AsyncIterator[str]:
         yield "retry: 2000\n\n"
         for match_id in missing:
             yield f"event: gone\ndata: {json.dumps({'id': match_id})}\n\n"
@@ -436,7 +435,7 @@ class _EventStream(StreamingResponse):
             self._release()
 
 
-async def _any_change(matches: list[Match], seen: dict[str, int], timeout: float) -> bool:
+async def _any_change(matches: list[LiveMatch], seen: dict[str, int], timeout: float) -> bool:
     """Wait until one of ``matches`` changes past the version in ``seen`` (True) or ``timeout`` passes (False)."""
     if len(matches) == 1:
         return await matches[0].wait_change(seen[matches[0].id], timeout)

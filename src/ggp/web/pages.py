@@ -9,14 +9,13 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from ..agents import AGENTS
-from ..core.registry import games as builtin_games
-from ..core.registry import load
+from ..registry import game_names, load
 from . import seats as seat_cookies
 from . import ui
 from .api import NewMatch, detail, record_of
 from .limits import Limits
 from .security import SafeJSONResponse, clip
-from .sessions import HUMAN, LimitReached, Manager, Match, Settings, agent_catalog
+from .sessions import HUMAN, LimitReached, LiveMatch, Manager, Settings, agent_catalog
 from .store import Store
 from .views import Presenter, is_match_id, summary
 
@@ -39,7 +38,7 @@ def build_router(
             request, "error.html", {"title": title, "message": message}, status_code=status, headers=headers
         )
 
-    async def find(request: Request, match_id: str) -> Match | Response:
+    async def find(request: Request, match_id: str) -> LiveMatch | Response:
         """The match, or the page to answer instead (404, or 503 when the server is full)."""
         try:
             match = await manager.get(match_id) if is_match_id(match_id) else None
@@ -56,7 +55,7 @@ def build_router(
     @router.get("/", response_class=HTMLResponse)
     async def home(request: Request) -> Response:
         cards = []
-        for name in builtin_games():
+        for name in game_names():
             game = load(name)
             cards.append(
                 {
@@ -91,7 +90,7 @@ def build_router(
             return form.get(key, [default])[0].strip()
 
         name = field("game")
-        roles = load(name).roles if name in builtin_games() else ()
+        roles = load(name).roles if name in game_names() else ()
         players = {}
         for role in roles:
             who = field(f"player_{role}", HUMAN) or HUMAN

@@ -23,9 +23,11 @@ Resources are bounded by :class:`~ggp.web.limits.Limits`:
   with two thinking agents cannot take every thread; matches of agents alone
   use all threads but one, so a game with people always finds one. Agents are made and
   started on ``start_threads`` other threads, so a new game starts while
-  other matches' agents think. An agent is told its clock less a margin; one
-  that overruns its clock plus ``grace`` gets a random move played for it
-  (a ``timeout`` fault) and is not asked again until it returns (``busy``).
+  other matches' agents think. Agents are called as everywhere in ggp
+  (:mod:`ggp.match.calls`): told their clock less the margin, judged, and one
+  that fails, or overruns its clock plus ``grace``, gets a random legal move
+  played for it (a fault in the step's info) and is not asked again until an
+  overrunning call returns (``busy``).
 
 Seats: every human role is a seat with an owner. The creator of a match gets
 a secret token for each human seat it takes (:meth:`Manager.create`, by
@@ -61,10 +63,8 @@ from typing import Any
 from ..agents import AGENTS, Agent, make_agent
 from ..core.errors import GGPError, MoveSyntaxError
 from ..core.game import Game, Move, State, illegal_move_error
-from ..core.registry import games as builtin_games
-from ..core.registry import load
-from ..match.record import Fault
-from ..match.referee import answer_fault, default_margin, exception_fault
+from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, time_limit, timeout_fault
+from ..registry import game_names, load
 from .limits import Limits
 from .store import Store, StoredMatch
 
@@ -112,7 +112,7 @@ class Settings:
         return out
 
 
-def check_player(spec: str) -> str:
+def normalise_player(spec: str) -> str:
     """``spec`` normalised (``human`` or an agent spec); ``ValueError`` saying what is wrong otherwise."""
     spec = spec.strip()
     if spec.lower() == HUMAN:
@@ -140,7 +140,7 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class Match:
+class LiveMatch:
     """One match being played: its states, the moves submitted for the next step, its agents and seats."""
 
     def __init__(
@@ -457,9 +457,10 @@ class Manager:
     ) -> None:
         self.store = store
         self.limits = limits or Limits()
-        self.matches: dict[str, Match] = {}
+        self.matches: dict[str, LiveMatch] = {}
         self._clock = clock
         self._thinkers = AgentPool(self.limits.agent_threads, "ggp-agent")
+        self._rng = random.Random()  # the moves played for agents that fail
         self._starters = AgentPool(self.limits.start_threads, "ggp-agent-start")
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reserved = 0  # matches being created or reopened, not yet in self.matches
@@ -492,7 +493,7 @@ class Manager:
         self._starters.close()
 
     @contextlib.contextmanager
-    def watch(self, match: Match) -> Iterator[Match]:
+    def watch(self, match: LiveMatch) -> Iterator[LiveMatch]:
         """Count a watcher (an event stream, a waiting request) while inside: a watched match stays in memory."""
         match.watchers += 1
         match.touch()
@@ -522,7 +523,7 @@ class Manager:
         settings: Settings,
         *,
         seats: Iterable[str] | None = None,
-    ) -> tuple[Match, dict[str, str]]:
+    ) -> tuple[LiveMatch, dict[str, str]]:
         """Start a new match; ``players`` maps each role to ``human`` or an agent spec (roles left out: human).
 
         Returns the match and a secret token for each human seat the creator takes: ``seats`` (default:
@@ -532,8 +533,8 @@ class Manager:
         matches fit in memory. The agents are made and started on the start threads before this returns.
         """
         await self.start()
-        if game_name not in builtin_games():
-            raise ValueError(f"unknown game {game_name!r}; the games are {', '.join(builtin_games())}")
+        if game_name not in game_names():
+            raise ValueError(f"unknown game {game_name!r}; the games are {', '.join(game_names())}")
         game = load(game_name)
         if isinstance(players, dict):
             unknown = set(players) - set(game.roles)
@@ -551,7 +552,7 @@ class Manager:
             if not isinstance(spec, str):
                 raise ValueError(f"the player of {role} must be 'human' or an agent spec string")
             try:
-                normalised.append(check_player(spec))
+                normalised.append(normalise_player(spec))
             except ValueError as exc:
                 raise ValueError(f"{role}: {exc}") from None
         check_settings(settings, self.limits)
@@ -568,7 +569,7 @@ class Manager:
             raise self._full()
         self._reserved += 1
         try:
-            match = Match(secrets.token_hex(6), game, normalised, settings, self._clock)
+            match = LiveMatch(secrets.token_hex(6), game, normalised, settings, self._clock)
             await self._start_agents(match, strict=True)
         finally:
             self._reserved -= 1
@@ -587,7 +588,7 @@ class Manager:
         self._kick(match)
         return match, tokens
 
-    async def get(self, match_id: str) -> Match | None:
+    async def get(self, match_id: str) -> LiveMatch | None:
         """The match with this id, reopened from the store if needed; None if unknown.
 
         A reopened match that is still played goes on (its agents are started in the background). When memory
@@ -622,10 +623,10 @@ class Manager:
             self.limits.retry_after,
         )
 
-    def _restore(self, stored: StoredMatch) -> Match:
+    def _restore(self, stored: StoredMatch) -> LiveMatch:
         game = load(stored.game)
         settings = Settings.from_dict(stored.settings)
-        match = Match(stored.id, game, stored.players, settings, self._clock)
+        match = LiveMatch(stored.id, game, stored.players, settings, self._clock)
         match.states = [game.state_from_json(s) for s in stored.states]
         match.joints = [tuple(j) for j in stored.joints]
         match.times = list(stored.times)
@@ -656,7 +657,7 @@ class Manager:
                         match.pending[role] = move
         return match
 
-    async def _resume(self, match: Match) -> None:
+    async def _resume(self, match: LiveMatch) -> None:
         try:
             await self._start_agents(match, strict=False)
         finally:
@@ -665,15 +666,15 @@ class Manager:
             match.changed()
             self._kick(match)
 
-    async def _start_agents(self, match: Match, strict: bool) -> None:
+    async def _start_agents(self, match: LiveMatch, strict: bool) -> None:
         """Make and start the match's agents on the start threads.
 
         ``strict``: ``ValueError`` for an agent that fails (a new match); else a random agent replaces it.
         """
         game, clock = match.game, match.settings.agent_time
         start_time = self.limits.agent_start_time
-        told_start = start_time - default_margin(start_time)
-        told_play = clock - default_margin(clock)
+        told_start = time_limit(start_time)
+        told_play = time_limit(clock)
         notes: list[str] = []
 
         def start_all() -> dict[str, Agent]:
@@ -730,10 +731,10 @@ class Manager:
         return True
 
     @staticmethod
-    def _unloadable(match: Match) -> bool:
+    def _unloadable(match: LiveMatch) -> bool:
         return match.watchers == 0 and not match.busy()
 
-    def _close_match(self, match: Match, why: str) -> None:
+    def _close_match(self, match: LiveMatch, why: str) -> None:
         """Take the match out of memory (it stays in the store unless deleted) and wake its waiters."""
         if self.matches.get(match.id) is match:
             del self.matches[match.id]
@@ -773,14 +774,14 @@ class Manager:
             self._draining = False
 
     # --- seats -------------------------------------------------------------------------------------------
-    def owns(self, match: Match, role: str, token: str | None) -> bool:
+    def owns(self, match: LiveMatch, role: str, token: str | None) -> bool:
         """Whether ``token`` is the secret of ``role``'s seat in ``match``."""
         digest = match._seats.get(role) if isinstance(role, str) else None
         if digest is None or not isinstance(token, str) or not token:
             return False
         return hmac.compare_digest(hash_token(token), digest)
 
-    def claim_seat(self, match: Match, role: str) -> str:
+    def claim_seat(self, match: LiveMatch, role: str) -> str:
         """Take ``role``'s open seat: returns its secret token (given once; only its hash is stored).
 
         :class:`MoveRejected` 400 if ``role`` is not a human role, 409 if the seat is taken or the match over.
@@ -801,7 +802,7 @@ class Manager:
         return token
 
     @staticmethod
-    def _check_live(match: Match) -> None:
+    def _check_live(match: LiveMatch) -> None:
         if match.closed == "deleted":
             raise MoveRejected(404, f"the match {match.id} was deleted")
         if match.closed is not None:
@@ -809,13 +810,13 @@ class Manager:
                 409, "the match was unloaded from memory while the request was on its way; send it again"
             )
 
-    def _check_role(self, match: Match, role: Any) -> None:
+    def _check_role(self, match: LiveMatch, role: Any) -> None:
         self._check_live(match)
         if not isinstance(role, str) or role not in match.roles:
             shown = _clip(role if isinstance(role, str) else repr(role), self.limits.max_echo_chars)
             raise MoveRejected(400, f"{match.game.name} has no role {shown!r}; its roles are {', '.join(match.roles)}")
 
-    def _check_owner(self, match: Match, role: str, token: str | None, doing: str) -> None:
+    def _check_owner(self, match: LiveMatch, role: str, token: str | None, doing: str) -> None:
         if self.owns(match, role, token):
             return
         if match.seat_taken(role):
@@ -823,7 +824,7 @@ class Manager:
         raise MoveRejected(403, f"{role}'s seat is open: take it first, then {doing} with its token")
 
     # --- playing -------------------------------------------------------------------------------
-    def submit(self, match: Match, role: str, text: Any, step: int, token: str | None) -> Move:
+    def submit(self, match: LiveMatch, role: str, text: Any, step: int, token: str | None) -> Move:
         """A person's move for ``role`` in step ``step``, with the seat's ``token``.
 
         Raises :class:`MoveRejected` and changes nothing: 400 for an unknown role, an agent's role, a ``step``
@@ -876,7 +877,7 @@ class Manager:
         self._kick(match)
         return move
 
-    async def resign(self, match: Match, role: str, token: str | None) -> None:
+    async def resign(self, match: LiveMatch, role: str, token: str | None) -> None:
         """``role`` gives up: it gets 0 and every other role 100, and the match is over.
 
         :class:`MoveRejected`: 400 for an unknown or agent role, 403 without the seat's token, 409 if over.
@@ -890,7 +891,7 @@ class Manager:
         goals = tuple(0 if r == role else 100 for r in match.roles)
         self._finish(match, "resigned", goals, f"{role} resigned")
 
-    async def abort(self, match: Match, token: str | None) -> None:
+    async def abort(self, match: LiveMatch, token: str | None) -> None:
         """End the match without a result, before any joint move was made; the owner of any seat may.
 
         :class:`MoveRejected`: 403 if ``token`` holds no seat (a match of agents alone has none: it plays to
@@ -933,7 +934,7 @@ class Manager:
         if match is not None:
             self._close_match(match, "deleted")
 
-    def _finish(self, match: Match, ended: str, goals: tuple[int, ...] | None, result: str) -> None:
+    def _finish(self, match: LiveMatch, ended: str, goals: tuple[int, ...] | None, result: str) -> None:
         self.store.finish(match.id, ended, goals, result)
         match.ended = ended
         match._goals = goals
@@ -947,7 +948,7 @@ class Manager:
         match.changed()
         self._resume_backlog()
 
-    def _kick(self, match: Match) -> None:
+    def _kick(self, match: LiveMatch) -> None:
         """Fill in forced moves, set agents thinking, and apply the step once every role has its move."""
         if self._closed or match.over or match.closed is not None:
             return
@@ -971,7 +972,7 @@ class Manager:
             else:
                 self._apply(match)
 
-    async def _apply_later(self, match: Match, delay: float) -> None:
+    async def _apply_later(self, match: LiveMatch, delay: float) -> None:
         try:
             await asyncio.sleep(delay)
         finally:
@@ -984,51 +985,52 @@ class Manager:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _think(self, match: Match, role: str, step: int) -> None:
+    async def _think(self, match: LiveMatch, role: str, step: int) -> None:
         agent = match.agents[role]
         state = match.state
         legal = match.game.legal_moves(state, role)
         clock = match.settings.agent_time
         elapsed: float | None = None
-        move: Any = None
+        verdict: Move | Fault
         if role in match._overrunning:
-            fault: Any = _SimpleFault(role, "busy", "still running an earlier call that overran, so it was not asked")
+            verdict = busy_fault(role, "select_move", step=step + 1)
         else:
-            told = clock - default_margin(clock)
-            job = self._thinkers.submit(match.id, agent.select_move, state, told, background=not match.has_humans)
-            fault = None
+            # Asked on the shared pool, not a thread of its own (see AgentPool); judged as the referee judges.
+            job = self._thinkers.submit(
+                match.id, agent.select_move, state, time_limit(clock), background=not match.has_humans
+            )
             try:
                 await job.started
-                move = await asyncio.wait_for(asyncio.shield(job.done), clock + self.limits.grace)
+                answer = await asyncio.wait_for(asyncio.shield(job.done), clock + self.limits.grace)
             except TimeoutError:
                 self._thinkers.abandon(job)
                 match._overrunning.add(role)
                 job.done.add_done_callback(lambda _: match._overrunning.discard(role))
-                text = f"{clock:g} s + grace {self.limits.grace:g} s"
-                fault = _SimpleFault(role, "timeout", f"no answer within {text}; a late answer is discarded")
+                verdict = timeout_fault(role, clock, self.limits.grace, step=step + 1)
             except _Dropped:
                 return  # the match ended or left memory
             except Exception as exc:
-                fault = exception_fault(role, exc)
+                verdict = exception_fault(role, exc, step=step + 1)
             else:
-                fault = answer_fault(match.game, state, role, legal, move)
+                verdict = judge(match.game, state, role, answer, step=step + 1, legal=legal)
             if job.began is not None:
                 elapsed = round(job.elapsed if job.elapsed is not None else time.perf_counter() - job.began, 4)
         match.thinking.pop(role, None)
         if match.step != step or match.over or match.closed is not None:
             return
-        if fault is not None:
-            move = random.choice(list(legal))
-            recorded = fault.to_fault(phase="play", step=step + 1, played=str(move))
+        if isinstance(verdict, Fault):
+            move, recorded = fallback(verdict, legal, self._rng)
             match.step_faults.append(recorded.to_dict())
             match.notes.append(recorded.describe())
+        else:
+            move = verdict
         match.pending[role] = move
         if elapsed is not None:
             match.step_times[role] = elapsed
         match.changed()
         self._kick(match)
 
-    def _apply(self, match: Match) -> None:
+    def _apply(self, match: LiveMatch) -> None:
         game = match.game
         joint = [match.pending[r] for r in match.roles]
         new = game.next_state(match.state, joint)
@@ -1074,7 +1076,7 @@ class Manager:
             match.changed()
             self._kick(match)
 
-    async def wait_idle(self, match: Match, timeout: float) -> None:
+    async def wait_idle(self, match: LiveMatch, timeout: float) -> None:
         """Wait (at most ``timeout`` seconds) until the match needs a person or is over."""
         deadline = time.monotonic() + timeout
         while match.busy() and not match.over and match.closed is None:
@@ -1082,16 +1084,6 @@ class Manager:
             if left <= 0:
                 return
             await match.wait_change(match.version, left)
-
-
-class _SimpleFault:
-    """A fault the manager finds itself (the clock), shaped like the referee's."""
-
-    def __init__(self, role: str, kind: str, message: str) -> None:
-        self.role, self.kind, self.message = role, kind, message
-
-    def to_fault(self, phase: str, step: int | None = None, played: str | None = None) -> Fault:
-        return Fault(role=self.role, kind=self.kind, message=self.message, phase=phase, step=step, played=played)
 
 
 def _describe_goals(roles: Sequence[str], goals: Sequence[int]) -> str:

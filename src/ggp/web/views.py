@@ -13,7 +13,7 @@ from starlette.requests import Request
 from . import ui
 from .record import iso
 from .seats import Seats
-from .sessions import HUMAN, Manager, Match
+from .sessions import HUMAN, LiveMatch, Manager
 from .store import StoredMatch
 
 _MATCH_ID = re.compile(r"[0-9a-f]{1,64}")
@@ -31,21 +31,21 @@ class Presenter:
         self.manager = manager
         self.epoch = epoch
 
-    def seats(self, match: Match) -> dict[str, str]:
+    def seats(self, match: LiveMatch) -> dict[str, str]:
         """Each role's seat: ``agent``, ``open`` (a human seat nobody took) or ``taken``."""
         return {
             role: "agent" if player != HUMAN else ("taken" if match.seat_taken(role) else "open")
             for role, player in zip(match.roles, match.players, strict=True)
         }
 
-    def show(self, match: Match, request: Request | None = None, *, svg: bool = False) -> dict[str, Any]:
+    def show(self, match: LiveMatch, request: Request | None = None, *, svg: bool = False) -> dict[str, Any]:
         """The match's view; with ``request``, ``mine`` lists the seats that request owns."""
         mine = None if request is None else Seats(request).owned(self.manager, match, match.roles)
         return view(match, epoch=self.epoch, svg=svg, seats=self.seats(match), mine=mine)
 
 
 def view(
-    match: Match,
+    match: LiveMatch,
     *,
     epoch: str,
     seats: dict[str, str],

@@ -7,8 +7,8 @@ number has a maximum, stated in the option's help:
 * counts: ``--games`` at most :data:`MAX_GAMES`, ``--workers`` at most
   :data:`MAX_WORKERS`, a perft depth at most :data:`MAX_PERFT_DEPTH`;
 * seeds: 0 to :data:`MAX_SEED` (the compiled random games take 32 bits);
-* clocks: finite seconds above 0, at most :data:`~ggp.match.referee.MAX_CLOCK`
-  (a day); a grace at most :data:`~ggp.match.referee.MAX_GRACE`;
+* clocks: finite seconds above 0, at most :data:`~ggp.match.calls.MAX_CLOCK`
+  (a day); a grace at most :data:`~ggp.match.calls.MAX_GRACE`;
 * ports: 0 to 65535.
 
 Agent specs are checked by building the agent (:func:`ggp.agents.make_agent`
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .match.referee import MAX_CLOCK, MAX_GRACE
+from ..match.calls import MAX_CLOCK, MAX_GRACE
 
 #: Most games ``ggp random`` and ``ggp match`` play in one run.
 MAX_GAMES = 1_000_000
@@ -117,17 +117,17 @@ def _seconds(text: str, zero: bool, high: float) -> float:
 
 
 def positive_float(text: str) -> float:
-    """A number of seconds above 0, at most :data:`~ggp.match.referee.MAX_CLOCK` (a clock)."""
+    """A number of seconds above 0, at most :data:`~ggp.match.calls.MAX_CLOCK` (a clock)."""
     return _seconds(text, zero=False, high=MAX_CLOCK)
 
 
 def non_negative_float(text: str) -> float:
-    """A number of seconds, 0 or more, at most :data:`~ggp.match.referee.MAX_CLOCK`."""
+    """A number of seconds, 0 or more, at most :data:`~ggp.match.calls.MAX_CLOCK`."""
     return _seconds(text, zero=True, high=MAX_CLOCK)
 
 
 def grace(text: str) -> float:
-    """Slack past a clock: 0 or more seconds, at most :data:`~ggp.match.referee.MAX_GRACE`."""
+    """Slack past a clock: 0 or more seconds, at most :data:`~ggp.match.calls.MAX_GRACE`."""
     return _seconds(text, zero=True, high=MAX_GRACE)
 
 
@@ -144,7 +144,7 @@ def game_ref(text: str) -> str:
 # --- agents, names -------------------------------------------------------------------------------------
 def agent_spec(text: str) -> str:
     """An agent spec that :func:`ggp.agents.make_agent` builds; returns it stripped."""
-    from .agents import make_agent
+    from ..agents import make_agent
 
     spec = text.strip()
     try:

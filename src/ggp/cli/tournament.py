@@ -1,0 +1,238 @@
+"""``ggp tournament GAME SPEC SPEC ... [--games N] [--workers K] [--db PATH]``: a resumable round robin in
+worker processes over an SQLite database (:mod:`ggp.match.tournament`), with ratings; ``--report`` prints one.
+
+A mistake raises :class:`~ggp.cli.common.UsageError`, which ``ggp`` reports
+with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..match.plugins import canonical_module_name, load_agent_modules
+from ..registry import load
+from .argtypes import (
+    MAX_TOURNAMENT_GAMES,
+    MAX_WORKERS,
+    agent_spec,
+    game_ref,
+    grace,
+    output_file,
+    positive_float,
+    positive_int,
+    seed,
+    tournament_games,
+    worker_count,
+)
+from .common import CLOCK_MAX, GRACE_MAX, SEED_HELP, UsageError, console, progress_bar
+
+if TYPE_CHECKING:
+    from ..match.tournament import Settings
+
+#: Most matches one tournament command may schedule (a round robin of N agents has N(N-1) per game index).
+MAX_SCHEDULE = 100_000
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "tournament",
+        help="run a resumable round robin between agents in parallel, with ratings",
+        description=(
+            "Round robin of GAME between the agent specs, each pair playing N games in each seating, in worker "
+            "processes; results go to an SQLite database as they finish, and running the command again resumes. "
+            "Ends with Bradley-Terry ratings. With only --db, resumes that tournament; with --report, prints it."
+        ),
+    )
+    p.add_argument("game", metavar="GAME", nargs="?", default=None, type=game_ref)
+    p.add_argument("specs", metavar="SPEC", nargs="*", help="agent specs, NAME[:key=value,...]")
+    p.add_argument(
+        "--games",
+        "-n",
+        type=tournament_games,
+        default=2,
+        metavar="N",
+        help=f"games per pair and seating (default 2, at most {MAX_TOURNAMENT_GAMES:,})",
+    )
+    p.add_argument(
+        "--workers",
+        "-j",
+        type=worker_count,
+        default=None,
+        metavar="K",
+        help=f"worker processes (default: CPUs, at most {MAX_WORKERS})",
+    )
+    p.add_argument("--db", default=None, metavar="PATH", help="the SQLite database (default ggp-tournament.sqlite)")
+    p.add_argument(
+        "--playclock", type=positive_float, default=None, metavar="T", help="seconds per move (default 1)" + CLOCK_MAX
+    )
+    p.add_argument(
+        "--startclock",
+        type=positive_float,
+        default=None,
+        metavar="T",
+        help="seconds to prepare (default 5)" + CLOCK_MAX,
+    )
+    p.add_argument(
+        "--grace", type=grace, default=None, metavar="T", help="slack past a clock (default 0.25)" + GRACE_MAX
+    )
+    p.add_argument("--seed", type=seed, default=None, metavar="S", help=SEED_HELP)
+    p.add_argument("--limit", type=positive_int, default=None, metavar="M", help="run at most M matches, then stop")
+    p.add_argument(
+        "--stall-timeout",
+        type=positive_float,
+        default=None,
+        metavar="T",
+        help="kill a silent worker after T s" + CLOCK_MAX,
+    )
+    p.add_argument("--retry-failed", action="store_true", help="schedule failed matches again")
+    p.add_argument("--report", action="store_true", help="print the ratings of the database and exit")
+    p.add_argument(
+        "--agent-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE (module name or .py file) registering more agents, here and in every worker",
+    )
+    p.set_defaults(func=cmd_tournament)
+
+
+def _check_specs(specs: Sequence[tuple[str, str]]) -> None:
+    """Build each agent once (as the argument type does) so that a bad spec is reported before anything runs."""
+    for where, spec in specs:
+        try:
+            agent_spec(spec)
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(f"{where} {exc}") from None
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    """``ggp tournament GAME SPEC SPEC ... [--games N] [--workers K] [--db PATH] ...``, or ``--report``."""
+    from ..match.tournament import DEFAULT_DB, RunEvent, Settings, TournamentDB, report_lines, run_tournament
+
+    db_path = Path(args.db or DEFAULT_DB)
+    if args.report:
+        if args.specs:
+            raise UsageError("--report prints the table of an existing database; give no agent specs")
+        _print_lines(report_lines(db_path))
+        return 0
+    try:
+        output_file(str(db_path))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"--db {exc}") from None
+    exists = db_path.is_file() and db_path.stat().st_size > 0  # an empty file is a new database
+    stored_settings: Settings | None = None
+    stored_modules: list[str] = []
+    if exists:
+        with TournamentDB(db_path, create=False) as db:
+            stored_settings = db.settings()
+            stored_modules = db.agent_modules()
+    modules = [canonical_module_name(m) for m in args.agent_module or []]
+    load_agent_modules([*stored_modules, *(m for m in modules if m not in stored_modules)])
+
+    specs = [s.strip() for s in args.specs or []]
+    if stored_settings is None:
+        if not args.game or len(specs) < 2:
+            raise UsageError(
+                f"{db_path} holds no tournament yet: give the game and at least two agent specs, "
+                "e.g. `ggp tournament bomberman2p random mcts`"
+            )
+        game = load(args.game)
+        if len(game.roles) != 2:
+            raise UsageError(f"tournaments are for two-player games; {game.name} has {len(game.roles)} roles")
+        settings = Settings(
+            game=game.name,
+            start_clock=args.startclock if args.startclock is not None else 5.0,
+            play_clock=args.playclock if args.playclock is not None else 1.0,
+            grace=args.grace if args.grace is not None else 0.25,
+            seed=args.seed if args.seed is not None else random.SystemRandom().randrange(2**31),
+        )
+    else:
+        settings = stored_settings
+        _check_same(settings, args, db_path)
+    if specs and len(specs) < 2:
+        raise UsageError("a round robin needs at least two agent specs")
+    if len(set(specs)) != len(specs):
+        raise UsageError("an agent spec is listed twice")
+    _check_specs([("agent", spec) for spec in specs])
+    if specs and args.games * len(specs) * (len(specs) - 1) > MAX_SCHEDULE:
+        raise UsageError(
+            f"{len(specs)} agents with --games {args.games} make "
+            f"{args.games * len(specs) * (len(specs) - 1):,} matches; a tournament schedules at most "
+            f"{MAX_SCHEDULE:,} at a time (fewer agents or games)"
+        )
+    if exists:  # the matches it resumes must still be playable: a stored spec this ggp refuses stops here
+        with TournamentDB(db_path, create=False) as db:
+            to_run = [row for row in db.matches() if row.status in ("pending", "running")]
+            stored = sorted({spec for row in to_run for spec in row.specs} - set(specs))
+        _check_specs([(f"{db_path} schedules agent", spec) for spec in stored])
+
+    with TournamentDB(db_path) as db:
+        if stored_settings is None:
+            db.init_settings(settings)
+        db.add_agent_modules(modules)
+        added = db.schedule(specs, args.games) if specs else 0
+        retried = db.retry_failed() if args.retry_failed else 0
+        counts = db.counts()
+    out = console()
+    total = counts["done"] + counts["pending"] + counts["running"]
+    out.print(
+        f"{settings.game} round robin in {db_path}: {total} matches, {counts['done']} done"
+        + (f", {added} newly scheduled" if added else "")
+        + (f", {retried} failed re-scheduled" if retried else "")
+        + (f", {counts['failed']} failed" if counts["failed"] else ""),
+        soft_wrap=True,
+    )
+    workers = args.workers
+    try:
+        with progress_bar(out) as progress:
+            task = progress.add_task("matches", total=total, completed=counts["done"])
+
+            def on_event(event: RunEvent) -> None:
+                if event.kind == "done":
+                    progress.advance(task)
+                else:
+                    progress.console.print(event.text, soft_wrap=True)
+
+            summary = run_tournament(
+                db_path, workers=workers, limit=args.limit, stall_timeout=args.stall_timeout, on_event=on_event
+            )
+    except KeyboardInterrupt:
+        with TournamentDB(db_path, create=False) as db:
+            counts = db.counts()
+        out.print(
+            f"interrupted: {counts['done']} of {total} matches done; run `ggp tournament --db {db_path}` to resume",
+            soft_wrap=True,
+        )
+        raise
+    out.print(f"this run finished {summary.finished} match(es)", soft_wrap=True)
+    out.print()
+    _print_lines(report_lines(db_path))
+    left = summary.counts.get("pending", 0)
+    if left:
+        out.print(f"{left} match(es) still to run: `ggp tournament --db {db_path}` resumes", soft_wrap=True)
+    return 0
+
+
+def _check_same(settings: Settings, args: argparse.Namespace, db_path: Path) -> None:
+    """A command resuming a database must not ask for a different game or clocks."""
+    if args.game and load(args.game).name != settings.game:
+        raise UsageError(f"{db_path} holds a {settings.game} tournament, not {args.game}; use another --db")
+    given = {
+        "--playclock": (args.playclock, settings.play_clock),
+        "--startclock": (args.startclock, settings.start_clock),
+        "--grace": (args.grace, settings.grace),
+        "--seed": (args.seed, settings.seed),
+    }
+    for option, (value, stored) in given.items():
+        if value is not None and value != stored:
+            raise UsageError(f"{db_path} was created with {option} {stored:g}; a tournament keeps its settings")
+
+
+def _print_lines(lines: Sequence[str]) -> None:
+    out = console()
+    for line in lines:
+        out.print(line, soft_wrap=True)
