@@ -52,6 +52,13 @@ def test_game_names_lists_the_built_in_games_after_a_game_is_loaded() -> None:
     assert ggp.game_names() == GAME_NAMES
 
 
+def test_every_built_in_game_has_a_rule_sheet() -> None:
+    """A game is a module, a rule sheet in ggp/games/rules and a register line: the two lists agree."""
+    from ggp.gdl import BUILTIN_RULES
+
+    assert list(BUILTIN_RULES) == ggp.game_names() == GAME_NAMES
+
+
 def test_a_registered_game_loads_by_name_once_and_is_listed() -> None:
     from ggp.games.wallmaze import WallMaze
     from ggp.registry import unregister

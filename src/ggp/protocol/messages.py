@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..core.errors import GGPError
 from ..core.kif import KifSyntaxError, Term, parse_term, term_text
-from ..match.referee import MAX_CLOCK
+from ..match.calls import MAX_CLOCK
 
 #: The port a GGP player listens on unless told otherwise.
 DEFAULT_PORT = 9147
