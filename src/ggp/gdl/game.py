@@ -24,10 +24,6 @@ from .parser import GDLError, parse_program, show
 from .propnet import (
     H_MAXLEGAL,
     H_TERMINAL,
-    N_INIT,
-    N_LEGAL_DOES,
-    N_LEGAL_NODE,
-    N_LEGAL_PTR,
     Propnet,
     build_propnet,
     dn_playouts,
@@ -118,10 +114,10 @@ class GDLGame(KernelGame):
         self.description = description or f"a game read from a GDL rule sheet ({len(self.roles)} roles)"
         net = self.propnet.net
         self._net = net
-        self._terminal = int(net[0][H_TERMINAL])
-        self._legal_ptr = net[N_LEGAL_PTR]
-        self._legal_node = net[N_LEGAL_NODE]
-        self._legal_does = net[N_LEGAL_DOES]
+        self._terminal = int(net.header[H_TERMINAL])
+        self._legal_ptr = net.legal_ptr
+        self._legal_node = net.legal_node
+        self._legal_does = net.legal_does
         self._moves: list[list[Move]] = [[Move(t) for t in texts] for texts in self.propnet.move_texts]
         self._move_index: list[dict[str, int]] = [{m.text: i for i, m in enumerate(ms)} for ms in self._moves]
         # parse_move: every move any role may ever make, found without regard to case
@@ -132,7 +128,7 @@ class GDLGame(KernelGame):
         self._base_index = {t.lower(): i for i, t in enumerate(self.propnet.base_texts)}
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
-        self._initial = GDLState(self, bytes(np.asarray(net[N_INIT], dtype=np.uint8)))
+        self._initial = GDLState(self, bytes(np.asarray(net.init, dtype=np.uint8)))
         self._fastest: bool | None = None  # is the incremental evaluator the faster one here?
         self.kernel = gdl_kernel(self.propnet)
         self.dtype = np.dtype(np.uint8)
@@ -230,11 +226,11 @@ class GDLGame(KernelGame):
                         {
                             int(v)
                             for k, v in zip(
-                                range(int(self._net[9][r]), int(self._net[9][r + 1])),
-                                self._net[11][self._net[9][r] : self._net[9][r + 1]],
+                                range(int(self._net.goal_ptr[r]), int(self._net.goal_ptr[r + 1])),
+                                self._net.goal_value[self._net.goal_ptr[r] : self._net.goal_ptr[r + 1]],
                                 strict=True,
                             )
-                            if vals[self._net[10][k]]
+                            if vals[self._net.goal_node[k]]
                         }
                     )
                     raise GDLError(
@@ -324,7 +320,7 @@ class GDLGame(KernelGame):
 
     @property
     def max_legal(self) -> int:
-        return int(self._net[0][H_MAXLEGAL])
+        return int(self._net.header[H_MAXLEGAL])
 
     def random_playouts(
         self,

@@ -30,7 +30,7 @@ import numba as nb
 import numpy as np
 
 from ..core.kernels import Kernel, rng_below
-from .propnet import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, N_LEGAL_DOES, N_LEGAL_NODE, N_LEGAL_PTR, N_NEXT, Propnet
+from .propnet import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Propnet
 from .propnet import _dn_init as dn_init
 from .propnet import _dn_set as dn_set
 from .propnet import _eval as pn_eval
@@ -47,7 +47,7 @@ def context(propnet: Propnet) -> tuple[Any, ...]:
     goal counts, next-state scratch, propagation stack, dirty blocks).
     """
     net = propnet.net
-    header = net[0]
+    header = net.header
     nnodes = int(header[H_NNODES])
     nbase = int(header[H_NBASE])
     nroles = int(header[H_NROLES])
@@ -61,7 +61,7 @@ def context(propnet: Propnet) -> tuple[Any, ...]:
         np.zeros(nroles, dtype=np.int64),
         np.zeros(nbase, dtype=np.uint8),
         np.empty(4 * nnodes + 64, dtype=np.int32),
-        np.zeros(2 * (net[5].shape[0] // 3) + 1, dtype=np.int32),
+        np.zeros(2 * (net.blocks.shape[0] // 3) + 1, dtype=np.int32),
     )
 
 
@@ -90,8 +90,8 @@ def legal(ctx, s, role, out):  # type: ignore[no-untyped-def]
     """Write ``role``'s legal actions in ``s`` into ``out``; return how many."""
     _ensure(ctx, s)
     net, vals = ctx[0], ctx[1]
-    lptr = net[N_LEGAL_PTR]
-    lnode = net[N_LEGAL_NODE]
+    lptr = net.legal_ptr
+    lnode = net.legal_node
     lo = lptr[role]
     n = 0
     for k in range(lo, lptr[role + 1]):
@@ -106,9 +106,9 @@ def apply(ctx, s, joint):  # type: ignore[no-untyped-def]
     """Play ``joint`` (one action per role) in ``s``, in place."""
     _ensure(ctx, s)
     net, vals, cnt, flags, does, nxt, stack, dirty = ctx[0], ctx[1], ctx[2], ctx[4], ctx[5], ctx[7], ctx[8], ctx[9]
-    lptr = net[N_LEGAL_PTR]
-    ldoes = net[N_LEGAL_DOES]
-    nxt_node = net[N_NEXT]
+    lptr = net.legal_ptr
+    ldoes = net.legal_does
+    nxt_node = net.next
     ok = True
     for r in range(does.shape[0]):
         does[r] = ldoes[lptr[r] + joint[r]]
@@ -157,8 +157,8 @@ def rollout(ctx, s, rng):  # type: ignore[no-untyped-def]
     broken rule sheet) or after :data:`MAX_ROLLOUT_STEPS` steps.
     """
     net = ctx[0]
-    nroles = net[0][H_NROLES]
-    lptr = net[N_LEGAL_PTR]
+    nroles = net.header[H_NROLES]
+    lptr = net.legal_ptr
     width = 1
     for r in range(nroles):
         width = max(width, lptr[r + 1] - lptr[r])
@@ -184,9 +184,9 @@ def gdl_kernel(propnet: Propnet) -> Kernel:
     Actions of role r are indices into ``propnet.move_texts[r]``. Every sheet
     with the same number of roles shares one set of compiled loops.
     """
-    header = propnet.net[0]
+    header = propnet.net.header
     nroles = int(header[H_NROLES])
-    lptr = propnet.net[N_LEGAL_PTR]
+    lptr = propnet.net.legal_ptr
     width = max([int(lptr[r + 1] - lptr[r]) for r in range(nroles)] + [1])
     namespace = {
         "_tag": f"gdl{nroles}",
@@ -217,6 +217,6 @@ def gdl_kernel(propnet: Propnet) -> Kernel:
 def _check(propnet: Propnet, s: np.ndarray) -> None:
     from ..core.errors import StateFormatError
 
-    nbase = int(propnet.net[0][H_NBASE])
+    nbase = int(propnet.net.header[H_NBASE])
     if s.shape != (nbase,) or s.dtype != np.uint8 or (nbase and int(s.max()) > 1):
         raise StateFormatError(f"a state array of this rule sheet is {nbase} uint8 entries, each 0 or 1")

@@ -18,7 +18,7 @@ chosen moves.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -30,29 +30,48 @@ from .parser import Atom, GDLError, Program, show, strongly_connected
 AND, OR = 0, 1
 FALSE, TRUE = 0, 1
 
-# header fields (NET[H])
+#: The fields of ``Network.header``: counts, the terminal node, and where each phase's blocks start and end.
 H_NNODES, H_NBASE, H_NDOES, H_NROLES, H_TERMINAL, H_A0, H_A1, H_G0, H_G1, H_C0, H_C1, H_MAXLEGAL = range(12)
-# positions of the arrays in the network tuple
-(
-    N_HEADER,
-    N_KIND,
-    N_PTR,
-    N_LITS,
-    N_ORDER,
-    N_BLOCKS,
-    N_LEGAL_PTR,
-    N_LEGAL_NODE,
-    N_LEGAL_DOES,
-    N_GOAL_PTR,
-    N_GOAL_NODE,
-    N_GOAL_VALUE,
-    N_NEXT,
-    N_INIT,
-    N_FANOUT_PTR,
-    N_FANOUT,
-    N_CYCLIC,
-    N_THRESHOLD,
-) = range(18)
+
+
+class Network(NamedTuple):
+    """The network as int32 arrays, by name; compiled code takes it whole (a numba named tuple).
+
+    Nodes: 0 false, 1 true, then the base propositions, the ``does`` inputs and the gates.
+    """
+
+    #: Counts and positions: see the ``H_*`` constants.
+    header: np.ndarray
+    #: Per node: AND or OR (gates only).
+    kind: np.ndarray
+    #: Per gate: where its literals start in ``lits`` (``ptr[g]`` to ``ptr[g + 1]``).
+    ptr: np.ndarray
+    #: Literals ``2 * node + negated``.
+    lits: np.ndarray
+    #: Gates in evaluation order.
+    order: np.ndarray
+    #: Triples (start, end in ``order``, cyclic?) per block.
+    blocks: np.ndarray
+    #: Per role: where its legal entries start (``legal_ptr[r]`` to ``legal_ptr[r + 1]``).
+    legal_ptr: np.ndarray
+    #: Per legal entry: the node saying whether the move is legal, and its ``does`` node (-1: none).
+    legal_node: np.ndarray
+    legal_does: np.ndarray
+    #: Per role: where its goal entries start; per goal entry: its node and value.
+    goal_ptr: np.ndarray
+    goal_node: np.ndarray
+    goal_value: np.ndarray
+    #: Per base proposition: the node of its value in the next state.
+    next: np.ndarray
+    #: The initial state's base propositions.
+    init: np.ndarray
+    #: For the differential evaluator: each node's readers, each gate's cyclic block and threshold.
+    fanout_ptr: np.ndarray
+    fanout: np.ndarray
+    cyclic: np.ndarray
+    threshold: np.ndarray
+
+
 PHASE_A, PHASE_G, PHASE_C = 0, 1, 2
 
 
@@ -60,7 +79,7 @@ PHASE_A, PHASE_G, PHASE_C = 0, 1, 2
 class Propnet:
     """The network arrays and what their indices mean."""
 
-    net: tuple[np.ndarray, ...]
+    net: Network
     roles: tuple[str, ...]
     #: Base propositions (state facts), as KIF text in the sheet's spelling, sorted.
     base_texts: list[str]
@@ -72,15 +91,15 @@ class Propnet:
 
     @property
     def header(self) -> np.ndarray:
-        return self.net[N_HEADER]
+        return self.net.header
 
     @property
     def num_nodes(self) -> int:
-        return int(self.net[N_HEADER][H_NNODES])
+        return int(self.net.header[H_NNODES])
 
     @property
     def num_base(self) -> int:
-        return int(self.net[N_HEADER][H_NBASE])
+        return int(self.net.header[H_NBASE])
 
 
 # --- compiled evaluation -------------------------------------------------------------------------
@@ -108,21 +127,21 @@ def _gate(vals: np.ndarray, kind: np.ndarray, ptr: np.ndarray, lits: np.ndarray,
 
 
 @nb.njit(cache=True)
-def pn_eval(net: tuple[np.ndarray, ...], vals: np.ndarray, phase: int) -> None:
+def pn_eval(net: Network, vals: np.ndarray, phase: int) -> None:
     """Evaluate the gates of ``phase`` (0 legal+terminal, 1 goals, 2 next) into ``vals``."""
-    if phase < 0 or phase > 2 or vals.shape[0] < net[0][0]:
+    if phase < 0 or phase > 2 or vals.shape[0] < net.header[H_NNODES]:
         raise ValueError("pn_eval: phase is 0, 1 or 2 and vals holds a value per node")
     _eval(net, vals, phase)
 
 
 @nb.njit(cache=True)
-def _eval(net: tuple[np.ndarray, ...], vals: np.ndarray, phase: int) -> None:
-    header = net[0]
-    kind = net[1]
-    ptr = net[2]
-    lits = net[3]
-    order = net[4]
-    blocks = net[5]
+def _eval(net: Network, vals: np.ndarray, phase: int) -> None:
+    header = net.header
+    kind = net.kind
+    ptr = net.ptr
+    lits = net.lits
+    order = net.order
+    blocks = net.blocks
     b0 = header[5 + 2 * phase]
     b1 = header[6 + 2 * phase]
     for b in range(b0, b1):
@@ -147,16 +166,16 @@ def _eval(net: tuple[np.ndarray, ...], vals: np.ndarray, phase: int) -> None:
 
 
 @nb.njit(cache=True)
-def pn_load(net: tuple[np.ndarray, ...], vals: np.ndarray, base: np.ndarray) -> None:
+def pn_load(net: Network, vals: np.ndarray, base: np.ndarray) -> None:
     """Put a state (base bits) into ``vals`` and compute legality and termination (phase A)."""
-    if base.shape[0] != net[0][1] or vals.shape[0] < net[0][0]:
+    if base.shape[0] != net.header[H_NBASE] or vals.shape[0] < net.header[H_NNODES]:
         raise ValueError("pn_load: base holds one bit per base proposition and vals a value per node")
     _load(net, vals, base)
 
 
 @nb.njit(cache=True)
-def _load(net: tuple[np.ndarray, ...], vals: np.ndarray, base: np.ndarray) -> None:
-    nbase = net[0][1]
+def _load(net: Network, vals: np.ndarray, base: np.ndarray) -> None:
+    nbase = net.header[H_NBASE]
     vals[0] = 0
     vals[1] = 1
     for i in range(nbase):
@@ -165,21 +184,21 @@ def _load(net: tuple[np.ndarray, ...], vals: np.ndarray, base: np.ndarray) -> No
 
 
 @nb.njit(cache=True)
-def pn_next(net: tuple[np.ndarray, ...], vals: np.ndarray, does: np.ndarray, base_out: np.ndarray) -> None:
+def pn_next(net: Network, vals: np.ndarray, does: np.ndarray, base_out: np.ndarray) -> None:
     """The next state's base bits, from loaded ``vals`` and the ``does`` nodes of the joint move (-1: none)."""
-    nbase = net[0][1]
-    if base_out.shape[0] < nbase or vals.shape[0] < net[0][0]:
+    nbase = net.header[H_NBASE]
+    if base_out.shape[0] < nbase or vals.shape[0] < net.header[H_NNODES]:
         raise ValueError("pn_next: base_out holds one bit per base proposition and vals a value per node")
     for i in range(does.shape[0]):
-        if does[i] >= 2 + nbase + net[0][2] or (does[i] >= 0 and does[i] < 2 + nbase):
+        if does[i] >= 2 + nbase + net.header[H_NDOES] or (does[i] >= 0 and does[i] < 2 + nbase):
             raise ValueError("pn_next: does holds does-nodes of the network (or -1)")
     _next(net, vals, does, base_out)
 
 
 @nb.njit(cache=True)
-def _next(net: tuple[np.ndarray, ...], vals: np.ndarray, does: np.ndarray, base_out: np.ndarray) -> None:
-    nbase = net[0][1]
-    nxt = net[12]
+def _next(net: Network, vals: np.ndarray, does: np.ndarray, base_out: np.ndarray) -> None:
+    nbase = net.header[H_NBASE]
+    nxt = net.next
     for i in range(does.shape[0]):
         if does[i] >= 0:
             vals[does[i]] = 1
@@ -192,9 +211,9 @@ def _next(net: tuple[np.ndarray, ...], vals: np.ndarray, does: np.ndarray, base_
 
 
 @nb.njit(cache=True)
-def pn_goals(net: tuple[np.ndarray, ...], vals: np.ndarray, out: np.ndarray, count: np.ndarray) -> None:
+def pn_goals(net: Network, vals: np.ndarray, out: np.ndarray, count: np.ndarray) -> None:
     """Each role's goal (phase G): ``out[r]`` the highest true goal value, ``count[r]`` how many distinct are true."""
-    if out.shape[0] < net[0][3] or count.shape[0] < net[0][3]:
+    if out.shape[0] < net.header[H_NROLES] or count.shape[0] < net.header[H_NROLES]:
         raise ValueError("pn_goals: out and count hold an entry per role")
     pn_eval(net, vals, 1)
     _read_goals(net, vals, out, count)
@@ -202,7 +221,7 @@ def pn_goals(net: tuple[np.ndarray, ...], vals: np.ndarray, out: np.ndarray, cou
 
 @nb.njit(cache=True)
 def _game_over(
-    net: tuple[np.ndarray, ...],
+    net: Network,
     vals: np.ndarray,
     goals_evaluated: bool,
     g: int,
@@ -213,8 +232,8 @@ def _game_over(
 ) -> bool:
     """Whether playout ``g`` ends at the state in ``vals``: its goals (or -1s past ``max_steps``)
     go to ``out_goals[g]``; a terminal state without a goal for some role sets ``error``."""
-    nroles = net[0][3]
-    if vals[net[0][4]] == 1:
+    nroles = net.header[H_NROLES]
+    if vals[net.header[H_TERMINAL]] == 1:
         if not goals_evaluated:
             _eval(net, vals, 1)
         goals = np.empty(nroles, dtype=np.int64)
@@ -235,17 +254,15 @@ def _game_over(
 
 
 @nb.njit(cache=True)
-def _random_joint(
-    net: tuple[np.ndarray, ...], vals: np.ndarray, rng: np.ndarray, does: np.ndarray, error: np.ndarray
-) -> bool:
+def _random_joint(net: Network, vals: np.ndarray, rng: np.ndarray, does: np.ndarray, error: np.ndarray) -> bool:
     """A uniformly random legal move for each role into ``does``; False, with ``error`` set, if a role has none.
 
     Both evaluators draw through this, so they play the same games for the same ``rng``.
     """
-    lptr = net[6]
-    lnode = net[7]
-    ldoes = net[8]
-    for r in range(net[0][3]):
+    lptr = net.legal_ptr
+    lnode = net.legal_node
+    ldoes = net.legal_does
+    for r in range(net.header[H_NROLES]):
         n = 0
         for k in range(lptr[r], lptr[r + 1]):
             n += vals[lnode[k]]
@@ -265,16 +282,16 @@ def _random_joint(
 
 @nb.njit(cache=True)
 def _check_playout_arrays(
-    net: tuple[np.ndarray, ...],
+    net: Network,
     base0: np.ndarray,
     count: int,
     out_goals: np.ndarray,
     out_lengths: np.ndarray,
     error: np.ndarray,
 ) -> None:
-    if base0.shape[0] != net[0][1] or count < 0:
+    if base0.shape[0] != net.header[H_NBASE] or count < 0:
         raise ValueError("playouts: base0 holds one bit per base proposition and count is not negative")
-    if out_goals.shape[0] < count or out_goals.shape[1] < net[0][3] or out_lengths.shape[0] < count:
+    if out_goals.shape[0] < count or out_goals.shape[1] < net.header[H_NROLES] or out_lengths.shape[0] < count:
         raise ValueError("playouts: out_goals holds (count, roles) entries and out_lengths count")
     if error.shape[0] < 2:
         raise ValueError("playouts: error holds two entries")
@@ -282,7 +299,7 @@ def _check_playout_arrays(
 
 @nb.njit(cache=True)
 def pn_playouts(
-    net: tuple[np.ndarray, ...],
+    net: Network,
     base0: np.ndarray,
     count: int,
     rng: np.ndarray,
@@ -298,7 +315,7 @@ def pn_playouts(
     non-terminal state and ``[2, role]`` when a terminal state gives a role no
     goal; the playouts stop there.
     """
-    header = net[0]
+    header = net.header
     nbase = header[1]
     _check_playout_arrays(net, base0, count, out_goals, out_lengths, error)
     vals = np.zeros(header[0], dtype=np.uint8)
@@ -332,21 +349,21 @@ def pn_playouts(
 
 
 @nb.njit(cache=True)
-def dn_init(net: tuple[np.ndarray, ...], vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -> None:
+def dn_init(net: Network, vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -> None:
     """Load ``base`` from scratch: every gate evaluated (no move made) and counted."""
-    header = net[0]
+    header = net.header
     if base.shape[0] != header[1] or vals.shape[0] < header[0] or cnt.shape[0] < header[0]:
         raise ValueError("dn_init: base holds one bit per base proposition, vals and cnt an entry per node")
     _dn_init(net, vals, cnt, base)
 
 
 @nb.njit(cache=True)
-def _dn_init(net: tuple[np.ndarray, ...], vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -> None:
-    header = net[0]
+def _dn_init(net: Network, vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -> None:
+    header = net.header
     nbase = header[1]
-    ptr = net[2]
-    lits = net[3]
-    order = net[4]
+    ptr = net.ptr
+    lits = net.lits
+    order = net.order
     vals[:] = 0
     vals[1] = 1
     for i in range(nbase):
@@ -365,13 +382,13 @@ def _dn_init(net: tuple[np.ndarray, ...], vals: np.ndarray, cnt: np.ndarray, bas
 
 
 @nb.njit(cache=True)
-def _recompute_block(net: tuple[np.ndarray, ...], vals: np.ndarray, b: int, stack: np.ndarray, top: int) -> int:
+def _recompute_block(net: Network, vals: np.ndarray, b: int, stack: np.ndarray, top: int) -> int:
     """Re-evaluate cyclic block ``b`` to its least fixpoint; push its gates that changed. Returns the new top."""
-    kind = net[1]
-    ptr = net[2]
-    lits = net[3]
-    order = net[4]
-    blocks = net[5]
+    kind = net.kind
+    ptr = net.ptr
+    lits = net.lits
+    order = net.order
+    blocks = net.blocks
     start = blocks[3 * b]
     end = blocks[3 * b + 1]
     old = np.empty(end - start, dtype=np.uint8)
@@ -398,7 +415,7 @@ def _recompute_block(net: tuple[np.ndarray, ...], vals: np.ndarray, b: int, stac
 
 @nb.njit(cache=True)
 def dn_set(
-    net: tuple[np.ndarray, ...],
+    net: Network,
     vals: np.ndarray,
     cnt: np.ndarray,
     stack: np.ndarray,
@@ -412,16 +429,21 @@ def dn_set(
     ``2 * blocks + 1`` zeros. Returns False if the stack ran out: ``vals`` and ``cnt`` are then
     inconsistent and the caller reloads with :func:`dn_init`.
     """
-    if node < 0 or node >= net[0][0] or vals.shape[0] < net[0][0] or cnt.shape[0] < net[0][0]:
+    if (
+        node < 0
+        or node >= net.header[H_NNODES]
+        or vals.shape[0] < net.header[H_NNODES]
+        or cnt.shape[0] < net.header[H_NNODES]
+    ):
         raise ValueError("dn_set: node is a node of the network; vals and cnt hold an entry per node")
-    if dirty.shape[0] < 2 * (net[5].shape[0] // 3) + 1:
+    if dirty.shape[0] < 2 * (net.blocks.shape[0] // 3) + 1:
         raise ValueError("dn_set: dirty holds 2 * blocks + 1 entries")
     return _dn_set(net, vals, cnt, stack, dirty, node, value)
 
 
 @nb.njit(cache=True)
 def _dn_set(
-    net: tuple[np.ndarray, ...],
+    net: Network,
     vals: np.ndarray,
     cnt: np.ndarray,
     stack: np.ndarray,
@@ -431,11 +453,11 @@ def _dn_set(
 ) -> bool:
     if vals[node] == value:
         return True
-    fo_ptr = net[14]
-    fo = net[15]
-    cyc = net[16]
-    thr = net[17]
-    nblocks = net[5].shape[0] // 3
+    fo_ptr = net.fanout_ptr
+    fo = net.fanout
+    cyc = net.cyclic
+    thr = net.threshold
+    nblocks = net.blocks.shape[0] // 3
     ndirty = 0
     capacity = stack.shape[0] // 2
     if capacity < 1:
@@ -476,18 +498,18 @@ def _dn_set(
         ndirty -= 1
         b = dirty[nblocks + ndirty]
         dirty[b] = 0
-        if top + (net[5][3 * b + 1] - net[5][3 * b]) >= capacity:
+        if top + (net.blocks[3 * b + 1] - net.blocks[3 * b]) >= capacity:
             dirty[:] = 0
             return False
         top = _recompute_block(net, vals, b, stack, top)
 
 
 @nb.njit(cache=True)
-def _read_goals(net: tuple[np.ndarray, ...], vals: np.ndarray, out: np.ndarray, count: np.ndarray) -> None:
-    nroles = net[0][3]
-    gptr = net[9]
-    gnode = net[10]
-    gval = net[11]
+def _read_goals(net: Network, vals: np.ndarray, out: np.ndarray, count: np.ndarray) -> None:
+    nroles = net.header[H_NROLES]
+    gptr = net.goal_ptr
+    gnode = net.goal_node
+    gval = net.goal_value
     seen = np.zeros(101, dtype=np.uint8)
     for r in range(nroles):
         best = -1
@@ -507,7 +529,7 @@ def _read_goals(net: tuple[np.ndarray, ...], vals: np.ndarray, out: np.ndarray, 
 
 @nb.njit(cache=True)
 def dn_playouts(
-    net: tuple[np.ndarray, ...],
+    net: Network,
     base0: np.ndarray,
     count: int,
     rng: np.ndarray,
@@ -522,16 +544,16 @@ def dn_playouts(
     ``scratch`` is the size of the propagation stack (0: ample); when it runs out, the step is
     evaluated from scratch instead.
     """
-    header = net[0]
+    header = net.header
     nnodes = header[0]
     nbase = header[1]
     nroles = header[3]
-    nxt_node = net[12]
+    nxt_node = net.next
     _check_playout_arrays(net, base0, count, out_goals, out_lengths, error)
     vals = np.zeros(nnodes, dtype=np.uint8)
     cnt = np.zeros(nnodes, dtype=np.int32)
     stack = np.empty(scratch if scratch > 0 else 4 * nnodes + 64, dtype=np.int32)
-    dirty = np.zeros(2 * (net[5].shape[0] // 3) + 1, dtype=np.int32)
+    dirty = np.zeros(2 * (net.blocks.shape[0] // 3) + 1, dtype=np.int32)
     nxt = np.empty(nbase, dtype=np.uint8)
     does = np.full(nroles, -1, dtype=np.int32)
     _dn_init(net, vals, cnt, base0)
@@ -841,7 +863,7 @@ class _Builder:
             max_legal,
         ]
         i32 = np.int32
-        net = (
+        net = Network(
             np.array(header, dtype=i32),
             np.array(full_kind, dtype=i32),
             np.array(full_ptr, dtype=i32),
