@@ -60,14 +60,7 @@ LAZY_FOR_FRONT_DOOR = ("ggp.games", "ggp.gdl")
 
 #: Known breaches on their way out, each with its reason. An entry that no longer breaches fails
 #: test_transitional_breaches_are_still_there, so the list only shrinks.
-TRANSITIONAL: dict[tuple[str, str], str] = {
-    # core/registry.py is a deprecated shim re-exporting ggp.registry while core/native.py (NativeState
-    # unpickling loads the game by name) and vector.py, being rewritten, still import it; it goes after them.
-    (
-        "ggp.core.registry",
-        "ggp.registry",
-    ): "deprecated shim, to be removed once core/native.py and vector.py are off it",
-}
+TRANSITIONAL: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -251,8 +244,7 @@ def test_transitional_breaches_are_still_there() -> None:
 
 def test_the_games_package_and_the_list_of_names_are_two_things() -> None:
     """``ggp.games`` is the package of game modules; the list of names is ``ggp.game_names()``, whatever was
-    imported first. (The package still answers ``ggp.games()``, with a DeprecationWarning, until ggp/bench.py
-    calls game_names: see games/__init__.py.)"""
+    imported first."""
     import types
 
     import ggp
@@ -260,8 +252,7 @@ def test_the_games_package_and_the_list_of_names_are_two_things() -> None:
 
     assert isinstance(ggp.games, types.ModuleType) and ggp.games.__name__ == "ggp.games"
     assert ggp.game_names() == ["amazons_10x10", "amazons_8x8", "bomberman", "bomberman2p", "wallmaze"]
-    with pytest.deprecated_call(match="ggp.game_names"):
-        assert ggp.games() == ggp.game_names()
+    assert not callable(ggp.games)
 
 
 def test_import_ggp_imports_no_game() -> None:

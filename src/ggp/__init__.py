@@ -14,8 +14,6 @@ package ``ggp.games`` holds the built-in games' modules; their names come
 from ``ggp.game_names()``.
 """
 
-from typing import Any
-
 from .core.errors import (
     GameOverError,
     GGPError,
@@ -42,13 +40,3 @@ __all__ = [
     "register",
 ]
 __version__ = "0.1.0"
-
-
-def __getattr__(name: str) -> Any:
-    # Deprecated: ggp.games() before any game module was imported (ggp/bench.py still calls it); the package
-    # ggp.games answers the call with a DeprecationWarning. Goes with that shim.
-    if name == "games":
-        import importlib
-
-        return importlib.import_module("ggp.games")
-    raise AttributeError(f"module 'ggp' has no attribute {name!r}")

@@ -410,7 +410,7 @@ def section_random(cfg: Config) -> Section:
         "Game API loop = legal_moves + next_state with random.Random"
     )
     seeds = _seeds()
-    for name in ggp.games():
+    for name in ggp.game_names():
         _, kernel, array = _native(name)
         _, lengths = random_playouts(kernel, array, 200, 12345)
         t = time_rates(
@@ -624,7 +624,7 @@ def section_vector(cfg: Config) -> Section:
         sec.status = "not available"
         sec.error = f"ggp.vector not available ({_short_error(exc)})"
         return sec
-    for name in ggp.games():
+    for name in ggp.game_names():
         for batch in VECTOR_BATCHES:
             vg = vector_game(name, batch, autoreset=True, seed=0)
 
@@ -700,7 +700,7 @@ def section_perft(cfg: Config) -> Section:
             Column("rate", "sequences/s", "rate"),
         ],
     )
-    for name in ggp.games():
+    for name in ggp.game_names():
         _, kernel, array = _native(name)
         if name.startswith("amazons"):
             perft(kernel, array, 1)
@@ -746,7 +746,7 @@ def section_memory(cfg: Config) -> Section:
         return sec
     sims = cfg.mcts_sims
     failures = []
-    for name in ggp.games():
+    for name in ggp.game_names():
         game = ggp.load(name)
         try:
             result = search(game, game.initial_state(), sims=sims, c=UCT_C, seed=1)

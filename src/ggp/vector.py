@@ -60,7 +60,7 @@ from .core.errors import GameOverError, IllegalMoveError
 from .core.game import State, some_moves
 from .core.kernels import MAX_SEED, rng_below, rng_state
 from .core.native import KernelGame
-from .core.registry import load
+from .registry import load
 
 __all__ = ["MAX_BATCH", "VectorGame"]
 

@@ -10,6 +10,7 @@ wants speed calls the kernel directly on arrays.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
@@ -58,15 +59,17 @@ class NativeState(State):
         return f"<State {self._game.name} {self._game.state_to_json(self)}>"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore_state, (self._game.name, self._array.tobytes()))
+        return (_restore_state, (self._game, self._array.tobytes()))
 
 
-def _restore_state(name: str, data: bytes) -> NativeState:
-    from .registry import load
-
-    game = load(name)
-    assert isinstance(game, NativeGame)
+def _restore_state(game: NativeGame, data: bytes) -> NativeState:
     return game.state_from_array(np.frombuffer(data, dtype=game.dtype))
+
+
+@functools.cache
+def _shared_game(cls: type[NativeGame], args: tuple[Any, ...]) -> NativeGame:
+    # Unpickled states of one game share one game object, as loaded ones do.
+    return cls(*args)
 
 
 # A move form is a symbol ("noop") or a tuple whose items are a fixed symbol or
@@ -206,8 +209,14 @@ class NativeGame(KernelGame):
     move_forms: Sequence[MoveForm]
     move_help: str
 
+    #: The arguments the game's class was called with (a game pickles as its class and these).
+    init_args: tuple[Any, ...] = ()
+
     def __init__(self) -> None:
         self._moves: dict[str, Move] = {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_shared_game, (type(self), self.init_args))
 
     # --- what each game supplies -------------------------------------------
     def action_text(self, s: np.ndarray, role: int, action: int) -> str:

@@ -279,6 +279,7 @@ class Amazons(NativeGame):
 
     def __init__(self, n: int) -> None:
         self.n = n
+        self.init_args = (n,)
         self.name = f"amazons_{n}x{n}"
         self.description = f"Amazons on {n}x{n}: move a queen, then fire an arrow; the player left without a move loses"
         self.dtype = np.dtype(np.uint8)

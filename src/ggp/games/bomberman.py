@@ -259,6 +259,7 @@ class Bomberman(NativeGame):
 
     def __init__(self, alternating: bool) -> None:
         self.alternating = alternating
+        self.init_args = (alternating,)
         self.name = "bomberman" if alternating else "bomberman2p"
         if alternating:
             self.description = "Bomberman as the seed tells it: turns alternate, fire burns a bomb's cell and its north and east neighbours"
