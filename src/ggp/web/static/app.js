@@ -342,6 +342,7 @@
               onclick: () =>
                 act("POST", `/api/games/${id}/seats/${encodeURIComponent(r)}`, {}, () => {
                   mine.add(r);
+                  view.mine = [...mine]; // render takes the seats from the view it draws
                   render(view, true);
                 }),
             },
