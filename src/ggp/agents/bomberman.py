@@ -338,6 +338,8 @@ class BombermanAgent(Agent):
     """Plays both Bomberman variants by solved safety and attack sets (module docstring)."""
 
     name = "bomberman"
+    #: The games this player is made for.
+    plays = Bomberman
 
     @check_options
     def __init__(self, seed: Annotated[int | None, Range(ge=0, le=MAX_SEED)] = None) -> None:

@@ -91,6 +91,13 @@ class Game(ABC):
     description: str = ""
     #: How a person types moves in :meth:`shorthand` (empty: KIF text only).
     shorthand_help: str = ""
+    #: The rules in a few lines, for people (a page's rules box, ``ggp show``).
+    rules_summary: tuple[str, ...] = ()
+    #: The kind of board a viewer draws and the controls it offers: ``amazons``, ``bomberman``,
+    #: ``wallmaze``, or ``other`` (the game's SVG and a list of legal moves).
+    board_kind: str = "other"
+    #: The board's width in pixels on a play page (its SVG scales with the window).
+    board_size: int = 520
 
     # --- the rules -------------------------------------------------------
     @abstractmethod

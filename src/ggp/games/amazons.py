@@ -243,6 +243,19 @@ def check_array(s: np.ndarray, n: int) -> None:
         raise StateFormatError(f"{name}: in a fire phase the amazon that just moved must be the mover's")
 
 
+#: The rules in a few lines, for people (from RULES.md's facts).
+_RULES_10 = (
+    "Two players, white and black, with four amazons each on a 10x10 board; white starts.",
+    "A turn has two steps: move one of your amazons like a chess queen (any distance in a straight or diagonal line, never through or onto an amazon or an arrow) ...",
+    "... then that amazon shoots an arrow the same way. The arrow's square is blocked for the rest of the game (shooting back over or onto the square just left is allowed).",
+    "Whoever has to move and cannot loses: 0 points for them, 100 for the other. There are no draws.",
+)
+_RULES_8 = (
+    "Amazons on a smaller 8x8 board, four amazons a side; white starts.",
+    "Each turn: move an amazon like a queen through empty squares, then fire an arrow from where it landed; arrows block their square for good.",
+    "The player who cannot move an amazon on their turn loses (0 to 100).",
+)
+
 # One set of compiled loops serves both boards: the size is read off the array.
 # A queen has at most 4(n-1) targets.
 KERNEL_10 = make_kernel(
@@ -277,9 +290,13 @@ class Amazons(NativeGame):
         "d1-d5 and d8 alone are the two halves"
     )
 
+    board_kind = "amazons"
+
     def __init__(self, n: int) -> None:
         self.n = n
         self.init_args = (n,)
+        self.board_size = 560 if n == 10 else 520
+        self.rules_summary = _RULES_10 if n == 10 else _RULES_8
         self.name = f"amazons_{n}x{n}"
         self.description = f"Amazons on {n}x{n}: move a queen, then fire an arrow; the player left without a move loses"
         self.dtype = np.dtype(np.uint8)

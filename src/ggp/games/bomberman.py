@@ -208,6 +208,20 @@ def check_array(s: np.ndarray, name: str = "bomberman") -> None:
         raise StateFormatError(f"{name}: the step counter runs from 1 to {TIMEOUT}")
 
 
+#: The rules in a few lines, for people (from RULES.md's facts).
+_RULES_SEED = (
+    "Bomberman (A, from 1,1) and bomberwoman (B, from 8,8) on an 8x8 grid with fixed walls. They take turns: bomberman in odd steps, bomberwoman in even ones.",
+    "On your turn step north, south, east or west (not through a wall), stay, or drop a bomb where you stand.",
+    "A bomb counts down 3, 2, 1, 0 and then burns for one state: its own cell and the neighbours to the north and east that no wall cuts off. Stand in fire and you are burned.",
+    "One burned: 0 for them, 100 for the other; both burned, or 50 steps reached: 50 each.",
+)
+_RULES_2P = (
+    "The original GGP Bomberman: bomberman (A) and bomberwoman (B) move at the same time on an 8x8 grid with fixed walls.",
+    "Each step: go north, south, east or west where no wall blocks, stay, or drop a bomb.",
+    "A bomb counts down 3, 2, 1, 0 and then its fire sweeps the bomb's whole row and column, straight through walls, for one state (a bomb in a cell walled both north and east makes no fire).",
+    "One burned: 0 for them, 100 for the other; both burned, or 50 steps reached: 50 each.",
+)
+
 KERNEL_SEED = make_kernel(
     globals(),
     "seed",
@@ -257,9 +271,12 @@ class Bomberman(NativeGame):
     roles = ("bomberman", "bomberwoman")
     shorthand_help = "n/s/e/w (or north, up, ...) to move, . to stay, b to drop a bomb"
 
+    board_kind = "bomberman"
+
     def __init__(self, alternating: bool) -> None:
         self.alternating = alternating
         self.init_args = (alternating,)
+        self.rules_summary = _RULES_SEED if alternating else _RULES_2P
         self.name = "bomberman" if alternating else "bomberman2p"
         if alternating:
             self.description = "Bomberman as the seed tells it: turns alternate, fire burns a bomb's cell and its north and east neighbours"

@@ -180,6 +180,15 @@ class WallMaze(NativeGame):
     shorthand_help = "n/s/e/w (or north, up, ...) to step, . to wait"
     description = "Wall maze: race your marker to the other's start through a one-lane maze; both move at once"
 
+    board_kind = "wallmaze"
+    board_size = 600
+    #: The rules in a few lines, for people (from RULES.md's facts).
+    rules_summary = (
+        "White (W) starts at (2,5) and races to (12,5); black (B) races the other way. Both move at once.",
+        "Each step: move one cell north, south, east or west into an open cell (not a wall, not the other marker), or wait. If both step onto the same cell, neither moves.",
+        "The race ends at step 30 or when both have arrived. One arrival: 100 to 0. Both: 75 to whoever arrived first and 25 to the other (50 each on the same step). Nobody: 0 each.",
+    )
+
     def __init__(self) -> None:
         self.dtype = np.dtype(np.int64)
         self.kernel = KERNEL

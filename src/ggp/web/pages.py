@@ -63,7 +63,7 @@ def build_router(
                     "description": game.description,
                     "roles": game.roles,
                     "svg": game.svg(game.initial_state(), 260),
-                    "rules": ui.RULES.get(name, []),
+                    "rules": list(game.rules_summary),
                     "agents": ui.agents_for(game, AGENTS),
                 }
             )
@@ -153,7 +153,7 @@ def build_router(
             {
                 "m": shown(match, request, svg=True),
                 "family": ui.family(match.game),
-                "rules": ui.RULES.get(match.game.name, []),
+                "rules": list(match.game.rules_summary),
             },
         )
 
