@@ -3,15 +3,17 @@
 ``ggp.load("path/to/game.kif")`` reads a rule sheet and returns a
 :class:`GDLGame`, which implements the same Game API as the built-in games.
 The sheet is parsed and checked (:mod:`ggp.gdl.parser`), grounded bottom-up
-(:mod:`ggp.gdl.grounder`) and compiled into a propositional network evaluated
-by compiled code shared by every game (:mod:`ggp.gdl.propnet`).
+(:mod:`ggp.gdl.grounder`) and built into a propositional network
+(:mod:`ggp.gdl.propnet` builds it, :mod:`ggp.gdl.network` says what its arrays
+mean), evaluated by compiled code shared by every game.
 
-Compiled code sees a game as ``game.propnet.net``, a tuple of int32 arrays, and
-the numba functions of :mod:`ggp.gdl.propnet` over it: ``pn_load``/``pn_next``/
-``pn_goals`` evaluate a state by sweeping the network, ``dn_init``/``dn_set``
-keep a loaded state up to date by propagating only what changes (the faster
-for most games); :meth:`GDLGame.random_playouts` runs whole random games in
-one call.
+Compiled code sees a game as ``game.propnet.net``, a :class:`~ggp.gdl.network.Network`
+of int32 arrays, and the numba functions of :mod:`ggp.gdl.evaluate` over it:
+``pn_load``/``pn_next``/``pn_goals`` evaluate a state by sweeping the network,
+``dn_init``/``dn_set`` keep a loaded state up to date by propagating only what
+changes (the faster for most games); :meth:`GDLGame.random_playouts` runs whole
+random games in one call, and ``game.kernel`` (:mod:`ggp.gdl.kernel`) gives the
+network the kernel protocol every search and batch loop runs on.
 
 ggp also ships its own rule sheet for each built-in game; :func:`rules_text`
 returns it and :func:`builtin` plays it through the reasoner:

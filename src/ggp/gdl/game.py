@@ -18,19 +18,12 @@ from ..core.game import Move, State
 from ..core.kernels import rng_state
 from ..core.kif import KifSyntaxError, parse_term, term_text
 from ..core.native import KernelGame
+from .evaluate import dn_playouts, pn_goals, pn_load, pn_playouts
 from .grounder import ground
 from .kernel import gdl_kernel
+from .network import H_MAXLEGAL, H_TERMINAL, Propnet
 from .parser import GDLError, parse_program, show
-from .propnet import (
-    H_MAXLEGAL,
-    H_TERMINAL,
-    Propnet,
-    build_propnet,
-    dn_playouts,
-    pn_goals,
-    pn_load,
-    pn_playouts,
-)
+from .propnet import build_propnet
 
 
 class GDLState(State):

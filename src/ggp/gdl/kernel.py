@@ -2,7 +2,7 @@
 
 A built-in game's kernel works on a few bytes of state; a GDL game's state is
 its base propositions (one byte each, 0 or 1), and its rules are the
-propositional network of :mod:`ggp.gdl.propnet`. The functions below give the
+propositional network of :mod:`ggp.gdl.network`. The functions below give the
 network the same shape as a built-in game's rules:
 
 * ``legal(ctx, s, role, out) -> n`` writes role's legal actions into ``out[:n]``;
@@ -13,7 +13,7 @@ network the same shape as a built-in game's rules:
 
 ``ctx`` is a :func:`context`: the network and the values of all its nodes for
 the state it last saw, kept up to date by the differential evaluator of
-:mod:`ggp.gdl.propnet` (``dn_set``): asked about another state, it propagates
+:mod:`ggp.gdl.evaluate` (``dn_set``): asked about another state, it propagates
 only the base propositions that differ, and a move only the inputs it sets.
 Consecutive states in a playout or a search path differ in a handful of
 propositions, so a step costs a small part of a sweep over the network. A
@@ -30,11 +30,11 @@ import numba as nb
 import numpy as np
 
 from ..core.kernels import Kernel, rng_below
-from .propnet import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Propnet
-from .propnet import _dn_init as dn_init
-from .propnet import _dn_set as dn_set
-from .propnet import _eval as pn_eval
-from .propnet import _read_goals as read_goals
+from .evaluate import _dn_init as dn_init
+from .evaluate import _dn_set as dn_set
+from .evaluate import _eval as pn_eval
+from .evaluate import _read_goals as read_goals
+from .network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Propnet
 
 #: A random playout gives up after this many steps (a rule sheet's game may never end).
 MAX_ROLLOUT_STEPS = 100_000
