@@ -21,6 +21,8 @@ with the repetitions of the two sides interleaved. The sections:
 * ``compile``: first-call compile time in a fresh process with an empty numba
   cache, and with the cache it left.
 * ``import``: whether ``import ggp`` loads numba.
+* ``gdl``: random-playout transitions per second of rule sheets' propnets, against the native kernels.
+* ``gdlmcts``: compiled UCT on rule sheets against the plain-Python UCT (and the native search).
 
 A section that fails is reported with its error; the others still run. When
 OpenSpiel is missing, its columns say so and ours are still measured.

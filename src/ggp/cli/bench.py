@@ -6,6 +6,7 @@ import argparse
 
 from rich.console import Console
 
+from ..bench import SECTIONS
 from .common import UsageError, console
 
 
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--only",
         default=None,
         metavar="SECTIONS",
-        help="comma-separated sections to run (random, amazons, wallmaze, vector, perft, memory, compile, import)",
+        help=f"comma-separated sections to run ({', '.join(SECTIONS)})",
     )
     p.set_defaults(func=cmd_bench)
 
