@@ -26,7 +26,9 @@ aborted). Past any bound grounding raises :class:`~ggp.gdl.parser.GDLLimitError`
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -230,11 +232,14 @@ class _Plan:
     steps: tuple[_Step, ...]
 
 
-def _make_plan(rule: Rule, first: Literal | None, skip_neg: set[str]) -> _Plan:
+def _make_plan(
+    rule: Rule, first: Literal | None, skip_neg: set[str], estimate: Callable[[str, _Key], float | None]
+) -> _Plan:
     """A join order for ``rule``: ``first`` (the delta literal) first, then greedily the most selective
-    literal: one whose variables are all bound (a lookup), then the one with the most bound key values.
+    literal: one whose variables are all bound (a lookup), then the one expected to give the fewest rows.
 
-    Negated literals of relations in ``skip_neg`` are left out (the relaxation).
+    ``estimate(relation, key)`` is the rows a lookup with ``key`` is expected to give (None: unknown, the
+    relation has no rows yet). Negated literals of relations in ``skip_neg`` are left out (the relaxation).
     """
     positives = [lit for lit in rule.body if lit.kind == "pos"]
     checks = [
@@ -248,11 +253,14 @@ def _make_plan(rule: Rule, first: Literal | None, skip_neg: set[str]) -> _Plan:
     steps: list[_Step] = []
     remaining = list(positives)
 
-    def score(lit: Literal) -> tuple[int, int, int, int]:
-        _, terms = _key_of(lit.atom[1:], bound)
+    def score(lit: Literal) -> tuple[int, float, int]:
         free = term_vars(lit.atom) - bound
-        bound_values = sum(1 for t in terms if term_vars(t))
-        return (int(bool(free)), -bound_values, -len(terms), len(free))
+        if not free:
+            return (0, 0.0, 0)
+        key, _ = _key_of(lit.atom[1:], bound)
+        rows = estimate(str(lit.atom[0]), key)
+        # a relation still empty (being derived) is assumed large, the more so the more it leaves free
+        return (1, rows if rows is not None else 10.0 ** min(len(free), 6), len(free))
 
     while remaining:
         lit = first if first is not None and not steps else min(remaining, key=score)
@@ -273,6 +281,7 @@ class _Store:
     def __init__(self) -> None:
         self.rows: dict[str, set[Row]] = {}
         self.index: dict[str, dict[_Key, tuple[Callable[[Row], Row | None], dict[Row, list[Row]]]]] = {}
+        self.stats: dict[tuple[str, _Key], tuple[int, float]] = {}  # (rows counted, average lookup)
         self.count = 0
 
     def relation(self, relation: str) -> set[Row]:
@@ -293,6 +302,19 @@ class _Store:
                 else:
                     found.append(row)
         return True
+
+    def estimate(self, relation: str, key: _Key) -> float | None:
+        """The rows a lookup of ``relation`` with ``key`` gives on average, now (None if it has no rows)."""
+        rows = self.rows.get(relation)
+        if not rows:
+            return None
+        cached = self.stats.get((relation, key))
+        if cached is None or cached[0] != len(rows):
+            extract = _extractor(key)
+            keys = [extract(row) for row in rows]
+            matched = [k for k in keys if k is not None]
+            cached = self.stats[(relation, key)] = (len(rows), len(matched) / max(1, len(set(matched))))
+        return cached[1]
 
     def get_index(self, relation: str, key: _Key) -> dict[Row, list[Row]]:
         by_rel = self.index.setdefault(relation, {})
@@ -386,8 +408,139 @@ class _Codegen:
             self.emit(depth, f"if {row} in {rows}: continue")
 
 
+def _signature(term: Term) -> tuple[str, int] | None:
+    """A fluent's function name and arity (None for a variable: any fluent)."""
+    if isinstance(term, str):
+        return None if term.startswith("?") else (term, 0)
+    return (str(term[0]), len(term) - 1)
+
+
+def frozen_fluents(program: Program) -> set[tuple[str, int]]:
+    """The fluents (by :func:`_signature`) whose facts hold in every state exactly when ``init`` gives them.
+
+    A fluent is frozen when every ``next`` rule that can make one of its facts is a frame rule
+    ``(<= (next F) (true F))`` and every fact ``init`` gives it is kept by one: walls of a maze, the board's
+    geometry kept in the state. Its ``true`` literals are then as static as ``init``, which keeps rules that
+    negate them from looking as if they could reach any argument (a move through a wall, off the board).
+    """
+    frames: list[Term] = []
+    touched: set[tuple[str, int]] = set()
+    for rule in program.rules:
+        if rule.relation != "next":
+            continue
+        made = rule.head[1]
+        if len(rule.body) == 1 and rule.body[0].kind == "pos" and rule.body[0].atom == ("true", made):
+            frames.append(made)
+            continue
+        sig = _signature(made)
+        if sig is None:
+            return set()
+        touched.add(sig)
+    frozen: set[tuple[str, int]] = set()
+    thawed: set[tuple[str, int]] = set(touched)
+    for rule in program.rules:
+        if rule.relation == "init":
+            fact = rule.head[1]
+            sig = _signature(fact)
+            if sig is None or sig in thawed:
+                continue
+            if any(_instance_of(fact, frame, {}) for frame in frames):
+                frozen.add(sig)
+            else:  # a fact no frame rule keeps: gone after the first move
+                frozen.discard(sig)
+                thawed.add(sig)
+    return frozen
+
+
+def _instance_of(term: Term, pattern: Term, binding: dict[str, Term]) -> bool:
+    """Whether the ground ``term`` is an instance of ``pattern`` (extending ``binding``)."""
+    if isinstance(pattern, str):
+        if pattern.startswith("?"):
+            if pattern in binding:
+                return binding[pattern] == term
+            binding[pattern] = term
+            return True
+        return pattern == term
+    if isinstance(term, str) or len(term) != len(pattern):
+        return False
+    return all(_instance_of(t, p, binding) for t, p in zip(term, pattern, strict=True))
+
+
+def _freeze(program: Program) -> Program:
+    """``program`` with the ``true`` literals of frozen fluents read as ``init`` literals."""
+    frozen = frozen_fluents(program)
+    if not frozen:
+        return program
+
+    def thaw(lit: Literal) -> Literal:
+        if lit.kind in ("pos", "neg") and lit.atom[0] == "true" and _signature(lit.atom[1]) in frozen:
+            return Literal(lit.kind, ("init", lit.atom[1]), lit.line)
+        return lit
+
+    rules = [Rule(r.head, tuple(thaw(lit) for lit in r.body), r.line) for r in program.rules]
+    return dataclasses.replace(program, rules=rules)
+
+
+def _vars_of(lits: Iterable[Literal]) -> set[str]:
+    out: set[str] = set()
+    for lit in lits:
+        term_vars(lit.atom, out)
+    return out
+
+
+def decompose(rule: Rule, dynamic: set[str], names: Iterator[int]) -> list[Rule]:
+    """``rule`` split into rules with fewer variables each, that together derive the same head atoms.
+
+    A rule's instances are every combination of its variables' values, so a rule that joins literals on
+    variables its head does not show can have far more instances than atoms it derives: the frame rule
+    ``(<= (next (cell ?x ?y ?p)) (does ?r (move ?a ?b ?c ?d)) (true (cell ?x ?y ?p)) (distinct ...))`` has one
+    per move, cell and piece. Variables are eliminated one at a time, as in bucket elimination: the literals
+    that use variable ``?v`` (with a literal whose relation is dynamic among them) become a rule of their own
+    whose head keeps only the variables the rest of the rule needs, ``(aux ?x ?y)``, and the rule uses that
+    head instead (one instance per move and cell, then one per cell and piece). The variable whose
+    elimination leaves the fewest shared variables goes first; a literal is only split off with every
+    variable of its negations and ``distinct`` bound by its own positive literals. ``names`` numbers the
+    new relations (one counter for the whole program: the rules an ``or`` expands to share their line).
+    """
+    head_vars = term_vars(rule.head)
+    lits = list(rule.body)
+    out: list[Rule] = []
+    dynamic = set(dynamic)
+    while True:
+        best: tuple[tuple[int, int, str], list[Literal], list[str]] | None = None
+        for v in sorted(_vars_of(lits) - head_vars):
+            positives = [lit for lit in lits if lit.kind == "pos" and v in term_vars(lit.atom)]
+            inside = _vars_of(positives)
+            rest = [lit for lit in lits if lit.kind == "pos" and lit not in positives]
+            others = [lit for lit in lits if lit.kind != "pos"]
+            # conditions go inside when all their variables are bound there, and must if they use one that goes
+            conds = [lit for lit in others if term_vars(lit.atom) and term_vars(lit.atom) <= inside]
+            outside = head_vars | _vars_of(rest) | _vars_of(lit for lit in others if lit not in conds)
+            gone = inside - outside
+            if not gone or any(term_vars(lit.atom) & gone and not term_vars(lit.atom) <= inside for lit in others):
+                continue
+            bucket = positives + conds
+            if len(bucket) == len(lits) or not any(str(lit.atom[0]) in dynamic for lit in bucket):
+                continue
+            keep = sorted(inside & outside)
+            score = (len(keep), -len(gone), v)
+            if best is None or score < best[0]:
+                best = (score, bucket, keep)
+        if best is None:
+            break
+        _, bucket, keep = best
+        aux = (f"{rule.relation} {rule.line}.{next(names)}", *keep)  # with a space: no symbol of a sheet
+        out.append(Rule(aux, tuple(bucket), rule.line))
+        dynamic.add(aux[0])
+        lits = [lit for lit in lits if lit not in bucket] + [Literal("pos", aux, rule.line)]
+    if not out:
+        return [rule]
+    return [*out, Rule(rule.head, tuple(lits), rule.line)]
+
+
 class Grounder:
     def __init__(self, program: Program) -> None:
+        program = _freeze(program)
         self.program = program
         self.store = _Store()
         self.dynamic_relations = reaches(program, {"true", "does"})
@@ -493,13 +646,16 @@ class Grounder:
         instances (over dynamic atoms) go to ``keep`` when it is given."""
         keeping = keep is not None
         kept: list[GroundRule] = keep if keep is not None else []
-        full = [(str(r.head[0]), self._compile(_make_plan(r, None, skip_neg), keeping, recursive)) for r in rules]
+        full = [
+            (str(r.head[0]), self._compile(_make_plan(r, None, skip_neg, self.store.estimate), keeping, recursive))
+            for r in rules
+        ]
         # per relation, the rules to run on its new rows: (head, key of the delta literal, its values, run)
         by_delta: dict[str, list[tuple[str, _Key, Row, Any]]] = {}
         for r in rules:
             for lit in r.body:
                 if lit.kind == "pos" and str(lit.atom[0]) in recursive:
-                    plan = _make_plan(r, lit, skip_neg)
+                    plan = _make_plan(r, lit, skip_neg, self.store.estimate)
                     fn = self._compile(plan, keeping, recursive)
                     key = plan.steps[0].key
                     values = tuple(plan.steps[0].key_terms)  # ground: nothing is bound before the first step
@@ -577,7 +733,9 @@ class Grounder:
                 ("does", "?r", "?m"), (Literal("pos", ("legal", "?r", "?m"), 0), Literal("pos", ("role", "?r"), 0)), 0
             ),
         ]
-        dyn_rules = [r for rel in sorted(dyn) for r in by_head.get(rel, ())]
+        names = itertools.count(1)
+        dyn_rules = [part for rel in sorted(dyn) for r in by_head.get(rel, ()) for part in decompose(r, dyn, names)]
+        dyn = self.dynamic_relations = dyn | {r.relation for r in dyn_rules}
         kept: list[GroundRule] = []
         self._fixpoint(dyn_rules + bridge, dyn | {"true", "does"}, dyn | {"true", "does"}, kept)
         dynamic = {rel: self.store.rows.get(rel, set()) for rel in dyn | {"true", "does"}}
