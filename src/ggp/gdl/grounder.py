@@ -50,14 +50,26 @@ from .parser import (
 
 #: Grounding gives up beyond this many atoms and rule instances together (a sheet too large, or rules that
 #: build ever larger terms). Amazons 10x10, the largest built-in sheet, has 26,366 atoms and 31,586 instances;
-#: a million take about 1.5 GB with the propnet built from them.
-MAX_ATOMS = 1_000_000
+#: the largest sheets of the public GGP repository that ground take 1.7 million (chineseCheckers3: 1.6 GB at
+#: most with the propnet built from them).
+MAX_ATOMS = 3_000_000
 #: ... or once terms nest deeper than this.
 MAX_DEPTH = 60
 #: ... or after this many join steps (a row a rule tries; up to 30 million a second, so seconds at most).
 #: Each built-in sheet takes under half a million; compiling a rule counts as :data:`COMPILE_STEPS`.
 MAX_STEPS = 200_000_000
 COMPILE_STEPS = 2_000
+#: A static relation is computed in full unless it grows past this many rows: it is then computed on
+#: demand, for the arguments the rules that use it give (see :meth:`Grounder.lookup`).
+DEFER_ROWS = 200_000
+#: Relations with a meaning in GDL: always computed in full.
+_KEYWORDS = {"role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input"}
+
+
+class _Defer(Exception):
+    """A static relation grew past :data:`DEFER_ROWS` while computed in full."""
+
+
 #: Nested loops in one generated function (Python allows 20 nested blocks).
 _LOOPS_PER_FUNCTION = 12
 #: Steps between two looks at the clock and the cancel event.
@@ -87,6 +99,8 @@ class _Budget:
         self.used = 0  # steps of the calls that have returned
         #: How many atoms and rule instances are held, new ones included (set by the grounder).
         self.size: Callable[[], int] = lambda: 0
+        #: Called at every tick: raises :class:`_Defer` when a static relation grows past its allowance.
+        self.watch: Callable[[], None] = lambda: None
         self.check()
 
     def limit(self) -> int:
@@ -97,6 +111,7 @@ class _Budget:
         """Called by a running rule that has taken ``n`` steps; raises past a bound, else the next limit."""
         if self.size() > MAX_ATOMS:
             raise too_large(self.where)
+        self.watch()
         self.check(n)
         return n + min(_CHUNK, MAX_STEPS - self.used - n + 1)
 
@@ -233,13 +248,18 @@ class _Plan:
 
 
 def _make_plan(
-    rule: Rule, first: Literal | None, skip_neg: set[str], estimate: Callable[[str, _Key], float | None]
+    rule: Rule,
+    first: Literal | None,
+    skip_neg: set[str],
+    estimate: Callable[[str, _Key], float | None],
+    given: frozenset[str] = frozenset(),
 ) -> _Plan:
     """A join order for ``rule``: ``first`` (the delta literal) first, then greedily the most selective
     literal: one whose variables are all bound (a lookup), then the one expected to give the fewest rows.
 
     ``estimate(relation, key)`` is the rows a lookup with ``key`` is expected to give (None: unknown, the
     relation has no rows yet). Negated literals of relations in ``skip_neg`` are left out (the relaxation).
+    The variables ``given`` are bound before the first step.
     """
     positives = [lit for lit in rule.body if lit.kind == "pos"]
     checks = [
@@ -247,9 +267,9 @@ def _make_plan(
         for lit in rule.body
         if lit.kind in ("distinct", "same") or (lit.kind == "neg" and str(lit.atom[0]) not in skip_neg)
     ]
-    bound: set[str] = set()
-    pending = [c for c in checks if term_vars(c.atom)]
-    pre = tuple(c for c in checks if not term_vars(c.atom))
+    bound: set[str] = set(given)
+    pending = [c for c in checks if not term_vars(c.atom) <= bound]
+    pre = tuple(c for c in checks if term_vars(c.atom) <= bound)
     steps: list[_Step] = []
     remaining = list(positives)
 
@@ -511,6 +531,10 @@ def decompose(rule: Rule, dynamic: set[str], names: Iterator[int]) -> list[Rule]
         for v in sorted(_vars_of(lits) - head_vars):
             positives = [lit for lit in lits if lit.kind == "pos" and v in term_vars(lit.atom)]
             inside = _vars_of(positives)
+            # positive literals over those variables only just filter: in with them (no chain of parts)
+            positives += [
+                lit for lit in lits if lit.kind == "pos" and lit not in positives and term_vars(lit.atom) <= inside
+            ]
             rest = [lit for lit in lits if lit.kind == "pos" and lit not in positives]
             others = [lit for lit in lits if lit.kind != "pos"]
             # conditions go inside when all their variables are bound there, and must if they use one that goes
@@ -523,7 +547,7 @@ def decompose(rule: Rule, dynamic: set[str], names: Iterator[int]) -> list[Rule]
             if len(bucket) == len(lits) or not any(str(lit.atom[0]) in dynamic for lit in bucket):
                 continue
             keep = sorted(inside & outside)
-            score = (len(keep), -len(gone), v)
+            score = (len(inside), len(keep), v)
             if best is None or score < best[0]:
                 best = (score, bucket, keep)
         if best is None:
@@ -538,6 +562,15 @@ def decompose(rule: Rule, dynamic: set[str], names: Iterator[int]) -> list[Rule]
     return [*out, Rule(rule.head, tuple(lits), rule.line)]
 
 
+def _at(term: Term, path: Path) -> Term | None:
+    """The subterm of ``term`` at ``path`` (None if ``term`` has no function term on the way there)."""
+    for i in path:
+        if isinstance(term, str) or i >= len(term):
+            return None
+        term = term[i]
+    return term
+
+
 class Grounder:
     def __init__(self, program: Program) -> None:
         program = _freeze(program)
@@ -546,8 +579,61 @@ class Grounder:
         self.dynamic_relations = reaches(program, {"true", "does"})
         self.where = f"{program.name}: "
         self.budget = _Budget(self.where)
+        #: Static relations computed on demand (see :meth:`lookup`): relation -> its rules.
+        self.lazy: dict[str, list[Rule]] = {}
+        self.lookups: dict[tuple[str, _Key], Callable[[Row], list[Row]]] = {}
+        self.deferred_rows = 0
 
-    def _compile(self, plan: _Plan, keep: bool, recursive: set[str]) -> Any:
+    def lookup(self, relation: str, key: _Key) -> Callable[[Row], list[Row]]:
+        """``values -> rows``: the rows of the deferred static ``relation`` with ``key``'s ``values``, computed
+        on the first call for those values by running the relation's rules with the head arguments the key
+        gives bound (a relation too large to compute in full is often asked about few arguments: a path's
+        direction between any two of 50 numbers, asked for the squares of an 8x8 maze)."""
+        found = self.lookups.get((relation, key))
+        if found is not None:
+            return found
+        runs = []
+        for rule in self.lazy[relation]:
+            given: list[tuple[str, int]] = []
+            equal: list[tuple[int, Term]] = []
+            for i, path in enumerate(key.paths):
+                term = _at(rule.head[path[0] + 1], path[1:])
+                if isinstance(term, str) and term.startswith("?"):
+                    given.append((term, i))
+                elif term is not None and not term_vars(term):
+                    equal.append((i, term))
+            plan = _make_plan(rule, None, set(), self.store.estimate, frozenset(v for v, _ in given))
+            runs.append((equal, self._compile(plan, False, set(), tuple(given))))
+        memo: dict[Row, list[Row]] = {}
+        extract = _extractor(key)
+        budget = self.budget
+        no_seen: set[Any] = set()
+        no_kept: list[GroundRule] = []
+
+        def rows_for(values: Row) -> list[Row]:
+            rows = memo.get(values)
+            if rows is None:
+                out: set[Row] = set()
+                for equal, fn in runs:
+                    if all(values[i] == t for i, t in equal):
+                        budget.spend(fn(values, None, out, no_seen, no_kept, budget.tick, budget.limit()))
+                rows = memo[values] = [row for row in out if extract(row) == values]
+                self.deferred_rows += len(rows)
+            return rows
+
+        self.lookups[(relation, key)] = rows_for
+        return rows_for
+
+    def _check(self, cg: _Codegen, lit: Literal, depth: int) -> None:
+        if lit.kind == "neg" and str(lit.atom[0]) in self.lazy:
+            key, terms = _key_of(lit.atom[1:], term_vars(lit.atom))
+            fn = cg.const(self.lookup(str(lit.atom[0]), key), "lk")
+            self_key = "(" + "".join(cg.expr(t) + ", " for t in terms) + ")"
+            cg.emit(depth, f"if {fn}({self_key}): continue")
+        else:
+            cg.check(lit, depth, self.store.rows)
+
+    def _compile(self, plan: _Plan, keep: bool, recursive: set[str], given: tuple[tuple[str, int], ...] = ()) -> Any:
         """``run(delta, fresh, new, seen, kept, tick, lim)`` for ``plan``: adds the head rows it derives to ``new``
         and, if ``keep``, its rule instances to ``kept``; returns its join steps, calling ``tick`` each time they
         reach ``lim`` (see :class:`_Budget`).
@@ -555,11 +641,20 @@ class Grounder:
         A delta plan (its first step fed from ``delta``, the new rows of a relation) takes no row of ``fresh``
         (this round's new rows, per relation) for the recursive literals after its delta literal in the body:
         an instance built from several new rows is found once, by the plan of the last of them.
+
+        ``given`` (for :meth:`lookup`): variables bound before the first step, to ``delta[i]``, and values the
+        head's argument ``delta[i]`` must equal: the rule then runs for the arguments a lookup gives.
         """
         self.budget.spend(COMPILE_STEPS)
         cg = _Codegen()
         rule = plan.rule
         bound: set[str] = set()
+        for v, i in given:
+            if v in bound:
+                cg.emit(1, f"if delta[{i}] != {cg.names[v]}: return 0")
+            else:
+                cg.emit(1, f"{cg.var(v)} = delta[{i}]")
+                bound.add(v)
         functions: list[str] = []
         common = ["delta", "fresh", "new", "seen", "kept", "tick"]
         header = f"def run({', '.join(common)}, lim):"
@@ -569,7 +664,7 @@ class Grounder:
         loops = 1
         first = plan.steps[0].index if plan.delta == 0 else len(rule.body)
         for c in plan.pre:
-            cg.check(c, depth, self.store.rows)
+            self._check(cg, c, depth)
         for i, step in enumerate(plan.steps):
             if loops >= _LOOPS_PER_FUNCTION:
                 # Python compiles at most 20 nested loops in a function: the deeper loops of a long rule body go
@@ -587,6 +682,9 @@ class Grounder:
             row = f"r{i}"
             if i == 0 and plan.delta == 0:
                 source = "delta"  # the delta's rows with the step's key (it has only constants: nothing is bound)
+            elif step.relation in self.lazy:
+                fn = cg.const(self.lookup(step.relation, step.key), "lk")
+                source = f"{fn}((" + "".join(cg.expr(t) + ", " for t in step.key_terms) + "))"
             elif step.key.paths:
                 idx = cg.const(self.store.get_index(step.relation, step.key), "ix")
                 key = "(" + "".join(cg.expr(t) + ", " for t in step.key_terms) + ")"
@@ -605,7 +703,7 @@ class Grounder:
             for p, arg in enumerate(step.args):
                 cg.match(arg, f"{row}[{p}]", depth, bound, (p,), step.key)
             for c in step.checks:
-                cg.check(c, depth, self.store.rows)
+                self._check(cg, c, depth)
         cg.emit(depth, "new.add((" + "".join(cg.expr(t) + ", " for t in rule.head[1:]) + "))")
         if keep:
             dyn = self.dynamic_relations
@@ -640,10 +738,16 @@ class Grounder:
 
     # --- evaluation ---------------------------------------------------------------------------
     def _fixpoint(
-        self, rules: list[Rule], recursive: set[str], skip_neg: set[str], keep: list[GroundRule] | None
+        self,
+        rules: list[Rule],
+        recursive: set[str],
+        skip_neg: set[str],
+        keep: list[GroundRule] | None,
+        allowance: int | None = None,
     ) -> None:
         """Semi-naive evaluation of ``rules``, whose heads are the relations ``recursive``; their rule
-        instances (over dynamic atoms) go to ``keep`` when it is given."""
+        instances (over dynamic atoms) go to ``keep`` when it is given. Raises :class:`_Defer` once the
+        relations hold more than ``allowance`` rows, if given."""
         keeping = keep is not None
         kept: list[GroundRule] = keep if keep is not None else []
         full = [
@@ -662,8 +766,16 @@ class Grounder:
                     by_delta.setdefault(str(lit.atom[0]), []).append((str(r.head[0]), key, values, fn))
         seen: dict[str, set[Any]] = {}
         new: dict[str, set[Row]] = {}
-        self.budget.size = lambda: self.store.count + len(kept) + sum(len(rows) for rows in new.values())
+        self.budget.size = lambda: (
+            self.store.count + len(kept) + sum(len(rows) for rows in new.values()) + self.deferred_rows
+        )
         fresh: dict[str, set[Row]] = {}
+
+        def watch() -> None:
+            if allowance is not None:
+                held = sum(len(new.get(r, ())) + len(self.store.rows.get(r, ())) for r in recursive)
+                if held > allowance:
+                    raise _Defer
 
         def run(rel: str, fn: Any, delta: list[Row] | None) -> None:
             budget = self.budget
@@ -671,9 +783,11 @@ class Grounder:
                 delta, fresh, new.setdefault(rel, set()), seen.setdefault(rel, set()), kept, budget.tick, budget.limit()
             )
             budget.spend(used)
-            if len(kept) + self.store.count > MAX_ATOMS:
+            if len(kept) + self.store.count + self.deferred_rows > MAX_ATOMS:
                 raise too_large(self.where)
+            watch()
 
+        self.budget.watch = watch
         for rel, fn in full:
             run(rel, fn, None)
         rounds = 0
@@ -693,6 +807,14 @@ class Grounder:
                     bucket = part.get(values)
                     if bucket:
                         run(head_rel, fn, bucket)
+        self.budget.watch = lambda: None
+
+    def _defer(self, relation: str, rules: list[Rule]) -> None:
+        """Compute ``relation`` on demand from now on (see :meth:`lookup`), dropping what was computed of it."""
+        self.budget.watch = lambda: None
+        self.store.count -= len(self.store.rows.pop(relation, ()))
+        self.store.index.pop(relation, None)
+        self.lazy[relation] = rules
 
     def _commit(self, new: dict[str, set[Row]]) -> dict[str, list[Row]]:
         delta: dict[str, list[Row]] = {}
@@ -700,7 +822,7 @@ class Grounder:
             added = [row for row in rows if self.store.add(rel, row)]
             if added:
                 delta[rel] = added
-        if self.store.count > MAX_ATOMS:
+        if self.store.count + self.deferred_rows > MAX_ATOMS:
             raise too_large(self.where)
         return delta
 
@@ -721,7 +843,15 @@ class Grounder:
             rules = [r for rel in comp for r in by_head.get(rel, ())]
             negates_itself = any(lit.kind == "neg" and str(lit.atom[0]) in members for r in rules for lit in r.body)
             # the parser has checked that such a component is stratified rule by rule
-            for group in rule_components(rules) if negates_itself else [rules] if rules else []:
+            groups = rule_components(rules) if negates_itself else [rules] if rules else []
+            (rel,) = comp if len(comp) == 1 else ("",)
+            if rel in by_head and rel not in _KEYWORDS and rel not in edges[rel]:
+                try:  # not recursive: may be deferred
+                    self._fixpoint(rules, {rel}, set(), None, DEFER_ROWS)
+                except _Defer:
+                    self._defer(rel, rules)
+                continue
+            for group in groups:
                 self._fixpoint(group, {r.relation for r in group}, set(), None)
         static = {rel: set(self.store.rows.get(rel, ())) for rel in self.store.rows}
         # 2. dynamic relations over the relaxed program
