@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,web]'
+	$(BIN)/pip install -q -e '.[dev,web,rl,ray]'
 	touch $@
 
 ## make run: the web app on http://127.0.0.1:8000 (play, watch and replay every game)
