@@ -120,6 +120,19 @@ def test_negation_of_itself() -> None:
     assert "line 3" in str(err) and "unstratified negation" in str(err) and "(not odd)" in str(err)
 
 
+def test_negation_of_an_atom_of_itself_that_can_be_the_same() -> None:
+    """Refused although the arguments differ: (goal p ?v) can be (goal p 0), which the rule derives."""
+    text = "(role p)\n(init s)\n(val 0) (val 100)\n(<= (goal p 0)\n  (val ?v)\n  (not (goal p ?v)))\n"
+    err = error_of(text + "(<= (legal p go) (true s))\n(<= (next s) (does p go))\n(<= terminal (true s))\n")
+    assert err.line == 6
+    assert "unstratified negation" in str(err) and "(not (goal p ?v))" in str(err)
+
+
+def test_static_negation_of_the_same_atom_through_a_constant() -> None:
+    err = error_of("(role p)\n(init s)\n(n 1) (n 2)\n(<= (q ?x) (n ?x) (not (q 1)))\n" + GOOD_TAIL)
+    assert err.line == 4 and "unstratified negation" in str(err) and "(not (q 1))" in str(err)
+
+
 def test_legal_must_not_depend_on_does() -> None:
     err = error_of("(role p)\n(init s)\n(<= (legal p go) (did))\n(<= (did) (does p go))\n")
     assert "line 3" in str(err) and "'legal' must not depend on 'does'" in str(err)

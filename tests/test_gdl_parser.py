@@ -268,3 +268,154 @@ def test_incremental_evaluator_on_a_positive_cycle() -> None:
         incremental = game.random_playouts(50, seed=4, max_steps=12, incremental=True, scratch=scratch)
         assert (incremental[0] == sweep[0]).all() and (incremental[1] == sweep[1]).all()
     assert {int(g) for g in sweep[0][:, 0]} >= {0}
+
+
+# --- what the public GDL corpus needs -----------------------------------------------------------
+
+
+def test_goal_rules_that_negate_goal_for_another_value() -> None:
+    """Stratified once arguments are considered: (goal robot 100) negates (goal robot 0), never itself."""
+    text = """
+    (role robot)
+    (init (cell 1 blank)) (init (cell 2 blank))
+    (<= (legal robot (fill ?c)) (true (cell ?c blank)))
+    (<= (next (cell ?c full)) (does robot (fill ?c)))
+    (<= (next (cell ?c ?s)) (true (cell ?c ?s)) (not (does robot (fill ?c))))
+    (<= open (true (cell ?c blank)))
+    (<= terminal (not open))
+    (<= (goal robot 0) open)
+    (<= (goal robot 100) (not (goal robot 0)))
+    """
+    game = from_text(text, "fill")
+    s = game.initial_state()
+    assert game.goals(s) == (0,) and not game.is_terminal(s)
+    t = play(game, ("(fill 1)",), ("(fill 2)",))
+    assert game.is_terminal(t) and game.goals(t) == (100,)
+
+
+def test_static_relation_negating_itself_for_other_arguments() -> None:
+    """(tag other ?x) negates (tag small ?x): the static part is evaluated rule group by rule group."""
+    text = """
+    (role p)
+    (init s)
+    (num 1) (num 2) (num 3)
+    (foo 2)
+    (<= (big 3) (num 3))
+    (<= (big ?x) (num ?x) (foo ?x))
+    (<= (small ?x) (num ?x) (not (big ?x)))
+    (<= (tag small ?x) (small ?x))
+    (<= (tag other ?x) (num ?x) (not (tag small ?x)))
+    (<= (legal p (go ?x)) (true s) (tag other ?x))
+    (<= (next t) (does p ?m))
+    (<= terminal (true t))
+    (goal p 100)
+    """
+    game = from_text(text, "tags")
+    assert [str(m) for m in game.legal_moves(game.initial_state(), "p")] == ["(go 2)", "(go 3)"]
+
+
+def test_rule_bodies_longer_than_python_nests_loops() -> None:
+    """A rule of 26 literals (static, then dynamic): its join is generated as several functions."""
+    chain = " ".join(f"(succ ?b{i} ?b{i + 1})" for i in range(1, 25))
+    text = f"""
+    (role p)
+    (init (at 0))
+    {" ".join(f"(succ {i} {i + 1})" for i in range(40))}
+    (<= (far ?a ?z) (succ ?a ?b1) {chain} (succ ?b25 ?z))
+    (<= (legal p (jump ?z)) (far ?a ?z) (true (at ?a)))
+    (<= (legal p (hop ?z)) (true (at ?a)) (succ ?a ?b1) {chain} (succ ?b25 ?z))
+    (<= (next (at ?z)) (does p (jump ?z)))
+    (<= (next (at ?z)) (does p (hop ?z)))
+    (<= terminal (true (at ?x)) (distinct ?x 0))
+    (goal p 100)
+    """
+    game = from_text(text, "long")
+    assert [str(m) for m in game.legal_moves(game.initial_state(), "p")] == ["(hop 26)", "(jump 26)"]
+    assert game.state_facts(play(game, ("(hop 26)",))) == ["(at 26)"]
+
+
+MAZE = """
+    (role p)
+    (init (at 1)) (init (wall 3)) (init (step 0))
+    (<= (legal p (go ?y)) (true (at ?x)) (succ ?x ?y) (not (true (wall ?y))))
+    (legal p stay)
+    (<= (next (at ?y)) (does p (go ?y)))
+    (<= (next (at ?x)) (true (at ?x)) (does p stay))
+    (<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+    (<= terminal (true (step 60)))
+    (goal p 100)
+    """ + " ".join(f"(succ {i} {i + 1})" for i in range(60))
+
+
+def test_facts_only_frame_rules_keep_are_as_static_as_init() -> None:
+    """A wall kept by its frame rule stops the relaxed grounding too: (at ?x) stays within the walls."""
+    from ggp.gdl.grounder import frozen_fluents, ground
+
+    text = MAZE + "\n(<= (next (wall ?x)) (true (wall ?x)))"
+    program = parse_program(text, "maze")
+    assert frozen_fluents(program) == {("wall", 1)}
+    facts = {row[0] for row in ground(program).dynamic["true"]}
+    assert ("at", "2") in facts and ("at", "4") not in facts
+    game = from_text(text, "maze")
+    s = play(game, ("(go 2)",))
+    assert [str(m) for m in game.legal_moves(s, "p")] == ["stay"]
+
+
+def test_facts_no_rule_keeps_vanish_after_the_first_move() -> None:
+    from ggp.gdl.grounder import frozen_fluents
+
+    assert frozen_fluents(parse_program(MAZE, "maze")) == set()  # the wall is not kept: gone after a move
+    game = from_text(MAZE, "maze without a frame rule")
+    s = play(game, ("stay",), ("(go 2)",))
+    assert [str(m) for m in game.legal_moves(s, "p")] == ["(go 3)", "stay"]
+
+
+def test_frame_rules_over_every_move_and_cell_ground_small() -> None:
+    """Split by variable elimination, the frame rule has about moves x cells instances, not moves x cells x marks."""
+    from ggp.gdl.grounder import ground
+
+    text = """
+    (role p)
+    (<= (init (cell ?x ?y b)) (n ?x) (n ?y))
+    (<= (legal p (mark ?x ?y)) (true (cell ?x ?y b)))
+    (<= (next (cell ?x ?y x)) (does p (mark ?x ?y)))
+    (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (or (distinct ?x ?u) (distinct ?y ?v)))
+    (<= open (true (cell ?x ?y b)))
+    (<= terminal (not open))
+    (goal p 100)
+    """ + " ".join(f"(n {i})" for i in range(1, 13))
+    program = parse_program(text, "marks")
+    # unsplit: 144 cells x 2 marks x 144 moves x 2 cases of the 'or', about 83,000
+    assert len(ground(program).rules) < 10_000
+    game = from_text(text, "marks")
+    s = play(game, ("(mark 3 4)",), ("(mark 12 1)",))
+    facts = game.state_facts(s)
+    assert "(cell 3 4 x)" in facts and "(cell 12 1 x)" in facts and "(cell 4 3 b)" in facts
+    assert len(facts) == 144
+
+
+def test_large_static_relations_are_computed_on_demand(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ggp.gdl import grounder
+
+    monkeypatch.setattr(grounder, "DEFER_ROWS", 5)
+    text = """
+    (role p)
+    (init (at 3))
+    (<= (gap ?a ?b) (succ ?a ?x) (succ ?x ?b))
+    (<= (far ?a 99) (gap ?a ?b) (gap ?b ?c))
+    (<= (legal p (go ?b)) (true (at ?a)) (gap ?a ?b))
+    (<= (legal p rest) (true (at ?a)) (not (gap ?a 7)))
+    (<= (legal p leap) (true (at ?a)) (far ?a ?z))
+    (<= (next (at ?b)) (does p (go ?b)))
+    (<= (next (at ?a)) (true (at ?a)) (does p rest))
+    (<= terminal (true (at 9)))
+    (goal p 100)
+    """ + " ".join(f"(succ {i} {i + 1})" for i in range(20))
+    g = grounder.Grounder(parse_program(text, "gaps"))
+    g.ground()
+    assert set(g.lazy) == {"gap", "far"}  # 18 and 16 rows: over the (patched) allowance
+    game = from_text(text, "gaps (deferred)")
+    s = game.initial_state()
+    assert [str(m) for m in game.legal_moves(s, "p")] == ["(go 5)", "leap", "rest"]
+    t = play(game, ("(go 5)",))
+    assert [str(m) for m in game.legal_moves(t, "p")] == ["(go 7)", "leap"]  # (gap 5 7): no rest

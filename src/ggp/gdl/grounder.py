@@ -3,17 +3,24 @@
 Two bottom-up passes over a checked :class:`~ggp.gdl.parser.Program`:
 
 1. The *static* relations (those that depend on neither ``true`` nor ``does``)
-   are computed exactly, stratum by stratum, with negation as failure.
+   are computed exactly, stratum by stratum (rule group by rule group where a
+   relation negates itself for other arguments), with negation as failure. A
+   relation that grows past :data:`DEFER_ROWS` rows is instead computed on
+   demand, for the arguments the rules that use it give.
 2. The *dynamic* relations are computed over a relaxed program: ``true`` holds
    for every fact that ``init`` or some ``next`` can produce, ``does`` for every
    move some ``legal`` can produce, and negated dynamic literals are ignored.
    The result over-approximates every atom that can hold in any reachable
    state. Each rule instance found on the way is kept: those instances, with
    the static literals folded away, are the ground program the propnet is built
-   from.
+   from. Facts that only frame rules keep (:func:`frozen_fluents`) count as
+   static, and rules are first split by variable elimination (:func:`decompose`)
+   so that a rule has about as many instances as the atoms it joins.
 
 Both passes are semi-naive: a rule is re-run only with the atoms new in the
-previous round, through hash indexes on the bound argument positions.
+previous round, each instance found once, through hash indexes on the bound
+values of a literal's arguments and of the function terms inside them, in a
+join order chosen by the measured size of each lookup.
 
 Grounding is bounded, so that no rule sheet can pin a process: at most
 :data:`MAX_ATOMS` atoms and rule instances (memory), at most :data:`MAX_STEPS`
@@ -750,9 +757,13 @@ class Grounder:
         relations hold more than ``allowance`` rows, if given."""
         keeping = keep is not None
         kept: list[GroundRule] = keep if keep is not None else []
+        # the first round joins what is there: a rule with a literal of a relation still empty finds nothing
+        # (its instances come later, from the new rows of that relation)
+        rows = self.store.rows
         full = [
             (str(r.head[0]), self._compile(_make_plan(r, None, skip_neg, self.store.estimate), keeping, recursive))
             for r in rules
+            if all(rows.get(str(lit.atom[0])) or str(lit.atom[0]) in self.lazy for lit in r.body if lit.kind == "pos")
         ]
         # per relation, the rules to run on its new rows: (head, key of the delta literal, its values, run)
         by_delta: dict[str, list[tuple[str, _Key, Row, Any]]] = {}
@@ -845,8 +856,8 @@ class Grounder:
             # the parser has checked that such a component is stratified rule by rule
             groups = rule_components(rules) if negates_itself else [rules] if rules else []
             (rel,) = comp if len(comp) == 1 else ("",)
-            if rel in by_head and rel not in _KEYWORDS and rel not in edges[rel]:
-                try:  # not recursive: may be deferred
+            if rel in by_head and rel not in _KEYWORDS and rel not in edges[rel] and any(r.body for r in rules):
+                try:  # derived and not recursive: may be deferred
                     self._fixpoint(rules, {rel}, set(), None, DEFER_ROWS)
                 except _Defer:
                     self._defer(rel, rules)
