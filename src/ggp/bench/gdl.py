@@ -1,0 +1,286 @@
+"""Sections on rule sheets: the propnet's random playouts against the native kernels, and compiled UCT against
+the plain-Python UCT baseline (kept here as that baseline)."""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core.game import Game, Move, State
+
+from .base import (
+    UCT_C,
+    Column,
+    Config,
+    Section,
+    Workload,
+    rate_ratio,
+    seed_stream,
+    time_rates,
+)
+
+GDL_TARGETS = {"wallmaze": 5000.0, "bomberman2p": 5000.0, "amazons_8x8": 500.0}
+
+
+def _transition_rate(play: Callable[[int, int], int], budget: float, reps: int) -> float:
+    """Median transitions/s of ``play(count, seed) -> transitions``, sized to ``budget`` seconds."""
+    play(2, 0)  # compile, or load numba's cache
+    count = 2
+    while True:
+        began = time.perf_counter()
+        play(count, 1)
+        spent = time.perf_counter() - began
+        if spent >= budget / 4 or count >= 1 << 22:
+            break
+        count *= 2
+    count = max(1, int(count * budget / max(spent, 1e-9)))
+    rates = []
+    for rep in range(reps):
+        began = time.perf_counter()
+        done = play(count, 100 + rep)
+        rates.append(done / max(time.perf_counter() - began, 1e-12))
+    return statistics.median(rates)
+
+
+def section_gdl(cfg: Config) -> Section:
+    import ggp
+    from ggp.core.kernels import random_playouts
+    from ggp.gdl import BUILTIN_RULES, from_text, rules_text
+
+    sec = Section(
+        "gdl",
+        "7. GDL reasoner: random-playout state transitions per second against the native engines",
+        [
+            Column("sheet", "rule sheet"),
+            Column("load", "load (parse, ground, propnet)", "seconds"),
+            Column("gdl", "GDL transitions/s", "rate"),
+            Column("native", "native transitions/s", "rate"),
+            Column("ratio", "native / GDL", "ratio"),
+            Column("target", "target"),
+            Column("met", "met", "met"),
+        ],
+    )
+    shared = Path(os.environ.get("GGP_SHARED", "../shared")) / "gdl"
+    sheets: list[tuple[str, str, str, str | None]] = []
+    if shared.is_dir():
+        sheets += [(f"shared {p.name}", p.stem, p.read_text(), p.stem) for p in sorted(shared.glob("*.kif"))]
+    else:
+        sec.notes.append(f"{shared} not found: the shared rule sheets were skipped (set GGP_SHARED)")
+    sheets.append(("tic-tac-toe", "tictactoe", (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), None))
+    sheets += [(f"ggp rules {name}", name, rules_text(name), name) for name in BUILTIN_RULES]
+    budget = cfg.budget * 2
+    for label, name, text, native in sheets:
+        from_text.cache_clear()
+        began = time.perf_counter()
+        game = from_text(text, name)
+        load = time.perf_counter() - began
+
+        def gdl_play(n: int, seed: int, g: Any = game) -> int:
+            return int(g.random_playouts(n, seed=seed)[2])
+
+        gdl = _transition_rate(gdl_play, budget, cfg.reps)
+        nat = None
+        if native is not None:
+            native_game: Any = ggp.load(native)
+            kernel, start = native_game.kernel, native_game.initial_state().array
+
+            def native_play(n: int, seed: int, k: Any = kernel, s: Any = start) -> int:
+                return int(random_playouts(k, s, n, seed)[1].sum())
+
+            nat = _transition_rate(native_play, budget, cfg.reps)
+        target = GDL_TARGETS.get(name) if label.startswith("shared") else None
+        sec.rows.append(
+            {
+                "sheet": label,
+                "load": load,
+                "gdl": gdl,
+                "native": nat,
+                "ratio": rate_ratio(nat, gdl),
+                "target": f">= {target:,.0f}/s" if target else "",
+                "met": (gdl >= target) if target else None,
+            }
+        )
+    sec.notes.append(
+        "a transition: every role's legal moves, the terminal test and the next state, in uniformly random "
+        "playouts; the GDL figure is the reasoner's own compiled playout loop (ggp.gdl.GDLGame.random_playouts), "
+        "the native one ggp.core.kernels.random_playouts"
+    )
+    return sec
+
+
+#: Sheets of the shared corpus the gdlmcts section measures beside ../shared/gdl and tic-tac-toe.
+GDL_MCTS_CORPUS = ("connectFour", "breakthroughSmall")
+#: Compiled UCT on a rule sheet against the plain-Python baseline (issue: at least 20x).
+GDL_MCTS_TARGET = 20.0
+
+
+def section_gdlmcts(cfg: Config) -> Section:
+    import ggp
+    from ggp.agents.uct import search
+    from ggp.gdl import from_text
+
+    sec = Section(
+        "gdlmcts",
+        "8. MCTS on rule sheets: compiled decoupled UCT against the plain-Python UCT, simulations/s from the start",
+        [
+            Column("sheet", "rule sheet"),
+            Column("compiled", "compiled UCT sims/s", "rate"),
+            Column("plain", "plain-Python UCT sims/s", "rate"),
+            Column("ratio", "compiled / plain", "ratio"),
+            Column("native", "native UCT sims/s", "rate"),
+            Column("of_native", "compiled / native", "ratio"),
+            Column("target", "target"),
+            Column("met", "met", "met"),
+        ],
+    )
+    shared = Path(os.environ.get("GGP_SHARED", "../shared"))
+    sheets: list[tuple[str, str, str, str | None]] = []
+    for name in ("wallmaze", "bomberman2p", "amazons_8x8"):
+        path = shared / "gdl" / f"{name}.kif"
+        if path.is_file():
+            sheets.append((f"shared {path.name}", name, path.read_text(), name))
+    sheets.append(("tic-tac-toe", "tictactoe", (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), None))
+    for name in GDL_MCTS_CORPUS:
+        path = shared / "corpus" / "kif" / f"{name}.kif"
+        if path.is_file():
+            sheets.append((f"corpus {path.name}", name, path.read_text(), None))
+    if not (shared / "gdl").is_dir():
+        sec.notes.append(f"{shared} not found: only tic-tac-toe was measured (set GGP_SHARED)")
+    budget = cfg.budget
+    seeds = seed_stream()
+    for label, name, text, native in sheets:
+        game = from_text(text, name)
+        start = game.initial_state()
+
+        def compiled(n: int, g: Any = game, s: Any = start) -> None:
+            search(g, s, sims=n, seed=next(seeds))
+
+        def plain(n: int, g: Any = game, s: Any = start) -> None:
+            _PlainUCT(g, UCT_C, random.Random(next(seeds))).best(s, g.roles[0], n, None)
+
+        runs: dict[str, Workload] = {"compiled": compiled, "plain": plain}
+        if native is not None:
+            native_game = ggp.load(native)
+
+            def native_search(n: int, g: Any = native_game) -> None:
+                search(g, g.initial_state(), sims=n, seed=next(seeds))
+
+            runs["native"] = native_search
+        rates = time_rates(runs, budget, cfg.reps, max_count=2_000_000)
+        ratio = rate_ratio(rates["compiled"].median, rates["plain"].median)
+        nat = rates["native"].median if "native" in rates else None
+        sec.rows.append(
+            {
+                "sheet": label,
+                "compiled": rates["compiled"].median,
+                "plain": rates["plain"].median,
+                "ratio": ratio,
+                "native": nat,
+                "of_native": rate_ratio(rates["compiled"].median, nat),
+                "target": f">= {GDL_MCTS_TARGET:g}x",
+                "met": ratio is not None and ratio >= GDL_MCTS_TARGET,
+            }
+        )
+    sec.notes.append(
+        "each repetition is a fresh search from the initial state (ggp.agents.uct.search, c = 1.4, random "
+        "rollouts); the plain-Python UCT is the same algorithm over the Game API, kept in ggp.bench.gdl as the baseline"
+    )
+    return sec
+
+
+SECTIONS = {
+    "gdl": ("7. GDL reasoner", section_gdl),
+    "gdlmcts": ("8. MCTS on rule sheets", section_gdlmcts),
+}
+
+
+# --- the baseline for rule sheets: decoupled UCT in plain Python over the Game API ---------------
+# ggp's mcts ran this on rule sheets before they had a compiled kernel; the gdlmcts section measures
+# the compiled search against it in the same run.
+@dataclass
+class _Node:
+    moves: tuple[tuple[Move, ...], ...]
+    visits: list[list[int]]
+    totals: list[list[float]]
+    children: dict[tuple[int, ...], State] = field(default_factory=dict)
+    count: int = 0
+
+
+class _PlainUCT:
+    """Decoupled UCT over the Game API, with a transposition table keyed by state."""
+
+    def __init__(self, game: Game, c: float, rng: random.Random) -> None:
+        self.game = game
+        self.c = c
+        self.rng = rng
+        self.nodes: dict[State, _Node] = {}
+
+    def _node(self, state: State) -> _Node:
+        node = self.nodes.get(state)
+        if node is None:
+            moves = tuple(tuple(self.game.legal_moves(state, role)) for role in self.game.roles)
+            node = self.nodes[state] = _Node(moves, [[0] * len(m) for m in moves], [[0.0] * len(m) for m in moves])
+        return node
+
+    def _pick(self, node: _Node, r: int) -> int:
+        visits = node.visits[r]
+        unvisited = [i for i, v in enumerate(visits) if v == 0]
+        if unvisited:
+            return self.rng.choice(unvisited)
+        log_n = math.log(max(node.count, 1))
+        return max(
+            range(len(visits)),
+            key=lambda i: node.totals[r][i] / visits[i] + self.c * math.sqrt(log_n / visits[i]),
+        )
+
+    def _rollout(self, state: State) -> tuple[float, ...]:
+        from ..core.game import random_playout
+
+        final, _ = random_playout(self.game, state, self.rng)
+        return tuple(g / 100 for g in self.game.goals(final))
+
+    def simulate(self, root: State) -> None:
+        game = self.game
+        path: list[tuple[_Node, tuple[int, ...]]] = []
+        state = root
+        while True:
+            if game.is_terminal(state):
+                values = tuple(g / 100 for g in game.goals(state))
+                break
+            fresh = state not in self.nodes
+            node = self._node(state)
+            if fresh and path:
+                values = self._rollout(state)
+                break
+            pick = tuple(self._pick(node, r) for r in range(len(game.roles)))
+            path.append((node, pick))
+            child = node.children.get(pick)
+            if child is None:
+                child = node.children[pick] = game.next_state(state, [node.moves[r][i] for r, i in enumerate(pick)])
+            state = child
+        for node, pick in path:
+            node.count += 1
+            for r, i in enumerate(pick):
+                node.visits[r][i] += 1
+                node.totals[r][i] += values[r]
+
+    def best(self, state: State, role: str, sims: int | None, seconds: float | None) -> tuple[Move, int]:
+        if len(self.nodes) > 200_000:
+            self.nodes.clear()
+        deadline = time.perf_counter() + (seconds if seconds is not None else math.inf)
+        done = 0
+        while (sims is None or done < sims) and time.perf_counter() < deadline:
+            self.simulate(state)
+            done += 1
+        node = self._node(state)
+        r = self.game.roles.index(role)
+        i = max(range(len(node.moves[r])), key=lambda k: node.visits[r][k])
+        return node.moves[r][i], done
