@@ -90,7 +90,13 @@ def test_round_robin_of_three_random_agents_on_two_workers(tmp_path: Path) -> No
     events: list[RunEvent] = []
     summary = run_tournament(path, workers=2, on_event=events.append)
     assert summary.finished == scheduled == 12 and summary.crashes == 0
-    assert [e.kind for e in events] == ["done"] * 12
+    assert [e.kind for e in events if e.kind != "started"] == ["done"] * 12
+    # Each match was sent once, to one of the two workers, before it was done.
+    started = [e for e in events if e.kind == "started"]
+    assert sorted(e.match_id for e in started) == list(range(1, 13)) and len({e.pid for e in started}) <= 2
+    for event in started:
+        done = next(i for i, e in enumerate(events) if e.kind == "done" and e.match_id == event.match_id)
+        assert events.index(event) < done
     results = check_complete(path, scheduled)
     per_agent = collections.Counter()
     for r in results:
@@ -119,7 +125,7 @@ def test_a_worker_that_dies_mid_match_has_its_match_rerun(tmp_path: Path) -> Non
     summary = run_tournament(path, workers=2, on_event=events.append)
     assert marker.exists()  # the agent did end its worker process
     assert summary.crashes == 1 and summary.failed == 0
-    crash = [e for e in events if e.kind != "done"]
+    crash = [e for e in events if e.kind not in ("done", "started")]
     assert len(crash) == 1 and crash[0].kind == "crash"
     assert "died (exit code 17)" in crash[0].text and "it will be re-run" in crash[0].text
     check_complete(path, scheduled)
@@ -163,6 +169,24 @@ def test_a_stalled_worker_is_killed_and_its_match_rerun(tmp_path: Path) -> None:
     assert summary.crashes == 1
     stalls = [e for e in events if e.kind == "stall"]
     assert len(stalls) == 1 and "no sign of life for 2 s" in stalls[0].text
+    check_complete(path, scheduled)
+
+
+def test_a_match_over_its_time_budget_is_cancelled_and_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    marker = tmp_path / "stopped"
+    scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"], games=2)
+    events: list[RunEvent] = []
+    summary = run_tournament(path, workers=2, match_timeout=2.0, on_event=events.append)
+    assert marker.exists()
+    cancelled = [e for e in events if e.kind == "cancelled"]
+    assert len(cancelled) == 1 and "over its time budget of 2 s" in cancelled[0].text
+    assert summary.cancelled == 1 and summary.crashes == 0 and summary.finished == scheduled - 1
+    with TournamentDB(path) as db:
+        assert db.counts() == {"pending": 0, "running": 0, "done": scheduled - 1, "failed": 1}
+        assert [e["kind"] for e in db.events()] == ["cancelled"]
+        assert db.retry_failed() == 1
+    assert run_tournament(path, workers=1).finished == 1
     check_complete(path, scheduled)
 
 

@@ -10,6 +10,7 @@
     ggp random amazons_10x10 --games 1000 --seed 1 [--compiled]
     ggp match bomberman2p --bomberman bomberman --bomberwoman mcts --games 10 --swap
     ggp tournament wallmaze random mcts wallmaze --games 4 --workers 2 --db wm.sqlite
+    ggp selfplay wallmaze --agent mcts:sims=800 --games 100 --out sp/   # training data (Parquet)
     ggp replay records/wallmaze-1-001.json
     ggp web                                      # the web app on http://127.0.0.1:8000
     ggp serve mcts --port 9147                   # a GGP player
@@ -38,11 +39,24 @@ from types import ModuleType
 
 from .. import __version__
 from ..core.errors import GGPError
-from . import bench, games, host, match, perft, play, playouts, replay, serve, tournament, web
+from . import bench, games, host, match, perft, play, playouts, replay, selfplay, serve, tournament, web
 from .common import UsageError, clip
 
 #: The command modules, in the order of ``ggp -h`` (``games`` adds games, show and rules).
-COMMANDS: tuple[ModuleType, ...] = (games, play, perft, playouts, web, bench, match, tournament, replay, serve, host)
+COMMANDS: tuple[ModuleType, ...] = (
+    games,
+    play,
+    perft,
+    playouts,
+    web,
+    bench,
+    match,
+    tournament,
+    selfplay,
+    replay,
+    serve,
+    host,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,6 @@
-"""``ggp tournament GAME SPEC SPEC ... [--games N] [--workers K] [--db PATH]``: a resumable round robin in
-worker processes over an SQLite database (:mod:`ggp.match.tournament`), with ratings; ``--report`` prints one.
+"""``ggp tournament GAME SPEC SPEC ... [--games N] [--workers K] [--db PATH] [--backend ray]``: a resumable
+round robin in worker processes (or on a Ray cluster) over an SQLite database (:mod:`ggp.match.tournament`),
+with ratings; ``--report`` prints one.
 
 A mistake raises :class:`~ggp.cli.common.UsageError`, which ``ggp`` reports
 with exit code 2.
@@ -12,6 +13,19 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from ..match.plugins import canonical_module_name, load_agent_modules
 from ..registry import load
@@ -26,15 +40,95 @@ from .argtypes import (
     positive_int,
     seed,
     tournament_games,
-    worker_count,
 )
-from .common import CLOCK_MAX, GRACE_MAX, SEED_HELP, UsageError, console, progress_bar
+from .common import CLOCK_MAX, GRACE_MAX, SEED_HELP, UsageError, console
 
 if TYPE_CHECKING:
     from ..match.tournament import Settings
 
 #: Most matches one tournament command may schedule (a round robin of N agents has N(N-1) per game index).
 MAX_SCHEDULE = 100_000
+#: Most Ray workers (actors) one run may start; a local run takes at most MAX_WORKERS processes.
+MAX_RAY_WORKERS = 4096
+
+
+def workers_arg(text: str) -> int:
+    """Workers: 1 to :data:`MAX_RAY_WORKERS` (the local backend checks its own, lower, limit)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text[:40]!r}") from None
+    if not 1 <= value <= MAX_RAY_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be 1 to {MAX_RAY_WORKERS} (Ray) or {MAX_WORKERS} (local), not {value}")
+    return value
+
+
+def ray_address(text: str) -> str:
+    """A Ray cluster address as ``ray.init`` takes it: ``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``."""
+    value = text.strip()
+    if not value or len(value) > 512 or any(ch.isspace() or ord(ch) < 32 for ch in value):
+        raise argparse.ArgumentTypeError(f"expected auto, HOST:PORT or ray://HOST:PORT, not {text[:80]!r}")
+    return value
+
+
+def add_backend_options(p: argparse.ArgumentParser, what: str, budget: str) -> None:
+    """``--backend``, ``--address`` and ``--match-timeout``, shared by ``ggp tournament`` and ``ggp selfplay``."""
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help=f"where {what} run: local worker processes (default) or a Ray cluster (pip install 'ggp[ray]')",
+    )
+    p.add_argument(
+        "--address",
+        type=ray_address,
+        default=None,
+        metavar="ADDRESS",
+        help="the Ray cluster to use (auto, HOST:PORT, ray://HOST:PORT; default: start a local Ray instance)",
+    )
+    p.add_argument(
+        "--match-timeout",
+        type=positive_float,
+        default=None,
+        metavar="T",
+        help=budget + CLOCK_MAX,
+    )
+
+
+def check_backend_options(args: argparse.Namespace) -> None:
+    if args.address and args.backend != "ray":
+        raise UsageError("--address is the Ray cluster's: give it with --backend ray")
+    if args.backend == "local" and args.workers is not None and args.workers > MAX_WORKERS:
+        raise UsageError(f"--workers: the local backend runs at most {MAX_WORKERS} processes; use --backend ray")
+
+
+class RateColumn(ProgressColumn):
+    """Finished items per second, over the last half minute (rich's own estimate)."""
+
+    def __init__(self, noun: str) -> None:
+        super().__init__()
+        self.noun = noun
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.2f} {self.noun}/s" if speed else f"-- {self.noun}/s", style="progress.data.speed")
+
+
+def live_progress(out: Console, noun: str) -> Progress:
+    """A progress bar with done of total, running, failed, rate, time spent and time left.
+
+    Its task takes fields ``running`` and ``failed``.
+    """
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]} running, {task.fields[failed]} failed"),
+        RateColumn(noun),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=out,
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,10 +154,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--workers",
         "-j",
-        type=worker_count,
+        type=workers_arg,
         default=None,
         metavar="K",
-        help=f"worker processes (default: CPUs, at most {MAX_WORKERS})",
+        help=f"worker processes (default: CPUs, at most {MAX_WORKERS}), or Ray workers (default: the cluster's CPUs)",
     )
     p.add_argument("--db", default=None, metavar="PATH", help="the SQLite database (default ggp-tournament.sqlite)")
     p.add_argument(
@@ -88,7 +182,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="T",
         help="kill a silent worker after T s" + CLOCK_MAX,
     )
-    p.add_argument("--retry-failed", action="store_true", help="schedule failed matches again")
+    add_backend_options(
+        p, "matches", "cancel a match still running after T s and record it as cancelled (default: no budget)"
+    )
+    p.add_argument("--retry-failed", action="store_true", help="schedule failed (and cancelled) matches again")
     p.add_argument("--report", action="store_true", help="print the ratings of the database and exit")
     p.add_argument(
         "--agent-module",
@@ -114,6 +211,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from ..match.tournament import DEFAULT_DB, RunEvent, Settings, TournamentDB, report_lines, run_tournament
 
     db_path = Path(args.db or DEFAULT_DB)
+    check_backend_options(args)
     if args.report:
         if args.specs:
             raise UsageError("--report prints the table of an existing database; give no agent specs")
@@ -188,17 +286,33 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     )
     workers = args.workers
     try:
-        with progress_bar(out) as progress:
-            task = progress.add_task("matches", total=total, completed=counts["done"])
+        with live_progress(out, "matches") as progress:
+            task = progress.add_task("matches", total=total, completed=counts["done"], running=0, failed=0)
+            running: set[int] = set()
+            failed = 0
 
             def on_event(event: RunEvent) -> None:
+                nonlocal failed
+                if event.kind == "started" and event.match_id is not None:
+                    running.add(event.match_id)
+                elif event.match_id is not None:
+                    running.discard(event.match_id)
+                failed += event.kind in ("failed", "cancelled")
                 if event.kind == "done":
                     progress.advance(task)
-                else:
+                elif event.kind not in ("started", "worker"):
                     progress.console.print(event.text, soft_wrap=True)
+                progress.update(task, running=len(running), failed=failed)
 
             summary = run_tournament(
-                db_path, workers=workers, limit=args.limit, stall_timeout=args.stall_timeout, on_event=on_event
+                db_path,
+                workers=workers,
+                limit=args.limit,
+                stall_timeout=args.stall_timeout,
+                on_event=on_event,
+                backend=args.backend,
+                address=args.address,
+                match_timeout=args.match_timeout,
             )
     except KeyboardInterrupt:
         with TournamentDB(db_path, create=False) as db:

@@ -35,7 +35,7 @@ Schema (``PRAGMA user_version`` = 1)::
     results(match_id PRIMARY KEY REFERENCES matches, goal_a, goal_b, steps, faults, record, finished_at)
                                         -- record: the match record (JSON, see ggp.match.record)
     events(id PRIMARY KEY, time, match_id, kind, detail)
-                                        -- reclaimed, crash, stall, failed, retired, error
+                                        -- reclaimed, crash, stall, cancelled, failed, retired, error
 
 The package's modules: :mod:`~ggp.match.tournament.db` (the database),
 :mod:`~ggp.match.tournament.runner` (the runner and its lock),

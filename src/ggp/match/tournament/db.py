@@ -336,16 +336,16 @@ class TournamentDB:
             )
             return status == "pending"
 
-    def fail(self, match_id: int, owner: str, detail: str) -> None:
-        """A match could not be played (an error outside the agents' calls): mark it failed."""
+    def fail(self, match_id: int, owner: str, detail: str, kind: str = "error") -> None:
+        """A match could not be played (an error outside the agents' calls, or ``cancelled``): mark it failed."""
         with self.transaction() as db:
             db.execute(
                 "UPDATE matches SET status = 'failed', claimed_by = NULL, error = ? WHERE id = ? AND claimed_by = ?",
                 (detail, match_id, owner),
             )
             db.execute(
-                "INSERT INTO events (time, match_id, kind, detail) VALUES (?, ?, 'error', ?)",
-                (now_iso(), match_id, detail),
+                "INSERT INTO events (time, match_id, kind, detail) VALUES (?, ?, ?, ?)",
+                (now_iso(), match_id, kind, detail),
             )
 
     def release(self, owner: str) -> int:

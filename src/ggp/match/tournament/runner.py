@@ -22,8 +22,14 @@ from typing import Any
 from ...core.errors import GGPError
 from ..record import MatchRecord
 from ..warm import warm_up
-from .db import TournamentDB, TournamentError
+from .db import MatchRow, TournamentDB, TournamentError
+from .ray_backend import MAX_ACTORS, Outcome
 from .worker import worker_main
+
+#: Where matches run: worker processes on this machine, or Ray actors on a cluster.
+BACKENDS = ("local", "ray")
+#: The longest time budget a match may be given (a day).
+MAX_MATCH_TIMEOUT = 86_400.0
 
 
 @contextlib.contextmanager
@@ -69,16 +75,21 @@ class _Worker:
     gone: bool = False
     ready: bool = False
     fatal: str = ""
+    sent: float = 0.0
+    cancelled: bool = False
 
 
 @dataclass
 class RunEvent:
     """What the runner reports as it goes: a finished match, or a crash, stall, failure, ..."""
 
-    kind: str  # done | crash | stall | failed | error | retired | reclaimed
+    kind: str  # started | done | crash | stall | cancelled | failed | error | retired | reclaimed | worker
     match_id: int | None
     text: str
     record: MatchRecord | None = None
+    #: The worker's process id and (Ray) node id, for ``started`` and ``worker`` (a worker ready) events.
+    pid: int | None = None
+    node: str | None = None
 
 
 @dataclass
@@ -89,6 +100,7 @@ class RunSummary:
     crashes: int = 0
     failed: int = 0
     reclaimed: int = 0
+    cancelled: int = 0
     counts: dict[str, int] = field(default_factory=dict)
 
 
@@ -117,15 +129,32 @@ def run_tournament(
     stall_timeout: float | None = None,
     max_crashes: int = 3,
     on_event: Callable[[RunEvent], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    match_timeout: float | None = None,
 ) -> RunSummary:
     """Run the pending matches of the tournament in ``db_path`` on ``workers`` processes.
 
     ``limit`` runs at most that many matches (the rest stay pending for a
     later run). ``stall_timeout`` (default: twice the longer clock plus 60 s)
     is how long a worker may go without a sign of life (a move played) before
-    it is killed and its match re-run. Raises :class:`TournamentError` if
-    another runner holds the database.
+    it is killed and its match re-run. ``match_timeout`` (default: none) is a
+    match's time budget: a match still running after it is cancelled (its
+    worker killed) and recorded as failed, ``cancelled`` in its error and
+    events. Raises :class:`TournamentError` if another runner holds the database.
+
+    ``backend="ray"`` runs the matches on Ray actors instead
+    (:mod:`ggp.match.tournament.ray_backend`): on the cluster at ``address``,
+    on the one this process is connected to, or on a new local instance;
+    ``workers`` is then the number of actors (default: the cluster's CPUs).
+    This process stays the database's only writer either way.
     """
+    if backend not in BACKENDS:
+        raise TournamentError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if match_timeout is not None and not (0 < match_timeout <= MAX_MATCH_TIMEOUT):
+        raise TournamentError(f"a match's time budget is 0 to {MAX_MATCH_TIMEOUT:g} s, not {match_timeout!r}")
+    if workers is not None and not (1 <= workers <= MAX_ACTORS):
+        raise TournamentError(f"workers must be 1 to {MAX_ACTORS}, not {workers!r}")
     if not Path(db_path).is_file():
         raise TournamentError(f"no tournament database at {str(db_path)!r}")
     with runner_lock(db_path), TournamentDB(db_path, create=False) as db:
@@ -146,6 +175,15 @@ def run_tournament(
         if not queue:
             summary.counts = db.counts()
             return summary
+        if backend == "ray":
+            try:
+                _run_on_ray(
+                    db, queue, rows, owner, summary, workers, address, match_timeout, stall, max_crashes, on_event
+                )
+            finally:
+                db.release(owner)
+                summary.counts = db.counts()
+            return summary
         ctx = _context()
         warm_up([settings.game])  # this process verifies every record: load the game now
         pool: list[_Worker] = []
@@ -154,6 +192,13 @@ def run_tournament(
         def emit(event: RunEvent) -> None:
             if on_event is not None:
                 on_event(event)
+
+        def cancel(match_id: int, how: str) -> None:
+            text = f"cancelled: over its time budget of {match_timeout:g} s ({how})"
+            db.fail(match_id, owner, text, kind="cancelled")
+            summary.failed += 1
+            summary.cancelled += 1
+            emit(RunEvent("cancelled", match_id, f"match {match_id} {text}; `--retry-failed` runs it again"))
 
         def start_worker() -> None:
             parent_conn, child_conn = ctx.Pipe()
@@ -220,6 +265,9 @@ def run_tournament(
             if worker.task is None:
                 return
             match_id = worker.task
+            if worker.cancelled:
+                cancel(match_id, f"worker {worker.proc.pid} killed")
+                return
             how = "stall" if worker.stalled else "crash"
             what = (
                 f"worker {worker.proc.pid} showed no sign of life for {stall:g} s and was killed"
@@ -261,11 +309,12 @@ def run_tournament(
                             "grace": settings.grace,
                         }
                         worker.task = match_id
-                        worker.heartbeat = time.monotonic()
+                        worker.heartbeat = worker.sent = time.monotonic()
                         try:
                             worker.conn.send(("run", task))
                         except OSError:
                             worker.gone = True
+                        emit(RunEvent("started", match_id, f"match {match_id} started", pid=worker.proc.pid))
                 waitables: list[Any] = [w.conn for w in pool] + [w.proc.sentinel for w in pool]
                 mpc.wait(waitables, timeout=1.0)
                 for worker in list(pool):
@@ -273,6 +322,13 @@ def run_tournament(
                     if worker.gone or not worker.proc.is_alive():
                         drain(worker)
                         bury(worker)
+                    elif (
+                        match_timeout is not None
+                        and worker.task is not None
+                        and time.monotonic() - worker.sent > match_timeout
+                    ):
+                        worker.cancelled = True
+                        worker.proc.kill()
                     elif (worker.task is not None or not worker.ready) and time.monotonic() - worker.heartbeat > stall:
                         # a worker silent in a match, or never ready (an agent module that hangs on import)
                         worker.stalled = True
@@ -294,6 +350,100 @@ def run_tournament(
             db.release(owner)
             summary.counts = db.counts()
         return summary
+
+
+def _run_on_ray(
+    db: TournamentDB,
+    queue: deque[int],
+    rows: dict[int, MatchRow],
+    owner: str,
+    summary: RunSummary,
+    workers: int | None,
+    address: str | None,
+    match_timeout: float | None,
+    start_timeout: float,
+    max_crashes: int,
+    on_event: Callable[[RunEvent], None] | None,
+) -> None:
+    """The Ray backend's loop: the same claims, results and crash accounting as the local one."""
+    from .ray_backend import ActorPool, connected, run_pool
+
+    settings = db.settings()
+    assert settings is not None
+    modules = db.agent_modules()
+
+    def emit(event: RunEvent) -> None:
+        if on_event is not None:
+            on_event(event)
+
+    def make_task(match_id: int) -> dict[str, Any] | None:
+        if not db.claim(match_id, owner):
+            return None
+        return {
+            "id": match_id,
+            "game": settings.game,
+            "specs": list(rows[match_id].specs),
+            "seed": rows[match_id].seed,
+            "start_clock": settings.start_clock,
+            "play_clock": settings.play_clock,
+            "grace": settings.grace,
+        }
+
+    def on_outcome(outcome: Outcome) -> None:
+        actor, match_id = outcome.actor, outcome.key
+        if outcome.kind == "ready":
+            emit(RunEvent("worker", None, f"worker {actor.pid} ready", pid=actor.pid, node=actor.node))
+        elif outcome.kind == "timeout":
+            text = f"cancelled: {outcome.text} (worker {actor.pid} killed)"
+            db.fail(match_id, owner, text, kind="cancelled")
+            summary.failed += 1
+            summary.cancelled += 1
+            emit(RunEvent("cancelled", match_id, f"match {match_id} {text}; `--retry-failed` runs it again"))
+        elif outcome.kind == "died":
+            if match_id is None:
+                emit(RunEvent("error", None, f"{outcome.text} before its first match"))
+                return
+            summary.crashes += 1
+            what = f"{outcome.text} while playing match {match_id}"
+            if db.crashed(match_id, owner, "crash", what, max_crashes):
+                queue.appendleft(match_id)
+                emit(RunEvent("crash", match_id, f"{outcome.text} during match {match_id}; it will be re-run"))
+            else:
+                summary.failed += 1
+                emit(RunEvent("failed", match_id, f"{what}; failed {max_crashes} times, given up"))
+        elif outcome.value[0] == "error":
+            text = str(outcome.value[1])
+            db.fail(match_id, owner, text)
+            summary.failed += 1
+            emit(RunEvent("failed", match_id, f"match {match_id} failed: {text.splitlines()[0]}"))
+        else:
+            _, text, runaway = outcome.value
+            try:
+                record = MatchRecord.from_json(text, verify=True, source=f"match {match_id}")
+            except GGPError as exc:
+                db.fail(match_id, owner, f"the worker's record does not verify: {exc}")
+                summary.failed += 1
+                emit(RunEvent("failed", match_id, f"match {match_id}: bad record: {exc}"))
+            else:
+                if db.finish(match_id, owner, record):
+                    summary.finished += 1
+                    emit(RunEvent("done", match_id, f"match {match_id} finished", record, pid=actor.pid))
+            if runaway:  # a runaway agent thread dies only with its process
+                db.log("retired", f"worker {actor.pid} retired: {runaway} runaway agent thread(s) left running")
+                pool.retire(actor)
+
+    def on_sent(actor: Any, match_id: int) -> None:
+        emit(RunEvent("started", match_id, f"match {match_id} started", pid=actor.pid, node=actor.node))
+
+    specs = sorted({spec for match_id in queue for spec in rows[match_id].specs})
+    with connected(address, num_cpus=workers) as ray:
+        size = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        pool = ActorPool(size, (modules, settings.game, specs), budget=match_timeout, start_timeout=start_timeout)
+        try:
+            warm_up([settings.game])  # this process verifies every record
+            run_pool(pool, queue, method="play", make_task=make_task, on_outcome=on_outcome, on_sent=on_sent)
+        finally:
+            pool.shutdown()
 
 
 def _death(code: int | None) -> str:
