@@ -15,7 +15,7 @@ and each must point to the same layer or a lower one:
 2     ``ggp.agents``
 3     ``ggp.match``
 4     ``ggp.protocol``, ``ggp.web``, ``ggp.cli``, ``ggp.vector`` (the RL API),
-      ``ggp.bench``, ``ggp.__main__``
+      ``ggp.rl`` (PettingZoo, Gymnasium, OpenSpiel), ``ggp.bench``, ``ggp.__main__``
 ====  ===========================================================================
 
 Importing ``ggp.x.y`` also runs ``ggp/__init__`` and ``ggp/x/__init__``;
@@ -51,6 +51,7 @@ LAYERS: dict[str, float] = {
     "ggp.web": 4,
     "ggp.cli": 4,
     "ggp.vector": 4,
+    "ggp.rl": 4,
     "ggp.bench": 4,
     "ggp.__main__": 4,
 }

@@ -1,0 +1,304 @@
+"""Gymnasium environments: one role of a game against agent specs (:class:`GGPGymEnv`), and many at once
+(:class:`GGPVectorEnv`).
+
+:class:`GGPGymEnv` plays ``role`` (the first role by default); every other role
+is played by an agent made from a spec string, as ``ggp match`` takes them
+(``"random"``, ``"mcts:sims=200"``, ``"wallmaze"``). Observations are the
+float32 planes or vector of :mod:`ggp.rl.observe` (a ``Box``), actions the
+game's integer actions (``Discrete``); :meth:`GGPGymEnv.action_masks` gives the
+legal ones for maskable algorithms (sb3-contrib's ``MaskablePPO`` calls it), and
+``info["action_mask"]`` carries the same. With ``skip_idle`` (the default) the
+opponents play on alone while the agent's only legal move is ``noop``, so each
+step is a real choice. The reward, at the end, is the role's goal scaled to
+[-1, 1]: ``(goal - 50) / 50``; ``max_steps`` truncates.
+
+An illegal action ends the game as a loss (reward -1, ``info["illegal_action"]``)
+by default, as PettingZoo's classic games do, so that algorithms that do not
+read masks can still run; ``illegal="raise"`` raises instead and
+``illegal="random"`` plays a random legal action in its place.
+
+>>> from ggp.rl import gym_env
+>>> env = gym_env("wallmaze", opponent="random")
+>>> obs, info = env.reset(seed=0)
+>>> obs.shape, env.action_masks().tolist()
+((9, 13, 5), [True, False, False, True, False])
+>>> obs, reward, terminated, truncated, info = env.step(3)  # white steps east
+>>> reward, terminated
+(0.0, False)
+
+:class:`GGPVectorEnv` steps ``num_envs`` games of :class:`ggp.vector.VectorGame`
+in one compiled call, the agent's role against uniformly random opponents
+(drawn by ``VectorGame.random_actions``): observations ``(num_envs, *shape)``,
+:meth:`GGPVectorEnv.action_masks` ``(num_envs, num_actions)``, autoreset on the
+next step (gymnasium's default): the step that ends a game returns its final
+observation and reward with ``terminated`` True, and the next step starts that
+row again, ignoring its action (its mask allows every action). Every row steps at every call; where the
+agent's role is idle (a turn-taking game), its mask holds its one move.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector.utils import batch_space
+
+from ..agents import make_agent
+from ..agents.base import Agent
+from ..core.errors import IllegalMoveError
+from ..core.native import KernelGame
+from ..vector import VectorGame
+from .core import RLGame, check_illegal_mode, check_max_cycles, reward_of
+from .render import rgb_array
+
+RENDER_MODES = ("ansi", "rgb_array")
+
+
+class GGPGymEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """One role of a ggp game as a Gymnasium environment (see the module docstring).
+
+    ``opponent`` is one agent spec for every other role, or a dict from role to spec.
+    """
+
+    def __init__(
+        self,
+        game: str | Path | KernelGame | RLGame,
+        *,
+        role: str | None = None,
+        opponent: str | dict[str, str] = "random",
+        skip_idle: bool = True,
+        max_steps: int | None = None,
+        render_mode: str | None = None,
+        illegal: str = "lose",
+    ) -> None:
+        self._rg = rg = RLGame.of(game)
+        if role is None:
+            role = rg.roles[0]
+        if role not in rg.roles:
+            raise ValueError(f"{rg.name} has no role {role!r}; its roles are {', '.join(rg.roles)}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, not {render_mode!r}")
+        self.role = role
+        self._r = rg.roles.index(role)
+        others = [x for x in rg.roles if x != role]
+        specs = dict.fromkeys(others, opponent) if isinstance(opponent, str) else dict(opponent)
+        if sorted(specs) != sorted(others):
+            raise ValueError(f"give one opponent spec for each of {', '.join(others)}, not {sorted(specs)}")
+        for spec in specs.values():
+            make_agent(spec)  # an unknown agent or option is refused here, not at the first reset
+        self._specs = specs
+        self._skip_idle = bool(skip_idle)
+        self.max_steps = check_max_cycles(max_steps, "max_steps")
+        self._illegal = check_illegal_mode(illegal)
+        self.render_mode = render_mode
+        self.metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, rg.observer.shape, dtype=np.float32)
+        self.action_space = gymnasium.spaces.Discrete(rg.num_actions)
+        self._joint = np.zeros(rg.num_roles, dtype=np.int64)
+        self._agents: dict[int, Agent | None] = {}
+        self._s = rg.initial()
+        self._steps = 0
+        self._over = False
+
+    @property
+    def game(self) -> KernelGame:
+        return self._rg.game
+
+    def game_state(self) -> Any:
+        """The current state as an immutable state of the Game API."""
+        return self._rg.state(self._s)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        rg = self._rg
+        self._s = rg.initial()
+        self._steps = 0
+        self._over = False
+        self._agents = {}
+        for r, other in enumerate(rg.roles):
+            if r == self._r:
+                continue
+            spec = self._specs[other]
+            if spec.strip().lower() == "random":  # uniform over the legal actions, drawn here: no Game-API states
+                self._agents[r] = None
+            else:
+                agent = make_agent(spec, seed=int(self.np_random.integers(2**31)))
+                agent.start(rg.game, other)
+                self._agents[r] = agent
+        self._advance()
+        return self._obs(), self._info()
+
+    def _obs(self) -> np.ndarray:
+        return self._rg.observer.observe(self._s, self._r)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks()}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, as a bool vector of ``num_actions`` (all False once the game is over)."""
+        if self._over:
+            return np.zeros(self._rg.num_actions, dtype=bool)
+        return self._rg.mask(self._s, self._r).astype(bool)
+
+    def _opponents(self) -> None:
+        rg, s = self._rg, self._s
+        state = None
+        for r, agent in self._agents.items():
+            legal = rg.legal(s, r)
+            if len(legal) == 1:
+                self._joint[r] = legal[0]
+            elif agent is None:
+                self._joint[r] = legal[self.np_random.integers(len(legal))]
+            else:
+                if state is None:
+                    state = rg.state(s)
+                move = agent.select_move(state)
+                a = rg.game.move_to_action(state, rg.roles[r], move)
+                if a < 0 or a not in legal:
+                    raise IllegalMoveError(f"{rg.name}: the opponent {rg.roles[r]} chose {move}, which is not legal")
+                self._joint[r] = a
+
+    def _play(self) -> None:
+        self._opponents()
+        self._rg.apply(self._s, self._joint)
+        self._steps += 1
+
+    def _advance(self) -> None:
+        """Let the opponents play on while the agent has no choice."""
+        rg = self._rg
+        while self._skip_idle and not rg.terminal(self._s) and not self._limit() and self._r not in rg.movers(self._s):
+            self._joint[self._r] = rg.legal(self._s, self._r)[0]
+            self._play()
+
+    def _limit(self) -> bool:
+        return self.max_steps is not None and self._steps >= self.max_steps
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._over:
+            raise RuntimeError(f"{self._rg.name}: the game is over; call reset() before step()")
+        rg = self._rg
+        a = rg.check(self._s, self._r, action)
+        info: dict[str, Any] = {}
+        if a is None:
+            if self._illegal == "raise":
+                raise rg.illegal(self._s, self._r, action)
+            info["illegal_action"] = action
+            if self._illegal == "lose":
+                self._over = True
+                return self._obs(), -1.0, True, False, {**info, "action_mask": self.action_masks()}
+            legal = rg.legal(self._s, self._r)
+            a = int(legal[self.np_random.integers(len(legal))])
+        self._joint[self._r] = a
+        self._play()
+        self._advance()
+        terminated = rg.terminal(self._s)
+        truncated = not terminated and self._limit()
+        reward = reward_of(rg.goals(self._s)[self._r]) if terminated else 0.0
+        if terminated or truncated:
+            self._over = True
+            goals = tuple(int(g) for g in rg.goals(self._s))
+            for agent in self._agents.values():
+                if agent is not None:
+                    agent.stop(rg.state(self._s), goals)
+        return self._obs(), reward, terminated, truncated, {**info, "action_mask": self.action_masks()}
+
+    def render(self) -> Any:
+        if self.render_mode == "ansi":
+            return self._rg.game.render(self._rg.state(self._s))
+        if self.render_mode == "rgb_array":
+            return rgb_array(self._rg, self._s)
+        return None
+
+
+class GGPVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games of one role against random opponents, stepped together (see the module docstring).
+
+    Only ``illegal="raise"`` is offered: a batch with an illegal action raises
+    :class:`~ggp.IllegalMoveError` naming the row, and no row moves.
+
+    >>> import numpy as np
+    >>> from ggp.rl import vector_env
+    >>> venv = vector_env("wallmaze", 4, seed=1)
+    >>> obs, info = venv.reset()
+    >>> obs.shape, venv.action_masks().shape
+    ((4, 9, 13, 5), (4, 5))
+    >>> obs, rewards, terminated, truncated, info = venv.step(np.array([3, 3, 0, 0]))
+    >>> rewards.tolist(), terminated.tolist()
+    ([0.0, 0.0, 0.0, 0.0], [False, False, False, False])
+    """
+
+    def __init__(
+        self, game: str | Path | KernelGame | RLGame, num_envs: int, *, role: str | None = None, seed: int = 0
+    ) -> None:
+        self._rg = rg = RLGame.of(game)
+        if role is None:
+            role = rg.roles[0]
+        if role not in rg.roles:
+            raise ValueError(f"{rg.name} has no role {role!r}; its roles are {', '.join(rg.roles)}")
+        self.role = role
+        self._r = rg.roles.index(role)
+        self._vg = VectorGame(rg.game, num_envs, autoreset=True, seed=seed)
+        self.num_envs = self._vg.batch
+        self.metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
+        self.single_observation_space = gymnasium.spaces.Box(0.0, 1.0, rg.observer.shape, dtype=np.float32)
+        self.single_action_space = gymnasium.spaces.Discrete(rg.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._rows = np.arange(self.num_envs)
+        self._mask = self._vg.legal_mask(self._r)
+        #: The joint actions (num_envs, roles) the last step played; -1 in the rows it reset instead.
+        self.last_joint = np.full((self.num_envs, rg.num_roles), -1, dtype=np.int64)
+
+    @property
+    def game(self) -> KernelGame:
+        return self._rg.game
+
+    @property
+    def vector_game(self) -> VectorGame:
+        """The :class:`~ggp.vector.VectorGame` whose rows this env steps."""
+        return self._vg
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        if seed is not None:  # VectorGame's generator is seeded when it is made
+            self._vg = VectorGame(self._rg.game, self.num_envs, autoreset=True, seed=seed)
+        self._vg.reset()
+        self._mask = self._vg.legal_mask(self._r)
+        return self._rg.observer.observe_batch(self._vg.states, self._r), {}
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, num_actions)`` bool: the agent's legal actions in each row."""
+        return self._mask.copy()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        vg, r = self._vg, self._r
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise ValueError(
+                f"{self._rg.name}: actions must be {self.num_envs} ints, one per row, not {a.dtype} {a.shape}"
+            )
+        joint = vg.random_actions()
+        resetting = vg.terminal.copy()  # a live view: the step below changes it
+        live = ~resetting
+        joint[live, r] = a[live]
+        ok = (a >= 0) & (a < self._rg.num_actions)
+        ok[ok] = self._mask[self._rows[ok], a[ok]]
+        bad = np.flatnonzero(live & ~ok)
+        if len(bad):
+            i = int(bad[0])
+            legal = np.flatnonzero(self._mask[i]).tolist()
+            raise IllegalMoveError(
+                f"{self._rg.name}: row {i}: {int(a[i])} is not a legal action for {self.role}; legal actions: {legal}",
+                role=self.role,
+                move=str(int(a[i])),
+            )
+        vg.step(joint)
+        joint[resetting] = -1
+        self.last_joint = joint
+        terminated = vg.terminal.copy()
+        rewards = np.where(terminated, (vg.goals[:, r] - 50.0) / 50.0, 0.0)
+        self._mask = vg.legal_mask(r)
+        self._mask[terminated] = True  # the next step resets these rows and ignores their action: any will do
+        obs = self._rg.observer.observe_batch(vg.states, r)
+        return obs, rewards, terminated, np.zeros(self.num_envs, dtype=bool), {}

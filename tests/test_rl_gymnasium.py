@@ -1,0 +1,137 @@
+"""ggp.rl's Gymnasium environments: gymnasium's own checker, opponents from agent specs, and the vector env
+agreeing with single environments step by step."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_checker import check_env
+
+import ggp
+import ggp.rl as rl
+from ggp.core.errors import IllegalMoveError
+
+TICTACTOE = str(Path(ggp.__file__).resolve().parent / "gdl" / "tictactoe.kif")
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> None:
+    warnings.simplefilter("ignore")  # gymnasium's notes on render fps and env specs are not failures
+
+
+@pytest.mark.parametrize("game", ["wallmaze", "bomberman", "bomberman2p", "amazons_8x8", TICTACTOE])
+def test_gymnasium_check_env_passes(game: str) -> None:
+    check_env(rl.gym_env(game))
+    check_env(rl.gym_env(game, render_mode="rgb_array", opponent="random:seed=4"), skip_render_check=False)
+
+
+def test_the_agent_plays_only_where_it_has_a_choice_and_is_rewarded_by_its_goal() -> None:
+    env = rl.gym_env("amazons_8x8", role="black", opponent="random")
+    game = env.game
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        done = False
+        while not done:
+            state = env.game_state()
+            assert [str(m) for m in game.legal_moves(state, "black")] != ["noop"]
+            assert np.array_equal(np.flatnonzero(env.action_masks()), np.sort(game.legal_actions(state, "black")))
+            assert np.array_equal(info["action_mask"], env.action_masks())
+            _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            done = terminated or truncated
+        assert game.is_terminal(env.game_state())
+        assert reward == (game.goals(env.game_state())[1] - 50) / 50
+
+
+def test_opponents_are_agent_specs_and_a_bad_spec_is_refused_at_once() -> None:
+    env = rl.gym_env("wallmaze", role="black", opponent="wallmaze")  # the built-in wall maze player
+    wins = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(0)  # black waits: white walks through
+            done = terminated or truncated
+        wins += reward == -1.0
+    assert wins == 3, "the wall maze player reaches its target when black only waits"
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        rl.gym_env("wallmaze", opponent="nobody")
+    with pytest.raises(ValueError, match="has no role"):
+        rl.gym_env("wallmaze", role="red")
+
+
+def test_illegal_actions_lose_raise_or_are_replaced() -> None:
+    env = rl.gym_env("wallmaze")
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(2)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, 2)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    strict = rl.gym_env("wallmaze", illegal="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match="legal actions: 3"):
+        strict.step(2)
+    lenient = rl.gym_env("wallmaze", illegal="random")
+    lenient.reset(seed=0)
+    _, _, terminated, _, info = lenient.step(2)
+    assert not terminated and info["illegal_action"] == 2
+
+
+def test_max_steps_truncates() -> None:
+    env = rl.gym_env("bomberman2p", max_steps=5)
+    env.reset(seed=1)
+    for k in range(5):
+        _, reward, terminated, truncated, _ = env.step(5)  # stay where you are: nothing burns by step 6
+        assert truncated == (k == 4) and not terminated and reward == 0.0
+
+
+@pytest.mark.parametrize("game", ["wallmaze", "bomberman", "bomberman2p", "amazons_8x8", TICTACTOE])
+def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str) -> None:
+    batch = 6
+    venv = rl.vector_env(game, batch, seed=3)
+    obs, _ = venv.reset()
+    singles = [rl.parallel_env(game) for _ in range(batch)]
+    last = [e.reset()[0] for e in singles]
+    role = venv.role
+    rng = np.random.default_rng(0)
+    ended = np.zeros(batch, dtype=bool)
+    for _ in range(120):
+        masks = venv.action_masks()
+        for i in range(batch):
+            assert np.array_equal(obs[i], last[i][role]["observation"])
+            if ended[i]:  # the next step resets this row and ignores its action: every action is allowed
+                assert masks[i].all()
+            else:
+                assert np.array_equal(masks[i], last[i][role]["action_mask"].astype(bool))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, terminated, truncated, _ = venv.step(actions)
+        for i, e in enumerate(singles):
+            joint = venv.last_joint[i]
+            if ended[i]:  # this step reset the row (next-step autoreset)
+                assert (joint == -1).all()
+                last[i] = e.reset()[0]
+                assert not terminated[i] and rewards[i] == 0.0
+                continue
+            assert joint[venv.game.roles.index(role)] == actions[i]
+            last[i], r, terms, _, _ = e.step(dict(zip(e.possible_agents, (int(a) for a in joint), strict=True)))
+            assert terminated[i] == terms[role]
+            assert rewards[i] == r[role]
+        ended = terminated.copy()
+        assert not truncated.any()
+
+
+def test_the_vector_env_refuses_an_illegal_action_naming_the_row() -> None:
+    venv = rl.vector_env("wallmaze", 3)
+    venv.reset()
+    with pytest.raises(IllegalMoveError, match="row 1: 2 is not a legal action for white"):
+        venv.step(np.array([0, 2, 0]))
+    before = venv.vector_game.states.copy()
+    assert np.array_equal(venv.vector_game.states, before)
+    with pytest.raises(ValueError, match="3 ints"):
+        venv.step(np.array([0, 0]))
