@@ -109,6 +109,7 @@ def step_is(page: Any, n: int) -> None:
 def test_a_person_plays_wallmaze_by_keyboard_to_the_result(server: BackgroundServer, page: Any) -> None:
     page.goto(server.url + "/")
     card = page.locator("#game-wallmaze")
+    card.locator("details.advanced > summary").click()  # free-text options live under "advanced"
     card.locator("select[name=player_white]").select_option("human")
     card.locator("select[name=player_black]").select_option("random")
     card.locator("input[name=options_black]").fill("seed=1")
@@ -141,10 +142,15 @@ def test_an_amazons_move_takes_three_clicks(server: BackgroundServer, page: Any)
     expect(page.locator("#board .hl.sel")).to_have_count(1)
     expect(page.locator("#board .hl.target")).to_have_count(15)
     shot(page, "amazons_selected")
-    cell(page, 3, 5).click()  # up the file to (3,5)
-    step_is(page, 1)
-    expect(page.locator("#turn")).to_contain_text("fire an arrow from (3, 5)")
-    cell(page, 5, 7).click()  # the arrow, diagonally to (5,7)
+    cell(page, 3, 5).click()  # up the file to (3,5): not sent yet, the arrow's squares are shown
+    expect(page.locator("#board .hl.arrow")).not_to_have_count(0)
+    expect(page.locator("#controls")).to_contain_text("Moving c1 to c5")
+    assert page.locator("#board").get_attribute("data-step") == "0"
+    cell(page, 3, 5).click()  # taken back
+    expect(page.locator("#board .hl.arrow")).to_have_count(0)
+    expect(page.locator("#message")).to_contain_text("taken back")
+    cell(page, 3, 5).click()  # and chosen again
+    cell(page, 5, 7).click()  # the arrow, diagonally to (5,7): the move and the arrow are sent
     step_is(page, 4)  # black (random) answered: move and fire
     expect(page.locator("#controls")).to_contain_text("Click one of your amazons")
     state = api(server, "GET", f"/api/games/{gid}")["state"]
@@ -188,12 +194,17 @@ def test_two_tabs_on_one_game_stay_in_step(server: BackgroundServer, browser: An
     page.bring_to_front()  # a background tab gets few animation frames, and clicks wait for them
     cell(page, 1, 3).click()
     cell(page, 1, 4).click()
-    step_is(other, 1)  # the other tab hears of the move
-    expect(other.locator("#turn")).to_contain_text("white to fire an arrow from (1, 4)")
+    cell(page, 2, 5).click()  # the arrow: move and arrow are sent together
+    step_is(other, 2)  # the other tab hears of them
+    expect(other.locator("#turn")).to_contain_text("black to move an amazon")
+    expect(other.locator("#move-list li")).to_have_count(2)
+    expect(other.locator("#move-list")).to_contain_text("a3-a4")
     other.bring_to_front()
-    cell(other, 2, 5).click()  # and moves on from there
-    step_is(page, 2)
-    expect(page.locator("#turn")).to_contain_text("black to move an amazon")
+    cell(other, 1, 6).click()  # and moves on from there: black a6-a5, arrow back to a6
+    cell(other, 1, 5).click()
+    cell(other, 1, 6).click()
+    step_is(page, 4)
+    expect(page.locator("#turn")).to_contain_text("white to move an amazon")
     shot(other, "two_tabs")
     other.close()
 

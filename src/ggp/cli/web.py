@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Any
 
 from .argtypes import port
 from .common import UsageError
@@ -29,6 +31,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="also answer requests for this Host name (the app answers loopback names only); repeatable",
     )
+    p.add_argument(
+        "--sheets",
+        default=None,
+        metavar="DIR",
+        help="also offer the .kif rule sheets in DIR (names and descriptions from a MANIFEST.json in DIR or its parent)",
+    )
+    p.add_argument(
+        "--arena-allow",
+        action="append",
+        default=[],
+        metavar="NET",
+        help="let arena players register URLs in this network or host although it is loopback or private "
+        "(e.g. 127.0.0.0/8); repeatable; also $GGP_WEB_ARENA_ALLOW",
+    )
     p.set_defaults(func=cmd_web)
 
 
@@ -39,4 +55,11 @@ def cmd_web(args: argparse.Namespace) -> int:
         if exc.name and exc.name.split(".")[0] in ("fastapi", "uvicorn", "jinja2", "starlette", "pydantic"):
             raise UsageError(f"the web app needs {exc.name}: pip install 'ggp[web]'") from None
         raise
-    return serve(args.host, args.port, args.db, allowed_hosts=args.allow_host)
+    extra: dict[str, Any] = {}
+    if args.sheets is not None:
+        if not Path(args.sheets).expanduser().is_dir():
+            raise UsageError(f"--sheets must be a directory of .kif rule sheets; {args.sheets} is not one")
+        extra["sheets"] = args.sheets
+    if args.arena_allow:
+        extra["arena_allow"] = args.arena_allow
+    return serve(args.host, args.port, args.db, allowed_hosts=args.allow_host, **extra)

@@ -21,9 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt
 from starlette.types import Receive, Scope, Send
 
 from ..agents import AGENTS
-from ..registry import game_names, load
 from . import seats as seat_cookies
 from . import ui
+from .catalog import Catalog
 from .limits import Limits
 from .record import match_record
 from .security import SafeJSONResponse, clip
@@ -75,6 +75,28 @@ class MoveIn(BaseModel):
         description="the step this move is for (the view's `step`); a move for another step is refused with 409",
         examples=[0],
     )
+
+
+class QuickPlay(BaseModel):
+    """A game in one click: against the computer at a level, against a friend by link, or agents watched."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = Field(description="a game key, as listed by GET /api/catalog", examples=["wallmaze"])
+    mode: Literal["computer", "friend", "watch"] = Field(
+        "computer", description="computer: you against an agent; friend: the other seats open; watch: agents only"
+    )
+    level: Literal["easy", "medium", "hard"] = Field("medium", description="the computer's strength")
+    side: str | None = Field(None, description="the role you play (default: the first role)", examples=["white"])
+
+
+class SheetIn(BaseModel):
+    """A rule sheet to upload."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field("", max_length=200, description="a name for the game", examples=["Tic-tac-toe"])
+    rules: str = Field(description="the GDL rule sheet (KIF text)")
 
 
 class ResignIn(BaseModel):
@@ -157,20 +179,101 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
     Svg = Annotated[bool, Query(description="include the board as SVG")]
 
     # --- reading ----------------------------------------------------------------------------------
-    @router.get("/catalog", summary="The games and the registered agents")
+    @router.get("/catalog", summary="The games (built-in, from the sheet directory, uploaded) and the agents")
     async def api_catalog() -> dict[str, Any]:
         out = []
-        for name in game_names():
-            game = load(name)
+        for entry in manager.games.builtins():
+            game = manager.games.load(entry.key)
             out.append(
                 {
-                    "name": name,
+                    "name": entry.key,
+                    "title": entry.title,
                     "roles": list(game.roles),
-                    "description": game.description,
+                    "description": entry.description,
                     "agents": ui.agents_for(game, AGENTS),
+                    "levels": list(ui.LEVELS[ui.family(game)]),
                 }
             )
-        return {"games": out, "agents": agent_catalog(), "human": HUMAN}
+        sheets = [
+            {"name": e.key, "title": e.title, "description": e.description, "source": e.source}
+            for e in manager.games.sheets() + manager.games.uploads()
+        ]
+        return {"games": out, "sheets": sheets, "agents": agent_catalog(), "human": HUMAN}
+
+    @router.get("/sheets/{key}", summary="A rule sheet's game: roles, name, description (the sheet is grounded)")
+    async def api_sheet(key: Annotated[str, Path(max_length=120)]) -> dict[str, Any]:
+        return await sheet_info(manager, key, echo)
+
+    @router.post(
+        "/sheets",
+        status_code=201,
+        summary="Upload a rule sheet; it is checked by the reasoner and then offered like any game",
+        responses={400: {"description": "the sheet does not load (the reasoner's message)"}},
+    )
+    async def api_upload(body: SheetIn) -> dict[str, Any]:
+        try:
+            entry = await asyncio.to_thread(manager.games.upload, body.name, body.rules)
+        except ValueError as exc:
+            raise HTTPException(400, detail(str(exc), limit=4000)) from None
+        return await sheet_info(manager, entry.key, echo)
+
+    @router.post(
+        "/play",
+        status_code=201,
+        summary="Start a game in one click: against the computer at a level, a friend by link, or watch agents",
+        responses={400: {"description": "bad game, level or side"}, 503: {"description": "too busy"}},
+    )
+    async def api_play(body: QuickPlay, request: Request, response: Response) -> dict[str, Any]:
+        try:
+            match, tokens = await quick_play(manager, limits, body)
+        except LimitReached as exc:
+            raise busy(exc) from None
+        except ValueError as exc:
+            raise HTTPException(400, detail(str(exc), body.game, body.side, limit=echo)) from None
+        seat_cookies.remember(response, request, match.id, tokens)
+        out = shown(match)
+        out["mine"] = [r for r in match.roles if r in tokens]
+        return out
+
+    @router.post(
+        "/games/{match_id}/rematch",
+        status_code=201,
+        summary="A new match of the same game with the seats swapped; you keep your side of the board's player",
+        responses={403: {"description": "you hold no seat of a match with people"}},
+    )
+    async def api_rematch(match_id: str, request: Request, response: Response) -> Any:
+        match = await get_match(match_id)
+        seats = seat_cookies.Seats(request)
+        mine = [r for r in match.roles if manager.owns(match, r, seats.token(r))]
+        if match.has_humans and not mine:
+            return rejected(MoveRejected(403, "only a player of this match can ask for a rematch; start a new game"))
+        if match.rematch is not None:
+            again = await find(match.rematch)
+            if again is not None and not again.over:
+                # the other player asked first: join the open seat meant for us
+                wanted = [rotate(match.roles, r) for r in mine]
+                tokens = {}
+                for role in wanted:
+                    with contextlib.suppress(MoveRejected):
+                        tokens[role] = manager.claim_seat(again, role)
+                seat_cookies.remember(response, request, again.id, tokens)
+                out = shown(again)
+                out["mine"] = [r for r in again.roles if r in tokens]
+                return out
+        players = {rotate(match.roles, r): p for r, p in zip(match.roles, match.players, strict=True)}
+        take = [rotate(match.roles, r) for r in mine]
+        try:
+            again, tokens = await manager.create(match.key, players, match.settings, seats=take)
+        except LimitReached as exc:
+            raise busy(exc) from None
+        except ValueError as exc:
+            raise HTTPException(400, detail(str(exc), limit=echo)) from None
+        match.rematch = again.id
+        match.changed()
+        seat_cookies.remember(response, request, again.id, tokens)
+        out = shown(again)
+        out["mine"] = [r for r in again.roles if r in tokens]
+        return out
 
     @router.get("/games", summary="List matches, newest first")
     async def api_list(
@@ -223,7 +326,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
 
     @router.get("/games/{match_id}/record", summary="The match record (JSON)")
     async def api_record(match_id: str) -> dict[str, Any]:
-        return record_of(store, match_id, echo)
+        return record_of(store, match_id, echo, manager.games)
 
     # --- writing ----------------------------------------------------------------------------------
     @router.post(
@@ -448,9 +551,55 @@ async def _any_change(matches: list[LiveMatch], seen: dict[str, int], timeout: f
             t.cancel()
 
 
-def record_of(store: Store, match_id: str, echo: int = 80) -> dict[str, Any]:
+def record_of(store: Store, match_id: str, echo: int = 80, games: Catalog | None = None) -> dict[str, Any]:
     """The match record of a stored match; 404 if there is none."""
     stored = store.load(match_id) if is_match_id(match_id) else None
     if stored is None:
         raise HTTPException(404, f"no match {clip(match_id, echo)!r}")
-    return match_record(load(stored.game), stored)
+    return match_record((games or Catalog()).load(stored.game), stored)
+
+
+def rotate(roles: tuple[str, ...], role: str) -> str:
+    """Where ``role``'s player sits in a rematch: the next role (white -> black -> white)."""
+    return roles[(roles.index(role) + 1) % len(roles)]
+
+
+async def quick_play(manager: Manager, limits: Limits, body: QuickPlay) -> tuple[LiveMatch, dict[str, str]]:
+    """Create the match a :class:`QuickPlay` asks for; ``ValueError`` / :class:`LimitReached` as create does."""
+    if not manager.games.known(body.game):
+        raise ValueError(f"unknown game {body.game!r}; see GET /api/catalog for the games")
+    game = await asyncio.to_thread(manager.games.load, body.game)
+    side = body.side or game.roles[0]
+    if side not in game.roles:
+        raise ValueError(f"{game.name} has no role {side!r}; its roles are {', '.join(game.roles)}")
+    spec, seconds = ui.level(game, body.level, limits.max_agent_time)
+    if spec not in ui.agents_for(game, AGENTS) and spec.split(":")[0] not in ui.agents_for(game, AGENTS):
+        spec = "random"
+    if body.mode == "watch":
+        players = dict.fromkeys(game.roles, spec)
+        settings = Settings(agent_time=seconds, pace=min(0.5, limits.max_pace))
+        return await manager.create(body.game, players, settings)
+    if body.mode == "friend":
+        players = dict.fromkeys(game.roles, HUMAN)
+    else:
+        players = {r: (HUMAN if r == side else spec) for r in game.roles}
+    return await manager.create(body.game, players, Settings(agent_time=seconds), seats=[side])
+
+
+async def sheet_info(manager: Manager, key: str, echo: int) -> dict[str, Any]:
+    """What the catalog knows of a game, with its roles (loading the sheet if needed); 404 if unknown."""
+    if not manager.games.known(key):
+        raise HTTPException(404, f"no game {clip(key, echo)!r}; see GET /api/catalog")
+    try:
+        game = await asyncio.to_thread(manager.games.load, key)
+    except ValueError as exc:
+        raise HTTPException(400, detail(str(exc), limit=4000)) from None
+    entry = manager.games.entry(key)
+    return {
+        "name": key,
+        "title": entry.title,
+        "description": entry.description,
+        "source": entry.source,
+        "roles": list(game.roles),
+        "levels": list(ui.LEVELS["other"]),
+    }

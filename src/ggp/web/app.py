@@ -21,6 +21,8 @@ body size, served hosts, cross-origin writes.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -36,7 +38,9 @@ from fastapi.templating import Jinja2Templates
 
 import ggp
 
-from . import api, pages
+from . import api, arena_pages, pages
+from .arena import Arena
+from .catalog import MAX_UPLOAD_BYTES, Catalog
 from .limits import Limits
 from .security import Guard, SafeJSONResponse, clip
 from .sessions import Manager
@@ -48,24 +52,40 @@ _HERE = resources.files("ggp.web")
 DOCS_ASSETS = "/docs-assets"
 
 
-def create_app(db_path: str | Path | None = None, *, limits: Limits | None = None) -> FastAPI:
+def create_app(
+    db_path: str | Path | None = None,
+    *,
+    limits: Limits | None = None,
+    sheets: str | Path | None = None,
+    arena: bool = True,
+) -> FastAPI:
     """The web app over the SQLite file ``db_path`` (default: :func:`~ggp.web.store.default_db_path`).
 
     ``limits`` bounds everything (default: :meth:`Limits.from_env`, the defaults with ``GGP_WEB_*`` overrides).
+    ``sheets`` is a directory of ``.kif`` rule sheets to offer beside the built-in games (with names and
+    descriptions from a ``MANIFEST.json`` in it or its parent). ``arena``: run the arena's matchmaking loop.
     """
     limits = limits if limits is not None else Limits.from_env()
     path = str(db_path) if db_path is not None else str(default_db_path())
     store = Store(path)
-    manager = Manager(store, limits=limits)
+    games = Catalog(sheets, store)
+    manager = Manager(store, limits=limits, games=games)
+    the_arena = Arena(store, limits, games)
     # views carry it: a page that outlives a restart orders views by step, as versions count from 0 again
     presenter = Presenter(manager, epoch=secrets.token_hex(4))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await manager.start()
+        loop_task = asyncio.get_running_loop().create_task(the_arena.run()) if arena else None
         try:
             yield
         finally:
+            if loop_task is not None:
+                loop_task.cancel()
+                with contextlib.suppress(BaseException):
+                    await loop_task
+            await the_arena.close()
             await manager.close()
             store.close()
 
@@ -79,6 +99,7 @@ def create_app(db_path: str | Path | None = None, *, limits: Limits | None = Non
         default_response_class=SafeJSONResponse,
     )
     app.state.manager = manager
+    app.state.arena = the_arena
     app.state.store = store
     app.state.limits = limits
     app.state.db_path = path
@@ -127,7 +148,15 @@ def create_app(db_path: str | Path | None = None, *, limits: Limits | None = Non
 
     app.include_router(api.build_router(manager, store, limits, presenter))
     app.include_router(pages.build_router(manager, store, limits, templates, presenter))
-    app.add_middleware(Guard, max_body_bytes=limits.max_body_bytes, allowed_hosts=limits.allowed_hosts)
+    app.include_router(arena_pages.build_router(the_arena, limits, templates))
+    # a rule sheet (with its form encoding, up to three bytes a character) may be larger than other requests
+    upload = max(limits.max_body_bytes, 3 * MAX_UPLOAD_BYTES + 4096)
+    app.add_middleware(
+        Guard,
+        max_body_bytes=limits.max_body_bytes,
+        allowed_hosts=limits.allowed_hosts,
+        large_bodies={"/api/sheets": upload, "/sheets": upload},
+    )
     return app
 
 

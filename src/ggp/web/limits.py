@@ -75,6 +75,32 @@ class Limits:
     #: Host names (the ``Host`` header, without the port) the server answers; others are refused.
     allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]", "::1")
 
+    # --- the arena (remote GGP players) -----------------------------------------------------------------
+    #: Addresses a registered player's URL may point to although they are loopback, private, link-local or
+    #: reserved (refused by default, so that the server cannot be made to probe its own network): networks
+    #: (``127.0.0.0/8``, ``10.1.2.3``) or host names. ``GGP_WEB_ARENA_ALLOW=127.0.0.0/8``.
+    arena_allow: tuple[str, ...] = ()
+    #: Arena matches played at once.
+    arena_matches: int = 2
+    #: Arena matches one registered player plays at once (a GGP player plays one match at a time).
+    arena_player_matches: int = 1
+    #: The games the arena schedules (built-in names or catalog keys), in turn.
+    arena_games: tuple[str, ...] = ("wallmaze", "bomberman2p", "amazons_8x8")
+    #: The built-in agents that play in the arena against registered players (agent specs).
+    arena_agents: tuple[str, ...] = ("random", "mcts")
+    #: The arena's clocks, in seconds: to start (read the rules) and per move.
+    arena_start_clock: float = 10.0
+    arena_play_clock: float = 2.0
+    #: Seconds between matchmaking rounds (a registration or a finished match starts one at once).
+    arena_interval: float = 5.0
+    #: Registered players kept (paused ones count; removed ones do not).
+    arena_max_players: int = 200
+    #: Registrations one client address may make per hour.
+    arena_registrations_per_hour: int = 20
+    #: A player whose share of faulty moves in a match is over this fraction gets a strike; two strikes in a
+    #: row pause it, and so does not answering INFO before a match.
+    arena_fault_share: float = 0.25
+
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
@@ -82,7 +108,11 @@ class Limits:
                 if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                     raise ValueError(f"{f.name} must be a whole number of at least 1, not {value!r}")
             elif f.type == "float":
-                floor_ok = f.name in ("idle_seconds", "grace")  # 0 is meaningful: unload at once / no grace
+                floor_ok = f.name in (
+                    "idle_seconds",
+                    "grace",
+                    "arena_fault_share",
+                )  # 0 is meaningful: unload at once / no grace
                 if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                     raise ValueError(f"{f.name} must be a finite number of seconds, not {value!r}")
                 if value < 0 or (value == 0 and not floor_ok):
@@ -92,6 +122,13 @@ class Limits:
         if isinstance(hosts, str) or not all(isinstance(h, str) and h.strip() for h in hosts) or not hosts:
             raise ValueError(f"allowed_hosts must be a non-empty tuple of host names, not {hosts!r}")
         object.__setattr__(self, "allowed_hosts", tuple(h.strip().lower() for h in hosts))
+        for name in ("arena_allow", "arena_games", "arena_agents"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
+                raise ValueError(f"{name} must be a tuple of texts, not {value!r}")
+            object.__setattr__(self, name, tuple(v.strip() for v in value))
+        if not self.arena_fault_share <= 1:
+            raise ValueError(f"arena_fault_share must be a fraction from 0 to 1, not {self.arena_fault_share!r}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Limits:

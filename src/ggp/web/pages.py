@@ -1,23 +1,25 @@
 """The HTML pages: the games, the history, play / watch, replay, and the new-game form."""
 
+import asyncio
 import urllib.parse
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from ..agents import AGENTS
-from ..registry import game_names, load
+from ..registry import game_names
 from . import seats as seat_cookies
 from . import ui
-from .api import NewMatch, detail, record_of
+from .api import NewMatch, QuickPlay, detail, quick_play, record_of, sheet_info
+from .catalog import MAX_UPLOAD_BYTES
 from .limits import Limits
 from .security import SafeJSONResponse, clip
 from .sessions import HUMAN, LimitReached, LiveMatch, Manager, Settings, agent_catalog
 from .store import Store
-from .views import Presenter, is_match_id, summary
+from .views import Presenter, is_match_id, page_family, summary
 
 #: Matches on one page of the history.
 PER_PAGE = 50
@@ -52,15 +54,20 @@ def build_router(
             request, 404, "No such game", f"There is no game {clip(match_id, echo)!r} in this server's history."
         )
 
+    games = manager.games
+
     @router.get("/", response_class=HTMLResponse)
     async def home(request: Request) -> Response:
         cards = []
-        for name in game_names():
-            game = load(name)
+        for entry in games.builtins():
+            name = entry.key
+            game = games.load(name)
             cards.append(
                 {
                     "name": name,
-                    "description": game.description,
+                    "title": entry.title,
+                    "description": entry.description,
+                    "levels": list(ui.LEVELS[ui.family(game)]),
                     "roles": game.roles,
                     "svg": game.svg(game.initial_state(), 260),
                     "rules": list(game.rules_summary),
@@ -75,10 +82,68 @@ def build_router(
                 "agents": agent_catalog(),
                 "default_agent": "random" if "random" in AGENTS else sorted(AGENTS)[0],
                 "example_options": "seed=3",
-                "recent": [summary(m) for m in store.list(limit=8)],
+                "recent": [titled(summary(m)) for m in store.list(limit=8)],
                 "limits": limits,
+                "has_sheets": games.sheets_dir is not None,
             },
         )
+
+    def titled(row: dict[str, Any]) -> dict[str, Any]:
+        row["title"] = games.title(row["game"])
+        return row
+
+    @router.post("/play")
+    async def play_from_form(request: Request) -> Response:
+        form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=16)
+        fields = {k: v[0].strip() for k, v in form.items() if v}
+        try:
+            body = QuickPlay.model_validate({k: fields[k] for k in ("game", "mode", "level", "side") if k in fields})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            return error(request, 400, "Cannot start that game", detail(problems, limit=echo))
+        try:
+            match, tokens = await quick_play(manager, limits, body)
+        except LimitReached as exc:
+            return error(request, 503, "The server is busy", str(exc), {"Retry-After": str(exc.retry_after)})
+        except ValueError as exc:
+            return error(request, 400, "Cannot start that game", detail(str(exc), body.game, limit=echo))
+        response = RedirectResponse(f"/games/{match.id}", status_code=303)
+        seat_cookies.remember(response, request, match.id, tokens)
+        return response
+
+    @router.get("/sheets", response_class=HTMLResponse)
+    async def sheets_page(request: Request) -> Response:
+        return templates.TemplateResponse(
+            request,
+            "sheets.html",
+            {
+                "sheets": games.sheets(),
+                "uploads": games.uploads(),
+                "directory": games.sheets_dir is not None,
+                "max_upload": MAX_UPLOAD_BYTES,
+            },
+        )
+
+    @router.post("/sheets")
+    async def upload_from_form(request: Request) -> Response:
+        form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=8)
+        name = form.get("name", [""])[0]
+        text = form.get("rules", [""])[0]
+        try:
+            entry = await asyncio.to_thread(games.upload, name, text)
+        except ValueError as exc:
+            return error(request, 400, "That rule sheet does not load", detail(str(exc), limit=4000))
+        return RedirectResponse(f"/sheets/{urllib.parse.quote(entry.key)}", status_code=303)
+
+    @router.get("/sheets/{key}", response_class=HTMLResponse)
+    async def sheet_page(request: Request, key: str) -> Response:
+        try:
+            info = await sheet_info(manager, key, echo)
+        except HTTPException as exc:
+            return error(request, exc.status_code, "No such game", str(exc.detail))
+        game = games.load(key)
+        svg = ui.board_svg(game, game.initial_state(), 320) if page_family(game) == "grid" else ""
+        return templates.TemplateResponse(request, "sheet.html", {"s": info, "svg": svg})
 
     @router.post("/new")
     async def new_from_form(request: Request) -> Response:
@@ -90,7 +155,7 @@ def build_router(
             return form.get(key, [default])[0].strip()
 
         name = field("game")
-        roles = load(name).roles if name in game_names() else ()
+        roles = games.load(name).roles if name in game_names() else ()
         players = {}
         for role in roles:
             who = field(f"player_{role}", HUMAN) or HUMAN
@@ -152,7 +217,7 @@ def build_router(
             "play.html",
             {
                 "m": shown(match, request, svg=True),
-                "family": ui.family(match.game),
+                "family": page_family(match.game),
                 "rules": list(match.game.rules_summary),
             },
         )
@@ -170,7 +235,7 @@ def build_router(
 
     @router.get("/games/{match_id}/record.json")
     async def download(match_id: str) -> SafeJSONResponse:
-        record = record_of(store, match_id, echo)
+        record = record_of(store, match_id, echo, games)
         name = f"ggp-{record['game']}-{match_id}.json"
         return SafeJSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

@@ -82,9 +82,18 @@ class Guard:
     ``allowed_hosts`` are host names without ports (``localhost``, ``127.0.0.1``, ``[::1]``); ``*`` allows any.
     """
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, allowed_hosts: Iterable[str]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int,
+        allowed_hosts: Iterable[str],
+        large_bodies: dict[str, int] | None = None,
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        #: Paths that take larger bodies (rule sheet uploads): path -> their own limit in bytes.
+        self.large_bodies = dict(large_bodies or {})
         hosts = {h.strip().lower() for h in allowed_hosts if h.strip()}
         # an IPv6 address is allowed with or without brackets
         hosts |= {f"[{h}]" for h in hosts if ":" in h and not h.startswith("[")}
@@ -101,6 +110,7 @@ class Guard:
             status, message = refusal
             await _answer(send, status, message)
             return
+        limit = self.large_bodies.get(scope.get("path", ""), self.max_body_bytes)
         length = headers.get("content-length")
         if length is not None:
             try:
@@ -108,13 +118,13 @@ class Guard:
             except ValueError:
                 await _answer(send, 400, f"Content-Length must be a whole number, not {clip(length, 20)!r}")
                 return
-            if declared > self.max_body_bytes:
-                await _answer(send, 413, self._too_large())
+            if declared > limit:
+                await _answer(send, 413, self._too_large(limit))
                 return
-        await _LimitedBody(self.app, self.max_body_bytes, self._too_large())(scope, receive, send)
+        await _LimitedBody(self.app, limit, self._too_large(limit))(scope, receive, send)
 
-    def _too_large(self) -> str:
-        return f"the request body is over the limit of {self.max_body_bytes} bytes; send less"
+    def _too_large(self, limit: int) -> str:
+        return f"the request body is over the limit of {limit} bytes; send less"
 
     def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | None:
         host = headers.get("host")

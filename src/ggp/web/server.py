@@ -27,6 +27,8 @@ def serve(
     db: str | Path | None = None,
     allowed_hosts: Iterable[str] = (),
     limits: Limits | None = None,
+    sheets: str | Path | None = None,
+    arena_allow: Iterable[str] = (),
 ) -> int:
     """Serve the app until interrupted (Ctrl-C); returns the exit code.
 
@@ -34,8 +36,10 @@ def serve(
     or one of ``allowed_hosts`` (``ggp web --allow-host NAME``); a ``host`` that is not loopback is added too.
     """
     limits = with_hosts(limits if limits is not None else Limits.from_env(), [*allowed_hosts, host])
+    if arena_allow:
+        limits = dataclasses.replace(limits, arena_allow=tuple(dict.fromkeys([*limits.arena_allow, *arena_allow])))
     path = Path(db).expanduser() if db is not None else default_db_path()
-    app = create_app(path, limits=limits)
+    app = create_app(path, limits=limits, sheets=sheets)
     shown = f"[{host}]" if ":" in host else host
     if host in ALL_INTERFACES:
         shown = "127.0.0.1"
@@ -95,10 +99,12 @@ class BackgroundServer:
         port: int | None = None,
         timeout: float = 30.0,
         limits: Limits | None = None,
+        sheets: str | Path | None = None,
+        arena: bool = True,
     ) -> None:
         self.host = host
         self.port = port or free_port(host)
-        self.app = create_app(db, limits=limits)
+        self.app = create_app(db, limits=limits, sheets=sheets, arena=arena)
         self.timeout = timeout
         config = uvicorn.Config(
             self.app, host=host, port=self.port, log_level="warning", timeout_graceful_shutdown=1, lifespan="on"

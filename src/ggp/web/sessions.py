@@ -64,7 +64,8 @@ from ..agents import AGENTS, Agent, make_agent
 from ..core.errors import GGPError, MoveSyntaxError
 from ..core.game import Game, Move, State, illegal_move_error
 from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, time_limit, timeout_fault
-from ..registry import game_names, load
+from ..registry import game_names
+from .catalog import Catalog
 from .limits import Limits
 from .store import Store, StoredMatch
 
@@ -150,9 +151,12 @@ class LiveMatch:
         players: Sequence[str],
         settings: Settings,
         clock: Callable[[], float] = time.monotonic,
+        key: str | None = None,
     ) -> None:
         self.id = match_id
         self.game = game
+        #: The catalog's name of the game (``wallmaze``, ``sheet:ticTacToe``, ``upload:HASH``).
+        self.key = key or game.name
         self.roles: tuple[str, ...] = game.roles
         self.players = list(players)
         self.settings = settings
@@ -171,6 +175,8 @@ class LiveMatch:
         #: Think times (seconds) and faults of the step in progress.
         self.step_times: dict[str, float] = {}
         self.step_faults: list[dict[str, Any]] = []
+        #: Roles whose move in the step in progress was forced (their only legal move, played for them).
+        self.step_forced: list[str] = []
         #: How the match ended: ``terminal``, ``resigned`` or ``aborted``; None while it is played.
         self.ended: str | None = None
         #: The outcome in words once over: ``white 100, black 0``, ``white resigned``.
@@ -179,6 +185,8 @@ class LiveMatch:
         self.watchers = 0
         #: The manager's clock when something last happened (a move, a watcher came or went, it was opened).
         self.last_active = clock()
+        #: The id of the rematch someone asked for, once there is one (so the other player can join it).
+        self.rematch: str | None = None
         #: Why the match left the manager (``unloaded`` or ``deleted``); None while it is live.
         self.closed: str | None = None
         self.version = 0
@@ -453,10 +461,17 @@ class Manager:
     """
 
     def __init__(
-        self, store: Store, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic
+        self,
+        store: Store,
+        limits: Limits | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        games: Catalog | None = None,
     ) -> None:
         self.store = store
         self.limits = limits or Limits()
+        #: The games matches may be of (the built-in ones unless a sheet directory or uploads are added).
+        self.games = games or Catalog()
         self.matches: dict[str, LiveMatch] = {}
         self._clock = clock
         self._thinkers = AgentPool(self.limits.agent_threads, "ggp-agent")
@@ -533,9 +548,15 @@ class Manager:
         matches fit in memory. The agents are made and started on the start threads before this returns.
         """
         await self.start()
-        if game_name not in game_names():
-            raise ValueError(f"unknown game {game_name!r}; the games are {', '.join(game_names())}")
-        game = load(game_name)
+        if not isinstance(game_name, str) or not self.games.known(game_name):
+            shown = _clip(repr(game_name), self.limits.max_echo_chars)
+            raise ValueError(f"unknown game {shown}; the games are {', '.join(game_names())} (see GET /api/catalog)")
+        # a rule sheet is grounded on first use, which may take seconds: not on the event loop
+        game = (
+            self.games.load(game_name)
+            if game_name in game_names()
+            else await asyncio.to_thread(self.games.load, game_name)
+        )
         if isinstance(players, dict):
             unknown = set(players) - set(game.roles)
             if unknown:
@@ -569,7 +590,7 @@ class Manager:
             raise self._full()
         self._reserved += 1
         try:
-            match = LiveMatch(secrets.token_hex(6), game, normalised, settings, self._clock)
+            match = LiveMatch(secrets.token_hex(6), game, normalised, settings, self._clock, key=game_name)
             await self._start_agents(match, strict=True)
         finally:
             self._reserved -= 1
@@ -577,7 +598,7 @@ class Manager:
         match._seats = {role: hash_token(token) for role, token in tokens.items()}
         self.store.create(
             match.id,
-            game.name,
+            game_name,
             game.roles,
             normalised,
             asdict(settings),
@@ -624,9 +645,9 @@ class Manager:
         )
 
     def _restore(self, stored: StoredMatch) -> LiveMatch:
-        game = load(stored.game)
+        game = self.games.load(stored.game)
         settings = Settings.from_dict(stored.settings)
-        match = LiveMatch(stored.id, game, stored.players, settings, self._clock)
+        match = LiveMatch(stored.id, game, stored.players, settings, self._clock, key=stored.game)
         match.states = [game.state_from_json(s) for s in stored.states]
         match.joints = [tuple(j) for j in stored.joints]
         match.times = list(stored.times)
@@ -959,6 +980,8 @@ class Manager:
             legal = match.game.legal_moves(state, role)
             if len(legal) == 1:
                 match.pending[role] = legal[0]
+                if match.is_human(role) and legal[0].text != "noop":
+                    match.step_forced.append(role)
             elif not match.is_human(role) and role in match.agents and not match._starting:
                 match.thinking[role] = time.time()
                 self._spawn(self._think(match, role, match.step))
@@ -1038,7 +1061,12 @@ class Manager:
         goals = tuple(int(g) for g in game.goals(new)) if terminal else None
         result = _describe_goals(match.roles, goals) if goals is not None else None
         texts = tuple(str(m) for m in joint)
-        info = {"times": [match.step_times.get(r) for r in match.roles], "faults": list(match.step_faults)}
+        info: dict[str, Any] = {
+            "times": [match.step_times.get(r) for r in match.roles],
+            "faults": list(match.step_faults),
+        }
+        if match.step_forced:
+            info["forced"] = list(match.step_forced)
         try:
             self.store.append_step(
                 match.id,
@@ -1062,6 +1090,7 @@ class Manager:
         match.pending.clear()
         match.step_times.clear()
         match.step_faults.clear()
+        match.step_forced.clear()
         if terminal:
             match.ended = "terminal"
             match._goals = goals

@@ -173,6 +173,24 @@ class Store:
         with self._lock:
             self._db.close()
 
+    # --- other tables (the catalog's uploads, the arena) ---------------------------------------
+    def execute_script(self, script: str) -> None:
+        """Run ``CREATE TABLE IF NOT EXISTS`` statements (separated by ``;``) for a table kept beside matches."""
+        with self._lock, self._db:
+            for statement in script.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One write statement in its own transaction; the number of rows it changed."""
+        with self._lock, self._db:
+            return int(self._db.execute(sql, tuple(params)).rowcount)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """The rows of one read statement."""
+        with self._lock:
+            return list(self._db.execute(sql, tuple(params)).fetchall())
+
     # --- writing -----------------------------------------------------------------------------
     def create(
         self,

@@ -12,6 +12,8 @@ on the board (so that it can highlight cells and map clicks and keys to moves).
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,8 +26,52 @@ def family(game: Game) -> str:
 
 
 def board_svg(game: Game, state: State, size: int | None = None) -> str:
-    """The game's SVG of ``state`` at the play page's size."""
-    return game.svg(state, game.board_size if size is None else size)
+    """The game's SVG of ``state`` at the play page's size, with what the page adds on top.
+
+    Bomberman: a bomb under a player gets a badge with its countdown in the cell's corner (the player's disc
+    hides the bomb's own). Wall maze: both targets are outlined on top, so that a marker does not hide them.
+    A rule sheet whose facts describe a grid is drawn as that grid (:func:`generic_svg`).
+    """
+    fam = family(game)
+    if fam == "other" and grid_of(game) is not None:
+        return generic_svg(game, state, game.board_size if size is None else size)[0]
+    svg = game.svg(state, game.board_size if size is None else size)
+    extra = ""
+    if fam == "bomberman":
+        doc = game.state_to_dict(state)
+        players = [tuple(doc[r]) for r in game.roles if isinstance(doc.get(r), list)]
+        for x, y, timer in doc.get("bombs", []):
+            box = _cell_box(svg, x, y)
+            if (x, y) in players and box is not None:
+                bx, by, w, _ = box
+                r = w / 4.2
+                cx, cy = bx + w - r, by + r
+                extra += (
+                    f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="#111" stroke="#fff" stroke-width="1"/>'
+                    f'<text x="{cx:.1f}" y="{cy + r / 2:.1f}" font-size="{1.4 * r:.0f}" fill="#fff" '
+                    f'text-anchor="middle" class="bomb-timer bomb-under">{int(timer)}</text>'
+                )
+    elif fam == "wallmaze":
+        start = game.state_to_dict(game.initial_state())
+        for role, other in zip(game.roles, reversed(game.roles), strict=True):
+            where = start.get(other)
+            box = _cell_box(svg, *where) if isinstance(where, list) else None
+            if box is not None:
+                bx, by, w, h = box
+                extra += (
+                    f'<rect x="{bx + 1:.1f}" y="{by + 1:.1f}" width="{w - 2:.1f}" height="{h - 2:.1f}" fill="none" '
+                    f'stroke="#d97706" stroke-width="2" stroke-dasharray="3 2" class="target target-{role}" '
+                    f'pointer-events="none"><title>{role}\'s target</title></rect>'
+                )
+    return svg.replace("</svg>", extra + "</svg>") if extra else svg
+
+
+def _cell_box(svg: str, x: int, y: int) -> tuple[float, float, float, float] | None:
+    """The x, y, width and height of the rectangle of cell (x, y) in a game's SVG."""
+    found = re.search(
+        rf'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"[^>]*data-cell="{x} {y}"', svg
+    )
+    return tuple(float(v) for v in found.groups()) if found else None  # type: ignore[return-value]
 
 
 def agents_for(game: Game, registered: Mapping[str, Any]) -> list[str]:
@@ -96,3 +142,263 @@ def _annotate_one(fam: str, move: Move, where: list[int] | None) -> dict[str, An
             dx, dy = _DELTA[d]
             info.update(kind="step", dir=d, to=[where[0] + dx, where[1] + dy], **{"from": where})
     return info
+
+
+# --- levels: "play the computer" -------------------------------------------------------------------
+#: The levels offered by "Play the computer", easiest first, per board kind: (agent spec, seconds per move).
+#: Easy is a random player (or a shallow search where random play is no game at all); hard is the strongest
+#: agent made for the game, given more time.
+LEVELS: dict[str, dict[str, tuple[str, float]]] = {
+    "amazons": {"easy": ("mcts:sims=60", 0.5), "medium": ("amazons", 1.0), "hard": ("amazons", 4.0)},
+    "wallmaze": {"easy": ("random", 0.5), "medium": ("mcts", 1.0), "hard": ("wallmaze", 2.0)},
+    "bomberman": {"easy": ("random", 0.5), "medium": ("mcts", 1.0), "hard": ("bomberman", 1.0)},
+    "other": {"easy": ("random", 0.5), "medium": ("mcts", 1.0), "hard": ("mcts", 3.0)},
+}
+
+
+def level(game: Game, name: str, max_time: float) -> tuple[str, float]:
+    """The agent spec and think time of level ``name`` for ``game`` (the time capped at ``max_time``).
+
+    >>> import ggp
+    >>> level(ggp.load("wallmaze"), "hard", 60.0)
+    ('wallmaze', 2.0)
+    >>> level(ggp.load("wallmaze"), "expert", 60.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be one of easy, medium, hard, not 'expert'
+    """
+    table = LEVELS.get(family(game), LEVELS["other"])
+    if name not in table:
+        raise ValueError(f"level must be one of {', '.join(table)}, not {name!r}")
+    spec, seconds = table[name]
+    return spec, min(seconds, max_time)
+
+
+# --- readable moves ------------------------------------------------------------------------------------
+def square(x: int, y: int) -> str:
+    """A board square in chess-like notation: (3, 5) is ``c5``."""
+    return f"{chr(ord('a') + x - 1)}{y}" if 1 <= x <= 26 else f"({x},{y})"
+
+
+def readable(game: Game, move: str) -> str:
+    """A move as a person reads it: ``c1-c5``, ``arrow c8``, ``east``, ``bomb``; the KIF text otherwise.
+
+    >>> import ggp
+    >>> readable(ggp.load("amazons_8x8"), "(move 3 1 3 5)"), readable(ggp.load("amazons_8x8"), "(fire 5 7)")
+    ('c1-c5', 'arrow e7')
+    >>> readable(ggp.load("wallmaze"), "(move 2 5 3 5)"), readable(ggp.load("bomberman"), "dropBomb")
+    ('east', 'bomb')
+    """
+    fam = family(game)
+    text = move.strip()
+    words = text.strip("()").split()
+    nums = [int(w) for w in words[1:] if w.isdigit()]
+    if fam == "amazons":
+        if words[:1] == ["move"] and len(nums) == 4:
+            return f"{square(nums[0], nums[1])}-{square(nums[2], nums[3])}"
+        if words[:1] == ["fire"] and len(nums) == 2:
+            return f"arrow {square(nums[0], nums[1])}"
+    elif fam == "wallmaze":
+        if words[:1] == ["move"] and len(nums) == 4:
+            return _DIRS.get((nums[2] - nums[0], nums[3] - nums[1]), text)
+        if text == "noop":
+            return "wait"
+    elif fam == "bomberman":
+        if text == "dropBomb":
+            return "bomb"
+        if words[:1] == ["move"] and len(words) == 2:
+            return "stay" if words[1] == "nowhere" else words[1]
+        if text == "noop":
+            return "wait"
+    return text
+
+
+# --- the generic view: any rule sheet ----------------------------------------------------------------
+class Grid:
+    """A board found in a sheet's facts: the relation ``head`` whose first two arguments are a cell's x and y.
+
+    ``xs`` and ``ys`` are the values the coordinates take, in order; the other arguments are what the cell holds.
+    """
+
+    def __init__(self, head: str, arity: int, xs: list[str], ys: list[str]) -> None:
+        self.head = head
+        self.arity = arity
+        self.xs = xs
+        self.ys = ys
+
+    def cells(self, facts: list[str]) -> tuple[dict[tuple[str, str], list[str]], list[str]]:
+        """What each cell holds in a state with ``facts``, and the facts that are not of the board."""
+        out: dict[tuple[str, str], list[str]] = {}
+        rest = []
+        for fact in facts:
+            words = _words(fact)
+            if words and words[0] == self.head and len(words) == self.arity + 1:
+                content = " ".join(words[3:]) or words[0]
+                if content.lower() not in _BLANK:
+                    out.setdefault((words[1], words[2]), []).append(content)
+            else:
+                rest.append(fact)
+        return out, rest
+
+    def move_cells(self, move: str) -> list[str]:
+        """The cells (``"i j"`` indexes into ``xs`` and ``ys``) a move names: each (x, y) pair among its
+        arguments; a move with one argument that is a column's x names that column's cells."""
+        args = _words(move)[1:]
+        xi = {x: i for i, x in enumerate(self.xs)}
+        yi = {y: j for j, y in enumerate(self.ys)}
+        found = []
+        k = 0
+        while k + 1 < len(args):
+            if args[k] in xi and args[k + 1] in yi:
+                found.append(f"{xi[args[k]]} {yi[args[k + 1]]}")
+                k += 2
+            else:
+                k += 1
+        if not found and len(args) == 1 and args[0] in xi:
+            found = [f"{xi[args[0]]} {j}" for j in range(len(self.ys))]
+        return found
+
+
+_BLANK = {"b", "blank", "empty", "e", "none", "0"} - {"0"}
+_GRIDS: dict[int, Grid | None] = {}
+
+
+def _words(fact: str) -> list[str]:
+    """A flat fact's words: ``(cell 1 2 x)`` -> ``["cell", "1", "2", "x"]`` (nested terms keep their text)."""
+    text = fact.strip()
+    if not text.startswith("("):
+        return [text]
+    inner = text[1:-1]
+    if "(" in inner:
+        return [inner.split()[0], inner]  # nested: not a grid fact
+    return inner.split()
+
+
+def _order(values: set[str]) -> list[str]:
+    if all(v.lstrip("-").isdigit() for v in values):
+        return sorted(values, key=int)
+    return sorted(values, key=lambda v: (len(v), v))
+
+
+def grid_of(game: Game) -> Grid | None:
+    """The board of a rule sheet's states, if its facts describe one (None otherwise); found once per game.
+
+    The candidate is the relation of two or more flat arguments (three or more preferred) whose first two take from 2 to 32 values
+    each and whose facts cover at least half of the x, y pairs; the one covering most cells wins.
+    """
+    key = id(game)
+    if key in _GRIDS:
+        return _GRIDS[key]
+    base = getattr(game, "base_facts", None)
+    facts = list(base) if base is not None else game.state_facts(game.initial_state())
+    groups: dict[tuple[str, int], set[tuple[str, str]]] = {}
+    for fact in facts:
+        words = _words(fact)
+        if len(words) >= 3:
+            groups.setdefault((words[0], len(words) - 1), set()).add((words[1], words[2]))
+    best: Grid | None = None
+    best_score = 0
+    for (head, arity), pairs in groups.items():
+        xs = {p[0] for p in pairs}
+        ys = {p[1] for p in pairs}
+        if not (2 <= len(xs) <= 32 and 2 <= len(ys) <= 32):
+            continue
+        score = len(pairs) + (10_000 if arity >= 3 else 0)  # a relation that says what a cell holds first
+        if len(pairs) * 2 < len(xs) * len(ys) or score <= best_score:
+            continue
+        best, best_score = Grid(head, arity, _order(xs), _order(ys)), score
+    _GRIDS[key] = best
+    return best
+
+
+_PALETTE = ["#1d4ed8", "#b91c1c", "#047857", "#7c3aed", "#b45309", "#0e7490", "#be185d", "#4d7c0f"]
+
+
+def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[str]]:
+    """A rule sheet's state as a grid picture (cells ``data-gcell="i j"``) and the facts off the grid; without
+    a grid, an empty picture and every fact."""
+    facts = game.state_facts(state)
+    grid = grid_of(game)
+    if grid is None:
+        return "", facts
+    held, rest = grid.cells(facts)
+    nx, ny = len(grid.xs), len(grid.ys)
+    cell = max(16, min(56, size // max(nx, ny)))
+    pad = 22
+    width, height = pad + nx * cell, pad + ny * cell
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{html.escape(game.name)} board, {nx} by {ny}" font-family="sans-serif">'
+    ]
+    colours: dict[str, str] = {}
+    for i, x in enumerate(grid.xs):
+        parts.append(
+            f'<text x="{pad + i * cell + cell / 2}" y="15" text-anchor="middle" font-size="11" fill="#333">'
+            f"{html.escape(x)}</text>"
+        )
+    for j, y in enumerate(grid.ys):
+        parts.append(
+            f'<text x="11" y="{pad + j * cell + cell / 2 + 4}" text-anchor="middle" font-size="11" fill="#333">'
+            f"{html.escape(y)}</text>"
+        )
+        for i, x in enumerate(grid.xs):
+            shade = "#f4f1ea" if (i + j) % 2 == 0 else "#e6e0d2"
+            what = held.get((x, y), [])
+            label = f"({x}, {y})" + (f": {', '.join(what)}" if what else ": empty")
+            parts.append(
+                f'<rect data-gcell="{i} {j}" x="{pad + i * cell}" y="{pad + j * cell}" width="{cell}" '
+                f'height="{cell}" fill="{shade}" stroke="#9a927f"><title>{html.escape(label)}</title></rect>'
+            )
+            for k, content in enumerate(what[:2]):
+                colour = colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)])
+                short = content if len(content) <= 3 else content[:3]
+                cx, cy = pad + i * cell + cell / 2, pad + j * cell + cell / 2 + k * cell / 3
+                parts.append(
+                    f'<text x="{cx}" y="{cy + cell / 8}" text-anchor="middle" font-size="{cell // 3}" '
+                    f'font-weight="bold" fill="{colour}" pointer-events="none">{html.escape(short)}</text>'
+                )
+    parts.append("</svg>")
+    return "".join(parts), rest
+
+
+def annotate_generic(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
+    """Each legal move of a rule sheet with the grid cells it names (``cells``, as ``"i j"``)."""
+    grid = grid_of(game)
+    return [
+        {
+            "move": m.text,
+            "kind": "other",
+            "from": None,
+            "to": None,
+            "dir": None,
+            "cells": grid.move_cells(m.text) if grid else [],
+        }
+        for m in moves
+    ]
+
+
+def explain(game: Game, before: State, joint: dict[str, str], after: State) -> list[str]:
+    """What a person may not see from the board alone about the step ``before`` -> ``after`` by ``joint``.
+
+    Wall maze: both stepped onto the same cell, so neither moved.
+
+    >>> import ggp
+    >>> maze = ggp.load("wallmaze")
+    >>> s = maze.state_from_dict({**maze.state_to_dict(maze.initial_state()), "white": [6, 5], "black": [8, 5]})
+    >>> joint = {"white": "(move 6 5 7 5)", "black": "(move 8 5 7 5)"}
+    >>> explain(maze, s, joint, maze.next_state(s, list(joint.values())))
+    ['white and black both stepped onto (7, 5), so neither moved']
+    """
+    if family(game) != "wallmaze":
+        return []
+    targets: dict[tuple[int, ...], list[str]] = {}
+    for role, text in joint.items():
+        words = text.strip("()").split()
+        if words[:1] == ["move"] and len(words) == 5 and all(w.isdigit() for w in words[1:]):
+            targets.setdefault(tuple(int(w) for w in words[3:]), []).append(role)
+    doc_before, doc_after = game.state_to_dict(before), game.state_to_dict(after)
+    out = []
+    for cell, roles in targets.items():
+        if len(roles) > 1 and all(doc_before.get(r) == doc_after.get(r) for r in roles):
+            out.append(f"{' and '.join(roles)} both stepped onto ({cell[0]}, {cell[1]}), so neither moved")
+    return out

@@ -10,6 +10,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from ..core.game import Game
 from . import ui
 from .record import iso
 from .seats import Seats
@@ -41,7 +42,8 @@ class Presenter:
     def show(self, match: LiveMatch, request: Request | None = None, *, svg: bool = False) -> dict[str, Any]:
         """The match's view; with ``request``, ``mine`` lists the seats that request owns."""
         mine = None if request is None else Seats(request).owned(self.manager, match, match.roles)
-        return view(match, epoch=self.epoch, svg=svg, seats=self.seats(match), mine=mine)
+        title = self.manager.games.title(match.key)
+        return view(match, epoch=self.epoch, svg=svg, seats=self.seats(match), mine=mine, title=title)
 
 
 def view(
@@ -51,6 +53,7 @@ def view(
     seats: dict[str, str],
     svg: bool = False,
     mine: Iterable[str] | None = None,
+    title: str | None = None,
 ) -> dict[str, Any]:
     """What the API and the play page show of a match now.
 
@@ -60,6 +63,7 @@ def view(
     """
     game, state = match.game, match.state
     over = match.over
+    fam = page_family(game)
     legal = {}
     to_act = []
     awaiting = match.awaiting()
@@ -68,13 +72,14 @@ def view(
         if not over and not (len(moves) == 1 and moves[0].text == "noop"):
             to_act.append(role)
         if role in awaiting:
-            legal[role] = ui.annotate(game, state, role, moves)
+            legal[role] = ui.annotate_generic(game, moves) if fam == "grid" else ui.annotate(game, state, role, moves)
     last = dict(zip(match.roles, match.joints[-1], strict=True)) if match.joints else None
     goals = match.goals if over else None
     out: dict[str, Any] = {
         "id": match.id,
-        "game": game.name,
-        "family": ui.family(game),
+        "game": match.key,
+        "title": title if title is not None else match.key,
+        "family": fam,
         "roles": list(match.roles),
         "players": dict(zip(match.roles, match.players, strict=True)),
         "settings": asdict(match.settings),
@@ -96,7 +101,12 @@ def view(
         "last_joint": last,
         "notes": list(match.notes),
         "seats": seats,
+        "moves": history(match),
+        "explain": explanations(match),
+        "rematch": match.rematch,
     }
+    if fam in ("grid", "facts"):
+        out["facts"] = ui.generic_svg(game, state)[1] if fam == "grid" else game.state_facts(state)
     if mine is not None:
         out["mine"] = [r for r in match.roles if r in set(mine)]
     if svg:
@@ -118,3 +128,44 @@ def summary(m: StoredMatch) -> dict[str, Any]:
         "created": iso(m.created),
         "updated": iso(m.updated),
     }
+
+
+def page_family(game: Game) -> str:
+    """Which controls the play page offers: the game's own board kind, else ``grid`` for a rule sheet whose
+    facts describe a board, else ``facts`` (a list of facts and the legal moves)."""
+    fam = ui.family(game)
+    if fam != "other":
+        return fam
+    return "grid" if ui.grid_of(game) is not None else "facts"
+
+
+def history(match: LiveMatch) -> list[dict[str, Any]]:
+    """Every joint move so far: ``step``, ``joint`` (role -> KIF), ``readable`` (role -> notation) and
+    ``forced`` (the roles whose only legal move was played for them)."""
+    game = match.game
+    out = []
+    for k, joint in enumerate(match.joints, 1):
+        info = match.infos[k - 1] if k - 1 < len(match.infos) else {}
+        out.append(
+            {
+                "step": k,
+                "joint": dict(zip(match.roles, joint, strict=True)),
+                "readable": {r: ui.readable(game, m) for r, m in zip(match.roles, joint, strict=True)},
+                "forced": list(info.get("forced", [])),
+            }
+        )
+    return out
+
+
+def explanations(match: LiveMatch) -> list[str]:
+    """What the last step did that the board does not show: forced moves, a blocked step."""
+    if not match.joints:
+        return []
+    game = match.game
+    joint = dict(zip(match.roles, match.joints[-1], strict=True))
+    info = match.infos[-1] if match.infos else {}
+    out = [
+        f"{role} had one legal move, {ui.readable(game, joint[role])}: it was played for {role}"
+        for role in info.get("forced", [])
+    ]
+    return out + ui.explain(game, match.states[-2], joint, match.states[-1])

@@ -222,7 +222,10 @@
     let view = JSON.parse($("initial-view").textContent);
     let mine = new Set(view.mine || []); // the seats this browser owns (its cookie holds their tokens)
     let role = null; // the human role the controls act for
-    let selected = null; // Amazons: the amazon picked to move
+    let selected = null; // Amazons: the amazon picked to move; a grid game: the square picked first
+    let dest = null; // Amazons: the destination picked, not sent until the arrow is chosen
+    let cursor = null; // the keyboard's square [x, y] (Amazons) or [i, j] (a rule sheet's grid)
+    let announced = -1; // the last step told to screen readers
     let sending = false;
     let thinkingFrom = null; // {role: performance.now() at which it started}
     let queued = null; // a move made while the server could not be reached: sent when it is back
@@ -294,6 +297,7 @@
         delete document.body.dataset.sending;
       }
       selected = null;
+      dest = null;
       if (r === null) {
         queued = want; // the latest move wins
         lost(`Cannot reach the server: your move ${move} is sent when it is back; retrying…`);
@@ -307,6 +311,28 @@
         say(r.data.detail || `error ${r.status}`);
         highlight();
       }
+    }
+
+    // Amazons: the move, then at once the arrow (the server plays a forced arrow itself, and says so).
+    async function submitWithArrow(move, arrow) {
+      const before = view.step;
+      await submit(move);
+      if (view.step === before) return; // refused: the message says why
+      const fire = legal().find((m) => m.kind === "fire" && same(m.to, arrow));
+      if (fire) await submit(fire.move);
+    }
+
+    // The squares a queen reaches from ``from`` in straight lines over empty squares (``gone`` counts as empty).
+    function queenLines(from, gone) {
+      const rows = (view.state.board || "").split("/");
+      const n = rows.length;
+      const empty = (x, y) =>
+        x >= 1 && y >= 1 && x <= n && y <= n && (rows[n - y][x - 1] === "." || (gone && gone[0] === x && gone[1] === y));
+      const out = [];
+      for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]]) {
+        for (let x = from[0] + dx, y = from[1] + dy; empty(x, y); x += dx, y += dy) out.push([x, y]);
+      }
+      return out;
     }
 
     // POST an action (take a seat, resign, abort) and show the match as it answers.
@@ -393,6 +419,23 @@
             ),
           );
         }
+      }
+      if (view.terminal && view.ended !== "aborted" && (owned.length || !humans)) {
+        const label = view.rematch && !owned.length ? "watch the rematch" : view.rematch ? "join the rematch" : "rematch (sides swapped)";
+        box.append(
+          el(
+            "button",
+            {
+              class: "action primary-action",
+              id: "action-rematch",
+              onclick: () =>
+                act("POST", `/api/games/${id}/rematch`, {}, (data) => {
+                  window.location.href = `/games/${data.id}`;
+                }),
+            },
+            label,
+          ),
+        );
       }
       if (view.terminal && (owned.length || !humans)) {
         box.append(
@@ -498,9 +541,19 @@
             { class: "hint" },
             fire
               ? "Click a green square to shoot the arrow."
-              : selected
-                ? `Amazon at (${selected.join(", ")}) picked: click a green square to move it there (or another amazon).`
-                : "Click one of your amazons (green) to pick it.",
+              : dest
+                ? `Moving ${sq(selected)} to ${sq(dest)}: now click a green square to shoot the arrow (click ${sq(dest)} again or press Esc to take the move back).`
+                : selected
+                  ? `Amazon at ${sq(selected)} picked: click a green square to move it there (or another amazon).`
+                  : "Click one of your amazons (green) to pick it.",
+          ),
+        );
+      } else if (family === "grid") {
+        box.append(
+          el(
+            "p",
+            { class: "hint" },
+            selected ? "Square picked: click where it goes (green), or pick a move below." : "Click a green square, or pick a move from the list below.",
           ),
         );
       }
@@ -520,20 +573,22 @@
 
     function highlight() {
       clearMarks(board);
-      if (family === "amazons" && view.last_joint) {
-        // the last move's squares, faintly: where an amazon came from and went, or where the arrow fell
-        for (const m of Object.values(view.last_joint)) {
-          const nums = (m.match(/\d+/g) || []).map(Number);
-          for (let i = 0; i + 1 < nums.length; i += 2) mark(board, [nums[i], nums[i + 1]], "last");
-        }
-      }
+      if (family === "amazons") lastAmazonsMove();
+      if (cursor) markCursor();
       if (view.terminal) return;
       const moves = legal();
+      if (family === "grid") return highlightGrid(moves);
       if (family === "amazons") {
         const fire = moves.filter((m) => m.kind === "fire");
         if (view.state.just_moved) mark(board, view.state.just_moved, "sel");
         if (fire.length) {
           fire.forEach((m) => mark(board, m.to, "target"));
+          return;
+        }
+        if (dest) {
+          mark(board, selected, "from");
+          mark(board, dest, "sel");
+          queenLines(dest, selected).forEach((xy) => mark(board, xy, "target arrow"));
           return;
         }
         if (selected) {
@@ -553,6 +608,104 @@
           if (m.kind === "step" && m.dir !== "stay") mark(board, m.to, "target");
         }
       }
+    }
+
+    const sq = (xy) => String.fromCharCode(96 + xy[0]) + xy[1];
+
+    // The last amazon move of either side: a line from where it stood to where it went, and the arrow's square.
+    function lastAmazonsMove() {
+      const svg = board.querySelector("svg");
+      if (!svg || !view.moves || !view.moves.length) return;
+      let move = null;
+      let arrow = null;
+      for (let k = view.moves.length - 1; k >= 0 && !move; k--) {
+        for (const text of Object.values(view.moves[k].joint)) {
+          const nums = (text.match(/\d+/g) || []).map(Number);
+          if (text.startsWith("(move") && nums.length === 4) move = nums;
+          else if (text.startsWith("(fire") && nums.length === 2 && !arrow) arrow = nums;
+        }
+      }
+      if (arrow) mark(board, arrow, "last arrow-last");
+      if (!move) return;
+      mark(board, [move[0], move[1]], "last");
+      mark(board, [move[2], move[3]], "last");
+      const a = board.querySelector(`[data-cell="${move[0]} ${move[1]}"]`);
+      const b = board.querySelector(`[data-cell="${move[2]} ${move[3]}"]`);
+      if (!a || !b) return;
+      const c = (r, k) => Number(r.getAttribute(k)) + Number(r.getAttribute(k === "x" ? "width" : "height")) / 2;
+      const line = document.createElementNS(SVGNS, "line");
+      line.setAttribute("x1", c(a, "x"));
+      line.setAttribute("y1", c(a, "y"));
+      line.setAttribute("x2", c(b, "x"));
+      line.setAttribute("y2", c(b, "y"));
+      line.setAttribute("class", "hl last-line");
+      svg.appendChild(line);
+    }
+
+    function gridCell(key) {
+      return board.querySelector(`[data-gcell="${key}"]`);
+    }
+
+    function markGrid(key, cls) {
+      const rect = gridCell(key);
+      const svg = board.querySelector("svg");
+      if (!rect || !svg) return;
+      const o = document.createElementNS(SVGNS, "rect");
+      for (const a of ["x", "y", "width", "height"]) o.setAttribute(a, rect.getAttribute(a));
+      o.setAttribute("class", `hl ${cls}`);
+      svg.appendChild(o);
+    }
+
+    function markCursor() {
+      if (family === "grid") markGrid(cursor.join(" "), "cursor");
+      else mark(board, cursor, "cursor");
+    }
+
+    function highlightGrid(moves) {
+      if (selected) {
+        markGrid(selected, "sel");
+        moves.filter((m) => m.cells.length > 1 && m.cells[0] === selected).forEach((m) => markGrid(m.cells[m.cells.length - 1], "target"));
+        return;
+      }
+      const seen = new Set();
+      for (const m of moves) {
+        const key = m.cells.length > 1 ? m.cells[0] : m.cells[m.cells.length - 1];
+        if (key && !seen.has(key)) {
+          seen.add(key);
+          markGrid(key, m.cells.length > 1 ? "from" : "target");
+        }
+      }
+    }
+
+    // A click (or Enter) on square ``key`` of a rule sheet's grid.
+    function gridClick(key) {
+      const moves = legal();
+      if (selected) {
+        const m = moves.filter((mv) => mv.cells.length > 1 && mv.cells[0] === selected && mv.cells[mv.cells.length - 1] === key);
+        if (m.length === 1) return void submit(m[0].move);
+        if (m.length > 1) return void offer(m);
+      }
+      const single = moves.filter((mv) => mv.cells.length >= 1 && mv.cells.every((c) => c === mv.cells[0]) && mv.cells.includes(key));
+      const column = moves.filter((mv) => mv.cells.length > 1 && !mv.cells.every((c) => c === mv.cells[0]) && mv.cells.includes(key) && mv.cells.every((c) => c.split(" ")[0] === mv.cells[0].split(" ")[0]) && mv.cells.length > 2);
+      const starts = moves.filter((mv) => mv.cells.length > 1 && mv.cells[0] === key && !column.includes(mv));
+      if (single.length + column.length === 1 && !starts.length) return void submit((single[0] || column[0]).move);
+      if (starts.length) {
+        selected = selected === key ? null : key;
+        say("");
+        return void renderControls();
+      }
+      if (single.length + column.length > 1) return void offer([...single, ...column]);
+      selected = null;
+      say("No legal move names that square.", "info");
+      renderControls();
+    }
+
+    // Several legal moves fit the click: show just those in the legal list.
+    function offer(moves) {
+      $("legal-list").open = true;
+      say(`${moves.length} moves fit: pick one below.`, "info");
+      const box = $("legal-moves");
+      box.replaceChildren(...moves.map((m) => el("button", { class: "move", onclick: () => submit(m.move) }, m.move)));
     }
 
     function renderThinking() {
@@ -590,11 +743,65 @@
       else if (values.length && winners.length === values.length) title = "Game over: a draw";
       if (view.result && view.ended !== "terminal") title += ` (${view.result})`;
       $("result-title").textContent = title;
+      $("result-side").textContent = sideResult(goals, best, winners);
       const list = $("result-goals");
       list.replaceChildren();
       for (const [r, v] of Object.entries(goals)) {
         list.append(el("li", { class: v === best && winners.length === 1 ? "winner" : "" }, el("b", {}, r), ` (${view.players[r]}): ${v}`));
       }
+    }
+
+    // The result as the person at this screen sees it.
+    function sideResult(goals, best, winners) {
+      const own = [...mine];
+      if (!own.length || view.ended === "aborted") return "";
+      if (view.ended === "resigned" && view.result && own.some((r) => view.result.startsWith(`${r} resigned`))) return "You resigned.";
+      const values = Object.values(goals);
+      const ownBest = Math.max(...own.map((r) => goals[r] ?? 0));
+      if (values.length && winners.length === values.length) return "A draw.";
+      if (own.length === view.roles.length) return "";
+      if (ownBest === best && winners.length === 1) return "You won!";
+      if (ownBest === best) return "You shared the win.";
+      return "You lost.";
+    }
+
+    function renderMoves() {
+      const list = $("move-list");
+      const moves = view.moves || [];
+      if (list.children.length > moves.length) list.replaceChildren();
+      for (let k = list.children.length; k < moves.length; k++) {
+        const m = moves[k];
+        const shown = Object.entries(m.readable).filter(
+          ([r]) => !(m.joint[r] === "noop" && Object.values(m.joint).some((x) => x !== "noop")),
+        );
+        const li = el("li", { "data-step": String(m.step) });
+        shown.forEach(([r, text], i) => {
+          if (i) li.append(" · ");
+          li.append(el("span", { class: "mv", title: m.joint[r] }, el("b", {}, r), " ", text, m.forced.includes(r) ? " (forced)" : ""));
+        });
+        list.append(li);
+      }
+      list.scrollTop = list.scrollHeight;
+      const said = moves.length ? moves[moves.length - 1] : null;
+      if (said && said.step !== announced) {
+        if (announced >= 0) {
+          const words = Object.entries(said.readable).filter(([r]) => said.joint[r] !== "noop").map(([r, t]) => `${r} ${t}`);
+          $("announce").textContent = `Step ${said.step}: ${words.join(", ") || "everyone waited"}.`;
+        }
+        announced = said.step;
+      } else if (announced < 0) announced = 0;
+    }
+
+    function renderInvite() {
+      const open = Object.keys(view.seats || {}).filter((r) => view.seats[r] === "open");
+      const show = mine.size > 0 && open.length > 0 && !view.terminal;
+      $("invite").hidden = !show;
+      if (show) $("invite-link").value = window.location.href.split("#")[0];
+    }
+
+    function renderFacts() {
+      if (!view.facts) return;
+      $("facts").replaceChildren(...view.facts.map((f) => el("li", {}, f)));
     }
 
     function renderLast() {
@@ -629,6 +836,7 @@
       if (!mayMove.includes(role)) {
         role = mayMove[0] || null;
         selected = null;
+        dest = null;
       }
       renderSeats();
       renderRolePick();
@@ -637,12 +845,15 @@
       renderThinking();
       renderResult();
       renderLast();
+      renderMoves();
+      renderInvite();
+      renderFacts();
+      $("explain").replaceChildren(...(view.explain || []).map((t) => el("li", {}, t)));
       const notes = $("notes");
       notes.replaceChildren(...view.notes.map((n) => el("li", {}, n)));
     }
 
-    board.addEventListener("click", (ev) => {
-      const xy = cellOf(ev);
+    function cellClick(xy) {
       const moves = legal();
       if (!xy || !moves.length || sending) return;
       if (family === "amazons") {
@@ -653,9 +864,26 @@
           else say("Shoot the arrow at one of the green squares.", "info");
           return;
         }
+        if (dest) {
+          if (same(dest, xy)) {
+            dest = null; // taken back: pick another destination
+            say("Move taken back: pick a destination.", "info");
+            return void renderControls();
+          }
+          if (queenLines(dest, selected).some((t) => same(t, xy))) {
+            const m = moves.find((mv) => same(mv.from, selected) && same(mv.to, dest));
+            if (m) return void submitWithArrow(m.move, xy);
+          }
+          say("Shoot the arrow at one of the green squares, or click the destination again to take the move back.", "info");
+          return;
+        }
         if (selected) {
           const m = moves.find((mv) => same(mv.from, selected) && same(mv.to, xy));
-          if (m) return void submit(m.move);
+          if (m) {
+            dest = xy;
+            say("");
+            return void renderControls();
+          }
         }
         if (moves.some((mv) => same(mv.from, xy))) selected = same(selected, xy) ? null : xy;
         else selected = null;
@@ -665,15 +893,64 @@
         const m = moves.find((mv) => mv.kind === "step" && mv.dir !== "stay" && same(mv.to, xy));
         if (m) submit(m.move);
       }
+    }
+
+    board.addEventListener("click", (ev) => {
+      if (family === "grid") {
+        const rect = ev.target.closest && ev.target.closest("[data-gcell]");
+        if (rect && legal().length && !sending) {
+          cursor = rect.getAttribute("data-gcell").split(" ").map(Number);
+          gridClick(rect.getAttribute("data-gcell"));
+        }
+        return;
+      }
+      const xy = cellOf(ev);
+      if (xy) cursor = xy;
+      cellClick(xy);
     });
+
+    // The cursor of the boards played by picking squares: arrow keys move it, Enter or space picks its square.
+    function moveCursor(key) {
+      const DELTA = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+      if (family === "grid") {
+        const cells = [...board.querySelectorAll("[data-gcell]")].map((r) => r.getAttribute("data-gcell").split(" ").map(Number));
+        if (!cells.length) return;
+        const nx = Math.max(...cells.map((c) => c[0])) + 1;
+        const ny = Math.max(...cells.map((c) => c[1])) + 1;
+        const d = DELTA[key];
+        cursor = cursor || [0, 0];
+        cursor = [Math.min(nx - 1, Math.max(0, cursor[0] + d[0])), Math.min(ny - 1, Math.max(0, cursor[1] - d[1]))];
+      } else {
+        const n = (view.state.board || "").split("/").length;
+        const d = DELTA[key];
+        cursor = cursor || [1, 1];
+        cursor = [Math.min(n, Math.max(1, cursor[0] + d[0])), Math.min(n, Math.max(1, cursor[1] + d[1]))];
+      }
+      highlight();
+      const name = family === "grid" ? `square ${cursor[0] + 1}, ${cursor[1] + 1}` : `square ${sq(cursor)}`;
+      $("announce").textContent = name;
+    }
 
     document.addEventListener("keydown", (ev) => {
       if (ev.target.closest && ev.target.closest("input, select, textarea")) return;
+      // Enter and space on a focused button or link work that button, not the board
+      if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest && ev.target.closest("button, a, summary")) return;
       if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
       if (family !== "bomberman" && family !== "wallmaze") {
-        if (ev.key === "Escape" && selected) {
-          selected = null;
+        if (ev.key === "Escape" && (selected || dest)) {
+          if (dest) dest = null;
+          else selected = null;
           renderControls();
+          return;
+        }
+        if (family !== "amazons" && family !== "grid") return;
+        if (ev.key in { ArrowUp: 1, ArrowDown: 1, ArrowLeft: 1, ArrowRight: 1 }) {
+          ev.preventDefault();
+          moveCursor(ev.key);
+        } else if ((ev.key === "Enter" || ev.key === " ") && cursor) {
+          ev.preventDefault();
+          if (family === "grid") gridClick(cursor.join(" "));
+          else cellClick(cursor);
         }
         return;
       }
@@ -811,7 +1088,77 @@
     if (document.body.dataset.live === "true") hub.follow(id, follow);
   }
 
+  // The upload form: a chosen file fills the text box (and the name, if empty).
+  function sheetsPage() {
+    const file = $("sheet-file");
+    if (!file) return;
+    file.addEventListener("change", async () => {
+      const f = file.files && file.files[0];
+      if (!f) return;
+      $("sheet-rules").value = await f.text();
+      if (!$("sheet-name").value) $("sheet-name").value = f.name.replace(/\.[^.]*$/, "");
+    });
+  }
+
+  // A live arena match: long-polls the match's view and redraws the board and the move list at each step.
+  async function arenaMatchPage() {
+    const id = document.body.dataset.matchId;
+    let view = JSON.parse($("initial-view").textContent);
+    const draw = () => {
+      $("board").innerHTML = view.svg;
+      $("board").dataset.step = String(view.step);
+      $("step").textContent = String(view.step);
+      $("arena-status").textContent = view.status;
+      const list = $("move-list");
+      for (let k = list.children.length; k < view.moves.length; k++) {
+        const li = el("li");
+        Object.entries(view.moves[k]).forEach(([r, t], i) => {
+          if (i) li.append(" · ");
+          li.append(el("b", {}, r), ` ${t}`);
+        });
+        list.append(li);
+      }
+      list.scrollTop = list.scrollHeight;
+      if (view.status !== "running") {
+        const goals = view.goals ? view.roles.map((r, i) => `${r} ${view.goals[i]}`).join(" · ") : "";
+        $("arena-result").textContent = goals ? `goals: ${goals}` : view.error;
+        $("downloads").hidden = view.status !== "over";
+        $("announce").textContent = `Match ${view.status}. ${goals}`;
+      }
+    };
+    while (view.status === "running") {
+      let r;
+      try {
+        r = await api("GET", `/api/arena/matches/${id}?version=${view.version}&wait=20`, undefined, 30000);
+      } catch (e) {
+        await sleep(2000);
+        continue;
+      }
+      if (!r.ok) {
+        await sleep(2000);
+        continue;
+      }
+      view = r.data;
+      draw();
+    }
+  }
+
   const page = document.body.dataset.page;
+  if (page === "arena-match") arenaMatchPage();
+  if (page === "sheets") sheetsPage();
+  if (page === "play") {
+    const copy = $("copy-link");
+    if (copy)
+      copy.addEventListener("click", async () => {
+        $("invite-link").select();
+        try {
+          await navigator.clipboard.writeText($("invite-link").value);
+          copy.textContent = "Copied";
+        } catch (e) {
+          copy.textContent = "Select and copy";
+        }
+      });
+  }
   if (page === "play") playPage(makeHub());
   else if (page === "replay") replayPage(makeHub());
 })();

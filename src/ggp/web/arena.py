@@ -1,0 +1,730 @@
+"""The arena: GGP players registered by URL play rated matches, against each other and ggp's own agents.
+
+As on ggp.org's Tiltyard, anyone may register a player (a name, the URL it
+answers GGP messages on, a contact). The server asks it INFO before taking it
+and before each match; a player that does not answer is paused, and so is one
+whose moves fail (time out, are illegal, are not moves) in too large a share
+of two matches in a row (:attr:`~ggp.web.limits.Limits.arena_fault_share`).
+Its owner (the holder of the token registration answers) may pause, resume
+or remove it.
+
+A matchmaking loop (:meth:`Arena.run`) keeps up to ``arena_matches`` matches
+going: it takes the games of ``arena_games`` in turn, the idle active
+players that have played least, and fills the other roles with the built-in
+agents of ``arena_agents``. Each match is refereed by ``ggp host``'s code
+(:func:`ggp.protocol.host.host_match`) with the arena's start and play
+clocks, in a thread; its steps are followed live, and its record is kept in
+the app's SQLite file, downloadable in ggp's format and in ggp-base's.
+
+Ratings are Bradley-Terry (:func:`ggp.match.ratings.rate`) over every pair
+of players in every finished match (the higher goal wins; equal goals draw),
+per game and over all games, with bootstrap intervals.
+
+Remote URLs are checked against the allow-list: an address that is not a
+public one (loopback, private, link-local, reserved) is refused unless
+``arena_allow`` names its network or host, so that registering cannot make
+the server probe its own network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import random
+import re
+import secrets
+import socket
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ..core.errors import GGPError
+from ..core.game import Game, State
+from ..match.ratings import rate
+from ..match.record import MatchRecord
+from ..protocol.host import QUICK, RemoteError, Transport, host_match
+from ..protocol.messages import BUSY, Info, ProtocolError, parse_info_reply, render_message
+from . import ui
+from .catalog import Catalog
+from .limits import Limits
+from .store import Store
+
+_log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS arena_players (
+    id        TEXT PRIMARY KEY,
+    kind      TEXT NOT NULL,            -- remote | agent
+    name      TEXT NOT NULL,
+    url       TEXT NOT NULL,            -- the GGP URL, or the agent spec of a built-in agent
+    contact   TEXT NOT NULL DEFAULT '',
+    owner     TEXT NOT NULL DEFAULT '', -- SHA-256 of the owner's token (empty for built-in agents)
+    status    TEXT NOT NULL,            -- active | paused | removed
+    reason    TEXT NOT NULL DEFAULT '', -- why it is paused
+    strikes   INTEGER NOT NULL DEFAULT 0,
+    created   REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS arena_matches (
+    id        TEXT PRIMARY KEY,
+    game      TEXT NOT NULL,            -- a catalog key
+    roles     TEXT NOT NULL,            -- JSON list
+    players   TEXT NOT NULL,            -- JSON list of player ids, role order
+    status    TEXT NOT NULL,            -- running | over | failed
+    goals     TEXT,                     -- JSON list once over
+    record    TEXT,                     -- the match record (ggp's format) once over
+    error     TEXT NOT NULL DEFAULT '',
+    started   REAL NOT NULL,
+    finished  REAL
+);
+CREATE INDEX IF NOT EXISTS arena_matches_by_started ON arena_matches (started)
+"""
+_ID = re.compile(r"[0-9a-z-]{1,40}")
+_MAX_NAME = 60
+_MAX_URL = 300
+_MAX_CONTACT = 120
+
+
+class ArenaError(Exception):
+    """A request the arena refuses: ``status`` is the HTTP status, ``message`` says why and what to do."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class Player:
+    """A registered player (``remote``) or one of ggp's agents (``agent``)."""
+
+    id: str
+    kind: str
+    name: str
+    url: str
+    contact: str
+    status: str
+    reason: str
+    strikes: int
+    created: float
+    owner: str = field(default="", repr=False)
+
+    def public(self) -> dict[str, Any]:
+        """What anyone may see (not the owner's token hash)."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "name": self.name,
+            "url": self.url,
+            "contact": self.contact,
+            "status": self.status,
+            "reason": self.reason,
+            "created": self.created,
+        }
+
+
+# --- URLs and INFO -----------------------------------------------------------------------------------------
+def _allowed(address: str, host: str, allow: tuple[str, ...]) -> bool:
+    ip = ipaddress.ip_address(address)
+    for entry in allow:
+        if entry.lower() == host.lower():
+            return True
+        with contextlib.suppress(ValueError):
+            if ip in ipaddress.ip_network(entry, strict=False):
+                return True
+    return False
+
+
+def check_url(url: str, allow: tuple[str, ...], resolve: Callable[..., Any] = socket.getaddrinfo) -> str:
+    """``url`` normalised, if the arena may call it; :class:`ArenaError` (400) saying why not.
+
+    It must be ``http://`` or ``https://`` with a host and no user name, password or fragment; every address
+    its host resolves to must be a public one unless ``allow`` names its network or the host.
+
+    >>> check_url("http://127.0.0.1:9147", ("127.0.0.0/8",))
+    'http://127.0.0.1:9147/'
+    >>> check_url("http://127.0.0.1:9147", ())
+    Traceback (most recent call last):
+    ...
+    ggp.web.arena.ArenaError: 127.0.0.1 is a loopback address, which this arena does not call (ask its operator to allow it: GGP_WEB_ARENA_ALLOW)
+    """
+    text = str(url).strip()
+    if len(text) > _MAX_URL:
+        raise ArenaError(400, f"a player's URL is at most {_MAX_URL} characters")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise ArenaError(400, f"not a URL ({exc}); give one like http://player.example:9147") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ArenaError(400, "a player's URL starts with http:// or https:// and names a host, e.g. http://host:9147")
+    if parts.username or parts.password or parts.fragment:
+        raise ArenaError(400, "a player's URL may not hold a user name, password or #fragment")
+    host = parts.hostname
+    try:
+        infos = resolve(host, port or (443 if parts.scheme.lower() == "https" else 80), proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as exc:
+        raise ArenaError(400, f"the host {host!r} does not resolve ({exc}); check the URL") from None
+    addresses = {str(info[4][0]).split("%")[0] for info in infos}
+    if not addresses:
+        raise ArenaError(400, f"the host {host!r} has no address")
+    for address in sorted(addresses):
+        ip = ipaddress.ip_address(address)
+        if ip.is_global and not ip.is_multicast:
+            continue
+        if _allowed(address, host, allow):
+            continue
+        what = (
+            "loopback"
+            if ip.is_loopback
+            else "link-local"
+            if ip.is_link_local
+            else "private"
+            if ip.is_private
+            else "non-public"
+        )
+        raise ArenaError(
+            400,
+            f"{address} is a {what} address, which this arena does not call "
+            "(ask its operator to allow it: GGP_WEB_ARENA_ALLOW)",
+        )
+    netloc = parts.netloc.lower()
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+
+
+def ask_info(url: str, transport: Transport | None = None, limit: float = QUICK) -> dict[str, str]:
+    """The player's INFO answer; :class:`ArenaError` (400) if it does not answer, answers an error, or is busy."""
+    try:
+        status, body = (transport or Transport()).post(url, render_message(Info()), limit, "ggp-arena")
+    except RemoteError as exc:
+        raise ArenaError(400, f"the player at {url} does not answer INFO: {exc}") from None
+    if status != 200:
+        raise ArenaError(400, f"the player at {url} answered INFO with HTTP status {status}")
+    try:
+        fields = parse_info_reply(body)
+    except ProtocolError:
+        fields = {}
+    if fields.get("status", "").lower() == BUSY:
+        raise ArenaError(409, f"the player at {url} says it is busy; register it when it is free")
+    return fields
+
+
+# --- ggp-base's match format --------------------------------------------------------------------------------
+def _spaced(kif: str) -> str:
+    """KIF as ggp-base prints it: ``(move 1 2)`` -> ``( move 1 2 )``."""
+    return " ".join(kif.replace("(", " ( ").replace(")", " ) ").split())
+
+
+def ggp_base_match(
+    game: Game,
+    record: MatchRecord,
+    match_id: str,
+    names: list[str],
+    started: float,
+    states: list[State] | None = None,
+) -> dict[str, Any]:
+    """The match as ggp-base's ``Match.toJSON`` writes it (readable by its tools).
+
+    ``states`` are the match's states (replayed from the record if not given); ``names`` the players' names in
+    role order (``playerNamesFromHost``). Moves and states are ggp-base's spaced KIF; ``errors`` holds, per
+    joint move, each role's fault (empty when none); clocks are whole seconds, times milliseconds.
+    """
+    states = states if states is not None else record.replay(game)
+    rendered = ["( " + " ".join(_spaced(f) for f in game.state_facts(s)) + " )" for s in states]
+    errors = []
+    for move in record.moves:
+        by_role = {f.role: f"{f.kind}: {f.message}" for f in move.faults}
+        errors.append([by_role.get(r, "") for r in record.roles])
+    step_ms = [int(started * 1000)] * len(states)
+    return {
+        "matchId": match_id,
+        "randomToken": hashlib.sha256(match_id.encode()).hexdigest()[:16],
+        "startTime": int(started * 1000),
+        "gameMetaURL": "",
+        "gameName": game.name,
+        "gameRoleNames": list(record.roles),
+        "isCompleted": bool(record.terminal),
+        "isAborted": not record.terminal,
+        "states": rendered,
+        "moves": [[_spaced(m) for m in move.joint] for move in record.moves],
+        "stateTimes": step_ms,
+        "errors": errors,
+        "goalValues": list(record.goals),
+        "previewClock": -1,
+        "startClock": round(record.start_clock or 0),
+        "playClock": round(record.play_clock or 0),
+        "playerNamesFromHost": names,
+        "scrambled": False,
+    }
+
+
+# --- live matches ------------------------------------------------------------------------------------------
+class LiveArenaMatch:
+    """A running arena match as watchers see it: the states so far, updated from the referee's thread."""
+
+    def __init__(self, match_id: str, key: str, game: Game, players: list[Player]) -> None:
+        self.id = match_id
+        self.key = key
+        self.game = game
+        self.players = players
+        self.states: list[State] = [game.initial_state()]
+        self.joints: list[tuple[str, ...]] = []
+        self.status = "running"
+        self.goals: list[int] | None = None
+        self.error = ""
+        self.version = 0
+        self._changed = asyncio.Event()
+
+    def add_step(self, joint: tuple[str, ...]) -> None:
+        """The referee played ``joint`` (called on the event loop)."""
+        try:
+            moves = [self.game.parse_move(m) for m in joint]
+            self.states.append(self.game.next_state(self.states[-1], moves))
+        except GGPError:
+            return  # the record is the truth; the live view only misses a picture
+        self.joints.append(tuple(joint))
+        self.changed()
+
+    def changed(self) -> None:
+        self.version += 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_change(self, version: int, timeout: float) -> None:
+        if self.version != version or self.status != "running":
+            return
+        event = self._changed
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+
+
+class Arena:
+    """The arena of one server: its players, matches, ratings and matchmaking loop (see the module docstring)."""
+
+    def __init__(self, store: Store, limits: Limits, games: Catalog, transport: Transport | None = None) -> None:
+        self.store = store
+        self.limits = limits
+        self.games = games
+        self.transport = transport or Transport()
+        self.live: dict[str, LiveArenaMatch] = {}
+        self._busy: dict[str, int] = {}  # player id -> arena matches it plays now
+        self._turn = 0  # the next game of arena_games
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._registrations: dict[str, deque[float]] = {}
+        self._rng = random.Random()
+        self._ratings_cache: dict[str | None, tuple[int, list[dict[str, Any]]]] = {}
+        self._closed = False
+        store.execute_script(_SCHEMA)
+        # matches that were running when the server stopped cannot go on: their players were told nothing more
+        store.execute(
+            "UPDATE arena_matches SET status = 'failed', error = 'the server stopped during the match', "
+            "finished = ? WHERE status = 'running'",
+            (time.time(),),
+        )
+        for spec in limits.arena_agents:
+            pid = "agent-" + re.sub(r"[^0-9a-z]+", "-", spec.lower()).strip("-")
+            store.execute(
+                "INSERT OR IGNORE INTO arena_players (id, kind, name, url, status, created) "
+                "VALUES (?, 'agent', ?, ?, 'active', ?)",
+                (pid, f"ggp {spec}", spec, time.time()),
+            )
+
+    # --- players -------------------------------------------------------------------------------------
+    def players(self, include_removed: bool = False) -> list[Player]:
+        """Every player, built-in agents first, then by name."""
+        where = "" if include_removed else "WHERE status != 'removed'"
+        rows = self.store.query(f"SELECT * FROM arena_players {where} ORDER BY kind, name")
+        return [_player(r) for r in rows]
+
+    def player(self, player_id: str) -> Player:
+        """The player with this id; :class:`ArenaError` (404) if there is none."""
+        rows = (
+            self.store.query("SELECT * FROM arena_players WHERE id = ?", (player_id,))
+            if _ID.fullmatch(player_id)
+            else []
+        )
+        if not rows:
+            raise ArenaError(404, f"no arena player {player_id[:40]!r}")
+        return _player(rows[0])
+
+    async def register(self, name: str, url: str, contact: str, client: str) -> tuple[Player, str]:
+        """Register a remote player (after its URL passes the allow-list and it answers INFO).
+
+        Returns the player and its owner's token (to pause, resume or remove it). :class:`ArenaError`: 400 for
+        a bad name or URL or a player that does not answer, 409 for a URL already registered, 429 for too many
+        registrations from this client, 507 when the arena holds ``arena_max_players``.
+        """
+        name = " ".join(str(name).split())
+        contact = " ".join(str(contact).split())
+        if not name or len(name) > _MAX_NAME:
+            raise ArenaError(400, f"a player needs a name of 1 to {_MAX_NAME} characters")
+        if len(contact) > _MAX_CONTACT:
+            raise ArenaError(400, f"the contact is at most {_MAX_CONTACT} characters")
+        now = time.time()
+        recent = self._registrations.setdefault(client, deque())
+        while recent and recent[0] < now - 3600:
+            recent.popleft()
+        if len(recent) >= self.limits.arena_registrations_per_hour:
+            raise ArenaError(429, "too many registrations from this address in the last hour; try again later")
+        count = self.store.query(
+            "SELECT COUNT(*) AS n FROM arena_players WHERE kind = 'remote' AND status != 'removed'"
+        )
+        if int(count[0]["n"]) >= self.limits.arena_max_players:
+            raise ArenaError(507, f"the arena holds {self.limits.arena_max_players} players, its limit")
+        url = await asyncio.to_thread(check_url, url, self.limits.arena_allow)
+        if self.store.query("SELECT 1 FROM arena_players WHERE url = ? AND status != 'removed'", (url,)):
+            raise ArenaError(409, f"a player at {url} is registered already")
+        recent.append(now)
+        info = await asyncio.to_thread(ask_info, url, self.transport)
+        token = secrets.token_urlsafe(24)
+        pid = secrets.token_hex(5)
+        self.store.execute(
+            "INSERT INTO arena_players (id, kind, name, url, contact, owner, status, created) "
+            "VALUES (?, 'remote', ?, ?, ?, ?, 'active', ?)",
+            (pid, name, url, contact, _hash(token), now),
+        )
+        if info.get("name"):
+            _log.info("arena: registered %s (%s) at %s", name, info.get("name"), url)
+        self.wake()
+        return self.player(pid), token
+
+    def set_status(self, player_id: str, token: str | None, status: str) -> Player:
+        """Pause, resume (``active``) or remove a player; its owner's token is needed (403 without it)."""
+        player = self.player(player_id)
+        if player.kind != "remote":
+            raise ArenaError(403, "ggp's own agents are run by the server; they cannot be paused or removed")
+        if not token or not hmac.compare_digest(_hash(token), player.owner):
+            raise ArenaError(403, "only the owner of this player may change it: send the token registration gave")
+        if player.status == "removed":
+            raise ArenaError(409, "this player was removed; register it again")
+        reason = "paused by its owner" if status == "paused" else ""
+        self.store.execute(
+            "UPDATE arena_players SET status = ?, reason = ?, strikes = 0 WHERE id = ?", (status, reason, player_id)
+        )
+        self.wake()
+        return self.player(player_id)
+
+    def _pause(self, player: Player, reason: str) -> None:
+        _log.warning("arena: pausing %s: %s", player.name, reason)
+        self.store.execute(
+            "UPDATE arena_players SET status = 'paused', reason = ? WHERE id = ? AND status = 'active'",
+            (reason[:300], player.id),
+        )
+
+    # --- matches -------------------------------------------------------------------------------------
+    def matches(self, limit: int = 30, player_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        """Matches, newest first, as summaries."""
+        query = "SELECT id, game, roles, players, status, goals, error, started, finished FROM arena_matches"
+        args: list[Any] = []
+        where = []
+        if player_id is not None:
+            where.append("EXISTS (SELECT 1 FROM json_each(arena_matches.players) WHERE value = ?)")
+            args.append(player_id)
+        if status is not None:
+            where.append("status = ?")
+            args.append(status)
+        if where:
+            query += " WHERE " + " AND ".join(where)
+        query += " ORDER BY started DESC LIMIT ?"
+        args.append(limit)
+        names = {p.id: p.name for p in self.players(include_removed=True)}
+        out = []
+        for r in self.store.query(query, args):
+            roles, players = json.loads(r["roles"]), json.loads(r["players"])
+            out.append(
+                {
+                    "id": r["id"],
+                    "game": r["game"],
+                    "title": self.games.title(r["game"]),
+                    "roles": roles,
+                    "players": [
+                        {"role": ro, "id": p, "name": names.get(p, p)} for ro, p in zip(roles, players, strict=True)
+                    ],
+                    "status": r["status"],
+                    "goals": json.loads(r["goals"]) if r["goals"] else None,
+                    "error": r["error"],
+                    "started": r["started"],
+                    "finished": r["finished"],
+                }
+            )
+        return out
+
+    def match_row(self, match_id: str) -> Any:
+        rows = (
+            self.store.query("SELECT * FROM arena_matches WHERE id = ?", (match_id,)) if _ID.fullmatch(match_id) else []
+        )
+        if not rows:
+            raise ArenaError(404, f"no arena match {match_id[:40]!r}")
+        return rows[0]
+
+    def view(self, match_id: str) -> dict[str, Any]:
+        """A match as the live viewer shows it: the board now, the moves, the players, the result."""
+        live = self.live.get(match_id)
+        row = self.match_row(match_id)
+        game = live.game if live is not None else self.games.load(row["game"])
+        if live is not None:
+            states, joints, version = live.states, live.joints, live.version
+        else:
+            record = MatchRecord.from_dict(json.loads(row["record"])) if row["record"] else None
+            joints = [m.joint for m in record.moves] if record else []
+            states = record.replay(game) if record else [game.initial_state()]
+            version = -1
+        roles = json.loads(row["roles"])
+        names = {p.id: p.name for p in self.players(include_removed=True)}
+        return {
+            "id": match_id,
+            "game": row["game"],
+            "title": self.games.title(row["game"]),
+            "roles": roles,
+            "players": {
+                ro: {"id": p, "name": names.get(p, p)} for ro, p in zip(roles, json.loads(row["players"]), strict=True)
+            },
+            "status": live.status if live is not None else row["status"],
+            "version": version,
+            "step": len(joints),
+            "goals": json.loads(row["goals"]) if row["goals"] else None,
+            "error": row["error"],
+            "moves": [{r: ui.readable(game, m) for r, m in zip(roles, joint, strict=True)} for joint in joints],
+            "svg": ui.board_svg(game, states[-1]),
+        }
+
+    def record(self, match_id: str) -> tuple[Game, MatchRecord, Any]:
+        """The game, record and row of a finished match; :class:`ArenaError` 404/409 otherwise."""
+        row = self.match_row(match_id)
+        if not row["record"]:
+            raise ArenaError(409, "this match has no record: it is being played or it failed to start")
+        return self.games.load(row["game"]), MatchRecord.from_dict(json.loads(row["record"])), row
+
+    def ggp_base(self, match_id: str) -> dict[str, Any]:
+        """The finished match in ggp-base's match JSON."""
+        game, record, row = self.record(match_id)
+        names = {p.id: p.name for p in self.players(include_removed=True)}
+        return ggp_base_match(
+            game, record, match_id, [names.get(p, p) for p in json.loads(row["players"])], row["started"]
+        )
+
+    # --- ratings -------------------------------------------------------------------------------------
+    def ratings(self, game: str | None = None) -> list[dict[str, Any]]:
+        """Bradley-Terry ratings with 95 % intervals, best first: per game, or over all games (None)."""
+        query = "SELECT game, players, goals FROM arena_matches WHERE status = 'over' AND goals IS NOT NULL"
+        rows = self.store.query(query + (" AND game = ?" if game else ""), (game,) if game else ())
+        cached = self._ratings_cache.get(game)
+        if cached is not None and cached[0] == len(rows):
+            return cached[1]
+        games: list[tuple[str, str, float]] = []
+        goals: dict[str, list[int]] = {}
+        for r in rows:
+            players, values = json.loads(r["players"]), json.loads(r["goals"])
+            for i, (a, ga) in enumerate(zip(players, values, strict=True)):
+                goals.setdefault(a, []).append(int(ga))
+                for b, gb in zip(players[i + 1 :], values[i + 1 :], strict=True):
+                    if a != b:
+                        games.append((a, b, 1.0 if ga > gb else 0.5 if ga == gb else 0.0))
+        agents = sorted({p for a, b, _ in games for p in (a, b)})
+        table: list[dict[str, Any]] = []
+        if len(agents) >= 2:
+            names = {p.id: p for p in self.players(include_removed=True)}
+            for line in rate(agents, games, resamples=200, goals=goals):
+                p = names.get(line.agent)
+                table.append(
+                    {
+                        "id": line.agent,
+                        "name": p.name if p else line.agent,
+                        "kind": p.kind if p else "?",
+                        "status": p.status if p else "?",
+                        "rating": round(line.rating),
+                        "low": round(line.low),
+                        "high": round(line.high),
+                        "games": line.games,
+                        "wins": line.wins,
+                        "draws": line.draws,
+                        "losses": line.losses,
+                    }
+                )
+        self._ratings_cache[game] = (len(rows), table)
+        return table
+
+    # --- the matchmaking loop ------------------------------------------------------------------------
+    def wake(self) -> None:
+        """Run a matchmaking round now (a player came or came back, a match ended)."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Schedule matches until cancelled (see the module docstring)."""
+        while not self._closed:
+            try:
+                await self.round()
+            except Exception:  # a bad round must not end the arena
+                _log.exception("arena: matchmaking round failed")
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.limits.arena_interval)
+
+    async def close(self) -> None:
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+
+    async def round(self) -> list[str]:
+        """Start as many matches as the limits allow; the ids of those started."""
+        started: list[str] = []
+        tries = 0
+        while len(self.live) < self.limits.arena_matches and tries < 2 * len(self.limits.arena_games) + 2:
+            tries += 1
+            free = [
+                p
+                for p in self.players()
+                if p.kind == "remote"
+                and p.status == "active"
+                and self._busy.get(p.id, 0) < self.limits.arena_player_matches
+            ]
+            if not free or not self.limits.arena_games:
+                break
+            key = self.limits.arena_games[self._turn % len(self.limits.arena_games)]
+            self._turn += 1
+            try:
+                game = await asyncio.to_thread(self.games.load, key)
+            except ValueError as exc:
+                _log.warning("arena: cannot load %s: %s", key, exc)
+                continue
+            played = self._played()
+            self._rng.shuffle(free)
+            free.sort(key=lambda p: played.get(p.id, 0))
+            chosen = free[: len(game.roles)]
+            agents = [p for p in self.players() if p.kind == "agent" and p.status == "active"]
+            while len(chosen) < len(game.roles) and agents:
+                chosen.append(self._rng.choice(agents))
+            if len(chosen) < len(game.roles):
+                break
+            self._rng.shuffle(chosen)
+            ready = []
+            for p in chosen:
+                if p.kind != "remote":
+                    ready.append(p)
+                    continue
+                try:
+                    await asyncio.to_thread(ask_info, p.url, self.transport)
+                    ready.append(p)
+                except ArenaError as exc:
+                    self._pause(p, f"did not answer before a match: {exc.message}")
+            if len(ready) < len(chosen):
+                continue
+            started.append(self._start(key, game, chosen))
+        return started
+
+    def _played(self) -> dict[str, int]:
+        rows = self.store.query(
+            "SELECT value AS id, COUNT(*) AS n FROM arena_matches, json_each(arena_matches.players) GROUP BY value"
+        )
+        return {r["id"]: int(r["n"]) for r in rows}
+
+    def _start(self, key: str, game: Game, players: list[Player]) -> str:
+        match_id = secrets.token_hex(6)
+        self.store.execute(
+            "INSERT INTO arena_matches (id, game, roles, players, status, started) VALUES (?, ?, ?, ?, 'running', ?)",
+            (match_id, key, json.dumps(list(game.roles)), json.dumps([p.id for p in players]), time.time()),
+        )
+        live = LiveArenaMatch(match_id, key, game, players)
+        self.live[match_id] = live
+        for p in players:
+            self._busy[p.id] = self._busy.get(p.id, 0) + 1
+        task = asyncio.get_running_loop().create_task(self._play(live))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return match_id
+
+    async def _play(self, live: LiveArenaMatch) -> None:
+        loop = asyncio.get_running_loop()
+        game_ref = str(self.games.rules_path(live.key) or live.key)
+
+        def on_step(step: int, joint: tuple[str, ...]) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody watches any more
+                loop.call_soon_threadsafe(live.add_step, joint)
+
+        players = {role: p.url for role, p in zip(live.game.roles, live.players, strict=True)}
+        try:
+            record = await asyncio.to_thread(
+                host_match,
+                game_ref,
+                players,
+                start_clock=self.limits.arena_start_clock,
+                play_clock=self.limits.arena_play_clock,
+                grace=0.5,
+                match_id=f"ggp.arena.{live.id}",
+                on_step=on_step,
+                check_players=False,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the rules failed, or a player could not be reached at all
+            live.status = "failed"
+            live.error = str(exc)[:500]
+            self.store.execute(
+                "UPDATE arena_matches SET status = 'failed', error = ?, finished = ? WHERE id = ?",
+                (live.error, time.time(), live.id),
+            )
+        else:
+            live.status = "over"
+            live.goals = list(record.goals)
+            self.store.execute(
+                "UPDATE arena_matches SET status = 'over', goals = ?, record = ?, finished = ? WHERE id = ?",
+                (json.dumps(list(record.goals)), record.to_json(compact=True), time.time(), live.id),
+            )
+            self._judge(live, record)
+        finally:
+            for p in live.players:
+                self._busy[p.id] = max(0, self._busy.get(p.id, 0) - 1)
+            self.live.pop(live.id, None)
+            live.changed()
+            self.wake()
+
+    def _judge(self, live: LiveArenaMatch, record: MatchRecord) -> None:
+        """Strike the remote players whose moves failed too often; two strikes in a row pause them."""
+        steps = max(1, record.steps)
+        for role, player in zip(record.roles, live.players, strict=True):
+            if player.kind != "remote":
+                continue
+            faults = [f for f in record.all_faults() if f.role == role and f.phase in ("start", "play")]
+            if len(faults) > self.limits.arena_fault_share * steps:
+                rows = self.store.query("SELECT strikes FROM arena_players WHERE id = ?", (player.id,))
+                strikes = (int(rows[0]["strikes"]) if rows else 0) + 1
+                self.store.execute("UPDATE arena_players SET strikes = ? WHERE id = ?", (strikes, player.id))
+                if strikes >= 2:
+                    kinds = sorted({f.kind for f in faults})
+                    self._pause(
+                        player,
+                        f"{len(faults)} faulty moves of {steps} ({', '.join(kinds)}) in match {live.id}, "
+                        "the second such match in a row",
+                    )
+            else:
+                self.store.execute("UPDATE arena_players SET strikes = 0 WHERE id = ?", (player.id,))
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _player(row: Any) -> Player:
+    return Player(
+        id=row["id"],
+        kind=row["kind"],
+        name=row["name"],
+        url=row["url"],
+        contact=row["contact"],
+        status=row["status"],
+        reason=row["reason"],
+        strikes=int(row["strikes"]),
+        created=float(row["created"]),
+        owner=row["owner"],
+    )

@@ -1,0 +1,241 @@
+"""The arena's JSON API (``/api/arena``) and pages (``/arena``): registration, players, matches, ratings.
+
+Changing a player (pause, resume, remove) needs its owner's token, answered
+once by registration: an API client sends it in the ``X-GGP-Arena-Token``
+header; a browser keeps it in an HttpOnly cookie set by the registration.
+"""
+
+import urllib.parse
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, ConfigDict, Field
+
+from .arena import Arena, ArenaError
+from .limits import Limits
+from .security import SafeJSONResponse
+
+HEADER = "X-GGP-Arena-Token"
+COOKIE = "ggp_arena"
+
+
+class PlayerIn(BaseModel):
+    """A remote GGP player to register."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(max_length=200, description="the player's name", examples=["my-player"])
+    url: str = Field(max_length=400, description="where it answers GGP messages", examples=["http://host:9147"])
+    contact: str = Field("", max_length=200, description="how to reach its owner (optional)")
+
+
+class StatusIn(BaseModel):
+    """A player's new status."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["active", "paused"] = Field(description="active (play matches) or paused")
+
+
+def _tokens(request: Request) -> dict[str, str]:
+    """The player tokens this browser holds (``id:token`` pairs in the cookie)."""
+    out = {}
+    for part in (request.cookies.get(COOKIE) or "").split(","):
+        pid, _, token = part.partition(":")
+        if pid and token:
+            out[pid] = token
+    return out
+
+
+def _token(request: Request, player_id: str) -> str | None:
+    return request.headers.get(HEADER) or _tokens(request).get(player_id)
+
+
+def _remember(response: Response, request: Request, player_id: str, token: str) -> None:
+    tokens = {**_tokens(request), player_id: token}
+    value = ",".join(f"{p}:{t}" for p, t in list(tokens.items())[-40:])
+    response.set_cookie(
+        COOKIE, value, max_age=365 * 86400, httponly=True, samesite="strict", secure=request.url.scheme == "https"
+    )
+
+
+def _refused(exc: ArenaError) -> HTTPException:
+    return HTTPException(exc.status, exc.message)
+
+
+def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> APIRouter:
+    """The arena's API and pages over ``arena``."""
+    router = APIRouter()
+    api = APIRouter(prefix="/api/arena", tags=["arena"])
+
+    def client(request: Request) -> str:
+        return request.client.host if request.client else "?"
+
+    # --- API -------------------------------------------------------------------------------------------
+    @api.get("/players", summary="The players (registered ones and ggp's agents) with their overall ratings")
+    async def api_players() -> dict[str, Any]:
+        ratings = {r["id"]: r for r in arena.ratings()}
+        return {"players": [{**p.public(), "rating": ratings.get(p.id)} for p in arena.players()]}
+
+    @api.post(
+        "/players",
+        status_code=201,
+        summary="Register a remote GGP player by URL (it must answer INFO); answers the owner's `token`",
+        responses={400: {"description": "bad or refused URL, or no INFO answer"}, 409: {"description": "taken"}},
+    )
+    async def api_register(body: PlayerIn, request: Request, response: Response) -> dict[str, Any]:
+        try:
+            player, token = await arena.register(body.name, body.url, body.contact, client(request))
+        except ArenaError as exc:
+            raise _refused(exc) from None
+        _remember(response, request, player.id, token)
+        return {**player.public(), "token": token}
+
+    @api.get("/players/{player_id}", summary="A player, its ratings and its recent matches")
+    async def api_player(player_id: str) -> dict[str, Any]:
+        try:
+            player = arena.player(player_id)
+        except ArenaError as exc:
+            raise _refused(exc) from None
+        return {
+            **player.public(),
+            "rating": next((r for r in arena.ratings() if r["id"] == player.id), None),
+            "matches": arena.matches(limit=30, player_id=player.id),
+        }
+
+    @api.post("/players/{player_id}/status", summary="Pause or resume your player (owner's token)")
+    async def api_status(player_id: str, body: StatusIn, request: Request) -> dict[str, Any]:
+        try:
+            return arena.set_status(player_id, _token(request, player_id), body.status).public()
+        except ArenaError as exc:
+            raise _refused(exc) from None
+
+    @api.delete("/players/{player_id}", status_code=204, summary="Remove your player (owner's token)")
+    async def api_remove(player_id: str, request: Request) -> Response:
+        try:
+            arena.set_status(player_id, _token(request, player_id), "removed")
+        except ArenaError as exc:
+            raise _refused(exc) from None
+        return Response(status_code=204)
+
+    @api.get("/matches", summary="Arena matches, newest first")
+    async def api_matches(
+        limit: Annotated[int, Query(ge=1, le=200)] = 30,
+        status: Literal["running", "over", "failed"] | None = None,
+    ) -> dict[str, Any]:
+        return {"matches": arena.matches(limit=limit, status=status)}
+
+    @api.get("/matches/{match_id}", summary="A match as the live viewer shows it (`wait` for the next step)")
+    async def api_match(
+        match_id: str,
+        version: Annotated[int, Query(ge=-1)] = -1,
+        wait: Annotated[float, Query(ge=0, le=limits.max_wait)] = 0.0,
+    ) -> dict[str, Any]:
+        live = arena.live.get(match_id)
+        if live is not None and wait and version == live.version:
+            await live.wait_change(version, wait)
+        try:
+            return arena.view(match_id)
+        except ArenaError as exc:
+            raise _refused(exc) from None
+
+    @api.get("/matches/{match_id}/record", summary="The match record in ggp's format")
+    async def api_record(match_id: str) -> SafeJSONResponse:
+        try:
+            _, record, _ = arena.record(match_id)
+        except ArenaError as exc:
+            raise _refused(exc) from None
+        name = f"ggp-arena-{match_id}.json"
+        return SafeJSONResponse(record.to_dict(), headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+    @api.get("/matches/{match_id}/ggp-base", summary="The match record in ggp-base's match JSON")
+    async def api_ggp_base(match_id: str) -> SafeJSONResponse:
+        try:
+            data = arena.ggp_base(match_id)
+        except ArenaError as exc:
+            raise _refused(exc) from None
+        name = f"ggp-base-{match_id}.json"
+        return SafeJSONResponse(data, headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+    @api.get("/ratings", summary="Bradley-Terry ratings with 95 % intervals, over all games or one")
+    async def api_ratings(game: Annotated[str | None, Query(max_length=120)] = None) -> dict[str, Any]:
+        return {"game": game, "ratings": arena.ratings(game)}
+
+    # --- pages -----------------------------------------------------------------------------------------
+    def error(request: Request, status: int, title: str, message: str) -> Response:
+        return templates.TemplateResponse(
+            request, "error.html", {"title": title, "message": message}, status_code=status
+        )
+
+    @router.get("/arena", response_class=HTMLResponse, include_in_schema=False)
+    async def arena_page(request: Request) -> Response:
+        per_game = {g: arena.ratings(g) for g in limits.arena_games}
+        return templates.TemplateResponse(
+            request,
+            "arena.html",
+            {
+                "ratings": arena.ratings(),
+                "per_game": {g: rows for g, rows in per_game.items() if rows},
+                "titles": {g: arena.games.title(g) for g in limits.arena_games},
+                "players": arena.players(),
+                "running": arena.matches(limit=20, status="running"),
+                "recent": arena.matches(limit=20),
+                "limits": limits,
+                "mine": set(_tokens(request)),
+            },
+        )
+
+    @router.post("/arena/players", include_in_schema=False)
+    async def register_from_form(request: Request) -> Response:
+        form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=8)
+        field = {k: v[0] for k, v in form.items() if v}
+        try:
+            player, token = await arena.register(
+                field.get("name", ""), field.get("url", ""), field.get("contact", ""), client(request)
+            )
+        except ArenaError as exc:
+            return error(request, exc.status, "Cannot register that player", exc.message)
+        response = RedirectResponse(f"/arena/players/{player.id}", status_code=303)
+        _remember(response, request, player.id, token)
+        return response
+
+    @router.post("/arena/players/{player_id}/{action}", include_in_schema=False)
+    async def change_from_form(request: Request, player_id: str, action: str) -> Response:
+        status = {"pause": "paused", "resume": "active", "remove": "removed"}.get(action)
+        if status is None:
+            return error(request, 404, "No such action", "a player can be paused, resumed or removed")
+        try:
+            arena.set_status(player_id, _token(request, player_id), status)
+        except ArenaError as exc:
+            return error(request, exc.status, "Cannot change that player", exc.message)
+        return RedirectResponse("/arena" if status == "removed" else f"/arena/players/{player_id}", status_code=303)
+
+    @router.get("/arena/players/{player_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def player_page(request: Request, player_id: str) -> Response:
+        try:
+            player = arena.player(player_id)
+        except ArenaError as exc:
+            return error(request, exc.status, "No such player", exc.message)
+        return templates.TemplateResponse(
+            request,
+            "arena_player.html",
+            {
+                "p": player,
+                "rating": next((r for r in arena.ratings() if r["id"] == player.id), None),
+                "matches": arena.matches(limit=30, player_id=player.id),
+                "owner": player.id in _tokens(request),
+            },
+        )
+
+    @router.get("/arena/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def match_page(request: Request, match_id: str) -> Response:
+        try:
+            view = arena.view(match_id)
+        except ArenaError as exc:
+            return error(request, exc.status, "No such match", exc.message)
+        return templates.TemplateResponse(request, "arena_match.html", {"m": view})
+
+    router.include_router(api)
+    return router

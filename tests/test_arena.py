@@ -1,0 +1,229 @@
+"""The arena's API: registration by URL (allow-list, INFO), matchmaking, ratings, records, pausing.
+
+The players are ggp's own ``ggp serve`` processes on loopback, which the
+arena is configured to allow (``arena_allow``); matchmaking rounds are run
+by the test (``create_app(arena=False)``), so each match starts when the test
+says and its end is awaited on the match's live view (a long poll).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+import ggp
+from ggp.web.app import create_app
+from ggp.web.arena import ArenaError, check_url
+from ggp.web.limits import Limits
+
+BASE = "http://127.0.0.1"
+LOOPBACK = ("127.0.0.0/8",)
+
+
+class Served:
+    """``ggp serve SPEC`` on a free loopback port; ``url`` once it listens."""
+
+    def __init__(self, spec: str, log: Path) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with log.open("w") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "ggp", "serve", spec, "--port", "0", "--seed", "1"],
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                env=env,
+            )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 120)  # a guard against a hang, not a wait
+        assert ready, "ggp serve printed nothing in 120 s: " + log.read_text()
+        found = re.search(r"listening on (http://127\.0\.0\.1:\d+)/", self.proc.stdout.readline())
+        assert found, log.read_text()
+        self.url = found.group(1)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.communicate(timeout=10)
+
+
+@pytest.fixture
+def players(tmp_path: Path) -> Iterator[list[Served]]:
+    served = [Served("random", tmp_path / f"serve{i}.log") for i in range(2)]
+    yield served
+    for s in served:
+        if s.proc.poll() is None:
+            s.stop()
+
+
+def arena_client(tmp_path: Path, **limits: Any) -> TestClient:
+    settings = {
+        "arena_allow": LOOPBACK,
+        "arena_games": ("wallmaze",),
+        "arena_agents": (),
+        "arena_start_clock": 10.0,
+        "arena_play_clock": 1.0,
+        **limits,
+    }
+    return TestClient(create_app(tmp_path / "web.sqlite3", limits=Limits(**settings), arena=False), base_url=BASE)
+
+
+def register(client: TestClient, name: str, url: str) -> Any:
+    return client.post("/api/arena/players", json={"name": name, "url": url, "contact": "tests"})
+
+
+def play_round(client: TestClient) -> list[str]:
+    """One matchmaking round, run on the app's event loop; the ids of the matches it started."""
+    return list(client.portal.call(client.app.state.arena.round))  # type: ignore[attr-defined]
+
+
+def finished(client: TestClient, match_id: str) -> dict[str, Any]:
+    """The match's view once it is over (each request waits for the next step)."""
+    view = client.get(f"/api/arena/matches/{match_id}").json()
+    for _ in range(1000):
+        if view["status"] != "running":
+            return dict(view)
+        view = client.get(f"/api/arena/matches/{match_id}", params={"version": view["version"], "wait": 30}).json()
+    raise AssertionError(f"match {match_id} still running after 1000 steps")
+
+
+# --- URLs --------------------------------------------------------------------------------------------------
+def test_urls_are_checked_against_the_allow_list() -> None:
+    def fake(addresses: list[str]) -> Any:
+        return lambda host, port, proto=0: [(2, 1, 6, "", (a, port)) for a in addresses]
+
+    assert check_url("HTTP://Player.Example:9147", (), resolve=fake(["93.184.216.34"])) == "http://player.example:9147/"
+    for address, what in [("127.0.0.1", "loopback"), ("10.0.0.7", "private"), ("169.254.1.1", "link-local")]:
+        with pytest.raises(ArenaError, match=re.escape(f"{address} is a {what} address")):
+            check_url("http://player.example:9147", (), resolve=fake([address]))
+    # one private address among public ones is enough to refuse (DNS may answer either)
+    with pytest.raises(ArenaError, match=re.escape("192.168.1.2 is a private address")):
+        check_url("http://player.example", (), resolve=fake(["93.184.216.34", "192.168.1.2"]))
+    assert check_url("http://player.example", ("192.168.0.0/16",), resolve=fake(["192.168.1.2"]))
+    assert check_url("http://lan-player", ("lan-player",), resolve=fake(["10.1.1.1"]))
+    for bad in ["ftp://player.example", "http://user:secret@player.example", "player.example:9147", "http://"]:
+        with pytest.raises(ArenaError, match="URL"):
+            check_url(bad, (), resolve=fake(["93.184.216.34"]))
+
+
+def test_registration_refuses_loopback_unless_allowed(tmp_path: Path, players: list[Served]) -> None:
+    with arena_client(tmp_path, arena_allow=()) as client:
+        r = register(client, "mine", players[0].url)
+        assert r.status_code == 400 and "loopback" in r.json()["detail"]
+        assert [p["kind"] for p in client.get("/api/arena/players").json()["players"]] == []
+
+
+def test_registration_asks_info_and_gives_the_owner_a_token(tmp_path: Path, players: list[Served]) -> None:
+    with arena_client(tmp_path) as client:
+        r = register(client, "first", players[0].url)
+        assert r.status_code == 201, r.text
+        body = r.json()
+        assert body["status"] == "active" and body["url"] == players[0].url + "/" and body["token"]
+        again = register(client, "again", players[0].url)
+        assert again.status_code == 409
+        silent = register(client, "nobody", "http://127.0.0.1:1")
+        assert silent.status_code == 400 and "does not answer INFO" in silent.json()["detail"]
+        assert register(client, "", players[1].url).status_code == 400
+        listed = client.get("/api/arena/players").json()["players"]
+        assert [p["name"] for p in listed] == ["first"]
+        pid = body["id"]
+        # only the owner may pause: a stranger's request (no cookie, no token) is refused
+        stranger = TestClient(client.app, base_url=BASE)  # another client of the running app (no lifespan of its own)
+        assert stranger.post(f"/api/arena/players/{pid}/status", json={"status": "paused"}).status_code == 403
+        wrong = {"X-GGP-Arena-Token": "not-the-token"}
+        assert stranger.delete(f"/api/arena/players/{pid}", headers=wrong).status_code == 403
+        owner = {"X-GGP-Arena-Token": body["token"]}
+        paused = stranger.post(f"/api/arena/players/{pid}/status", json={"status": "paused"}, headers=owner)
+        assert paused.status_code == 200 and paused.json()["status"] == "paused"
+        # the registering client holds the token in its cookie
+        assert client.post(f"/api/arena/players/{pid}/status", json={"status": "active"}).json()["status"] == "active"
+        assert client.delete(f"/api/arena/players/{pid}").status_code == 204
+        assert client.get("/api/arena/players").json()["players"] == []
+
+
+def test_registrations_per_client_are_bounded(tmp_path: Path, players: list[Served]) -> None:
+    with arena_client(tmp_path, arena_registrations_per_hour=1) as client:
+        assert register(client, "one", players[0].url).status_code == 201
+        r = register(client, "two", players[1].url)
+        assert r.status_code == 429 and "too many registrations" in r.json()["detail"]
+
+
+# --- matches ------------------------------------------------------------------------------------------------
+def test_two_registered_players_play_a_rated_match_recorded_in_both_formats(
+    tmp_path: Path, players: list[Served]
+) -> None:
+    with arena_client(tmp_path, arena_matches=2) as client:
+        ids = [register(client, f"p{i}", s.url).json()["id"] for i, s in enumerate(players)]
+        started = play_round(client)
+        # each player plays one match at a time: two players make one match, however many may run
+        assert len(started) == 1
+        running = client.get("/api/arena/matches", params={"status": "running"}).json()["matches"]
+        assert [m["id"] for m in running] == started
+        assert sorted(p["id"] for p in running[0]["players"]) == sorted(ids)
+        view = finished(client, started[0])
+        assert view["status"] == "over", view
+        assert view["step"] == len(view["moves"]) > 0
+        assert len(view["goals"]) == 2 and all(0 <= g <= 100 for g in view["goals"])
+
+        ratings = client.get("/api/arena/ratings").json()["ratings"]
+        assert sorted(r["id"] for r in ratings) == sorted(ids)
+        assert all(r["games"] == 1 and r["low"] <= r["rating"] <= r["high"] for r in ratings)
+        per_game = client.get("/api/arena/ratings", params={"game": "wallmaze"}).json()["ratings"]
+        assert [r["id"] for r in per_game] == [r["id"] for r in ratings]
+        assert client.get("/api/arena/ratings", params={"game": "amazons_8x8"}).json()["ratings"] == []
+
+        record = client.get(f"/api/arena/matches/{started[0]}/record").json()
+        assert record["format"] == "ggp-match" and record["steps"] == view["step"]
+        assert sorted(record["agents"].values()) == sorted(p.url + "/" for p in players)
+
+        base = client.get(f"/api/arena/matches/{started[0]}/ggp-base").json()
+        for key in ("moves", "states", "goalValues", "errors", "startClock", "playClock"):
+            assert key in base, key
+        assert base["startClock"] == 10 and base["playClock"] == 1
+        assert base["goalValues"] == view["goals"]
+        assert len(base["moves"]) == view["step"] and len(base["states"]) == view["step"] + 1
+        assert len(base["errors"]) == view["step"] and all(len(e) == 2 for e in base["errors"])
+        assert all(isinstance(m, str) and (m == "noop" or m.startswith("( ")) for joint in base["moves"] for m in joint)
+        assert all(s.startswith("( ( ") and s.endswith(" ) )") for s in base["states"])
+        # ggp-base's moves replay to its goal values
+        game = ggp.load("wallmaze")
+        state = game.initial_state()
+        for joint in base["moves"]:
+            state = game.next_state(state, [game.parse_move(m) for m in joint])
+        assert game.is_terminal(state) and list(game.goals(state)) == base["goalValues"]
+        assert (
+            base["states"][-1]
+            == "( "
+            + " ".join(" ".join(f.replace("(", " ( ").replace(")", " ) ").split()) for f in game.state_facts(state))
+            + " )"
+        )
+
+        page = client.get("/arena")
+        assert page.status_code == 200 and "p0" in page.text and "p1" in page.text and "Leaderboard" in page.text
+        assert client.get(f"/arena/players/{ids[0]}").status_code == 200
+        assert started[0] in client.get(f"/arena/players/{ids[0]}").text
+        assert client.get(f"/arena/matches/{started[0]}").status_code == 200
+
+
+def test_a_player_that_stops_answering_is_paused(tmp_path: Path, players: list[Served]) -> None:
+    with arena_client(tmp_path, arena_agents=("random",)) as client:
+        gone = register(client, "gone", players[0].url).json()
+        players[0].stop()  # no longer listening: connections are refused
+        assert play_round(client) == []  # its INFO check fails, so no match starts
+        after = client.get(f"/api/arena/players/{gone['id']}").json()
+        assert after["status"] == "paused" and "did not answer" in after["reason"]
+        assert client.get("/api/arena/matches").json()["matches"] == []
