@@ -78,10 +78,19 @@ def test_an_amazon_move_that_boxes_in_the_opponent_is_found() -> None:
     ]
     state = game.state_from_dict({"board": "/".join(rows), "to_act": "white", "phase": "move", "just_moved": None})
     result = search(game, state, sims=20000, seed=7)
-    assert str(result.best("white")) == "(move 4 4 7 7)"
     white = result.roles.index("white")
-    assert result.values[white][result.moves[white].index(result.best("white"))] == 100
-    assert visit_counts(result, "white")[0][0] == result.best("white")
+    # MCTS-Solver proves the win and stops; another amazon can also take (7,7) away, by an arrow.
+    assert result.solved == (100.0, 0.0)[:: 1 if white == 0 else -1]
+    best = result.best("white")
+    assert result.proven[white][result.moves[white].index(best)] == 100
+    assert result.simulations < 20000
+    after = game.next_state(state, [best, "noop"] if white == 0 else ["noop", best])
+    ends = [
+        game.next_state(after, [a, "noop"] if white == 0 else ["noop", a]) for a in game.legal_moves(after, "white")
+    ]
+    wins = [end for end in ends if game.is_terminal(end) and game.goals(end)[white] == 100]
+    assert wins, f"{best} is not a win in one"
+    assert visit_counts(result, "white")[0][1] > 0
 
 
 def test_a_terminal_root_runs_no_simulation() -> None:

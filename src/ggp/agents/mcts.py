@@ -2,46 +2,126 @@
 
 On every game :func:`ggp.load` returns, built-in or read from a rule sheet, it
 runs the compiled decoupled UCT of :mod:`ggp.agents.uct` over the game's
-kernel, and keeps the subtree of the position it reaches between moves.
+kernel, with what strong GGP players add to it:
+
+* MCTS-Solver: proven values propagate up the tree, a proven win is played at
+  once and a search whose root is solved stops early;
+* tree reuse: the subtree of the position reached is kept from move to move
+  (and from the start clock's search of the first position);
+* time management: a search ends by the clock it is told less a safety
+  margin (:func:`budget`), in chunks of about a hundredth of it;
+* both cores: with a clock, ``threads`` trees are searched at once (root
+  parallelism; the compiled loop releases the GIL) and their root statistics
+  are summed;
+* thinking between messages: :meth:`MCTSAgent.ponder` goes on searching the
+  current tree in the background until the next call;
+* single-player puzzles are searched by nested Monte Carlo search
+  (:mod:`ggp.agents.puzzle`), which keeps the best line found.
+
+>>> import ggp
+>>> agent = MCTSAgent(sims=200, seed=1)
+>>> game = ggp.load("wallmaze")
+>>> agent.start(game, "white")
+>>> str(agent.select_move(game.initial_state()))
+'(move 2 5 3 5)'
 """
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from typing import Annotated, Any
+
+import numpy as np
 
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .base import Agent
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
-from .uct import MAX_TREE_BYTES, UCTSearch, tree_bytes
+from .puzzle import PuzzleSearch
+from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, tree_bytes
 
 #: Fraction of the time limit kept back for the referee's round trip.
-SAFETY = 0.15
+SAFETY = 0.1
+#: Seconds kept back besides: the last chunk, turning the root's actions into moves, the reply.
+SAFETY_SECONDS = 0.03
+#: Most search threads (root parallelism) an agent may run.
+MAX_THREADS = 8
 
 
 def budget(own: float | None, time_limit: float | None) -> float | None:
-    """Seconds to think: the agent's own setting, cut to the time limit less a safety margin."""
+    """Seconds to think: the agent's own setting, cut to the time limit less a safety margin.
+
+    >>> budget(None, 1.0), budget(2.0, None), budget(0.5, 10.0)
+    (0.87, 2.0, 0.5)
+    """
     if time_limit is None:
         return own
-    room = max(0.01, time_limit * (1 - SAFETY) - 0.02)
+    room = max(0.01, time_limit * (1 - SAFETY) - SAFETY_SECONDS)
     return room if own is None else min(own, room)
 
 
-class MCTSAgent(Agent):
-    """Decoupled UCT with random rollouts; for the role to act in a turn-based game, plain UCT.
+def merge(results: list[SearchResult]) -> SearchResult:
+    """One result from several trees searched from the same root: visits and goals summed per move.
 
-    Give ``sims`` for a fixed number of simulations per move, or ``time``
-    (seconds, default 1.0) for a time budget; a referee's tighter time limit
-    always wins. ``c`` is the UCB1 constant for goals scaled to 0..1 and
-    ``capacity`` the number of nodes the tree may hold. The values each option
-    accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any
-    other raises ValueError, whether it comes from a spec or from Python.
+    A move one tree proved keeps its proven value (each proof is sound on its own).
+    """
+    first = results[0]
+    if len(results) == 1:
+        return first
+    moves, visits, values, proven = [], [], [], []
+    for r in range(len(first.roles)):
+        order = {m: i for i, m in enumerate(first.moves[r])}
+        v = np.zeros(len(order), dtype=np.int64)
+        total = np.zeros(len(order))
+        pv = np.full(len(order), np.nan)
+        for res in results:
+            for k, m in enumerate(res.moves[r]):
+                i = order.get(m)
+                if i is None:  # not the same root: cannot happen for trees reset to one state
+                    continue
+                v[i] += int(res.visits[r][k])
+                total[i] += float(res.values[r][k]) * int(res.visits[r][k])
+                if res.proven and not np.isnan(res.proven[r][k]):
+                    pv[i] = res.proven[r][k]
+        moves.append(first.moves[r])
+        visits.append(v)
+        values.append(np.where(v > 0, total / np.maximum(v, 1), 0.0))
+        proven.append(pv)
+    solved = next((res.solved for res in results if res.solved is not None), None)
+    return SearchResult(
+        roles=first.roles,
+        moves=tuple(moves),
+        visits=tuple(visits),
+        values=tuple(values),
+        simulations=sum(res.simulations for res in results),
+        nodes=sum(res.nodes for res in results),
+        seconds=max(res.seconds for res in results),
+        bytes=sum(res.bytes for res in results),
+        proven=tuple(proven),
+        solved=solved,
+    )
+
+
+class MCTSAgent(Agent):
+    """Decoupled UCT with random rollouts and MCTS-Solver; for the role to act in a turn-based game, plain UCT.
+
+    Give ``sims`` for a fixed number of simulations per move (one tree,
+    reproducible with a seed), or ``time`` (seconds, default 1.0) for a time
+    budget; a referee's tighter time limit always wins. ``c`` is the UCB1
+    constant for goals scaled to 0..1 and ``capacity`` the number of nodes a
+    tree may hold. ``threads`` trees are searched at once under a clock
+    (default 2: both cores of a small machine). ``solve`` turns MCTS-Solver on,
+    ``puzzle`` the nested Monte Carlo search of single-player games, ``ponder``
+    the search between calls (:meth:`ponder`). The values each option accepts
+    are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
+    ValueError, whether it comes from a spec or from Python.
 
     Game-specific players subclass it and set the class attributes below: the
     game they are made for, a compiled leaf evaluation in place of the random
-    rollout, its parameters, and their own UCB constant.
+    rollout, its parameters, and their own UCB constant. They search one tree
+    (``threads`` defaults to 1 for them), as they tune its parameters.
     """
 
     name = "mcts"
@@ -63,6 +143,10 @@ class MCTSAgent(Agent):
         seed: Annotated[int | None, Range(ge=0, le=MAX_SEED)] = None,
         reuse: bool = True,
         capacity: Annotated[int, Range(ge=MIN_CAPACITY, le=MAX_CAPACITY)] = 200_000,
+        threads: Annotated[int | None, Range(ge=1, le=MAX_THREADS)] = None,
+        solve: bool = True,
+        puzzle: bool = True,
+        ponder: bool = True,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -75,34 +159,77 @@ class MCTSAgent(Agent):
         self.seed = seed
         self.reuse = reuse
         self.capacity = capacity
+        self.threads = threads if threads is not None else (2 if self.plays is None else 1)
+        self.solve = solve
+        self.puzzle = puzzle
+        self.pondering = ponder
         self._tree: UCTSearch | None = None
+        self._trees: list[UCTSearch] = []
+        self._puzzle: PuzzleSearch | None = None
+        self._ponder_stop = threading.Event()
+        self._ponder_threads: list[threading.Thread] = []
         self.last_simulations = 0
+        #: The last search's root statistics (None before the first search).
+        self.last_result: SearchResult | None = None
 
+    # --- the match ---------------------------------------------------------------------------------
     def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
         if self.plays is not None and not isinstance(game, self.plays):
             raise ValueError(f"the {self.name} player does not play {game.name}")
+        self.stop_pondering()
         super().start(game, role, start_clock, play_clock)
-        seed = self.seed if self.seed is not None else random.randrange(2**31)
         if not isinstance(game, KernelGame):
             raise ValueError(f"the {self.name} player needs a game with a kernel; {game.name} has none")
-        self._tree = self._make_tree(game, seed)
+        began = time.perf_counter()
+        seed = self.seed if self.seed is not None else random.randrange(2**31)
+        self._puzzle = None
+        if self.puzzle and len(game.roles) == 1 and self.plays is None:
+            self._puzzle = PuzzleSearch(game, seed=seed)
+        count = self.threads if self.sims is None else 1
+        self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
+        self._tree = self._trees[0]
+        # The start clock: compile (or load numba's cache) now, then search the first position; its tree is
+        # kept for the first move.
+        state = game.initial_state()
+        for tree in self._trees:
+            tree.reset(state)
+            tree.run(1)
+        if self._puzzle is not None:
+            self._puzzle.warm(state)
+        seconds = budget(None, start_clock)
+        if seconds is not None and not game.is_terminal(state):
+            left = seconds - (time.perf_counter() - began)
+            if left > 0.05:
+                if self._puzzle is not None:
+                    self._puzzle.improve(state, left)
+                else:
+                    self._parallel(state, left)
 
-    def _make_tree(self, game: KernelGame, seed: int) -> UCTSearch:
+    def stop(self, state: State, goals: Any) -> None:
+        self.stop_pondering()
+
+    def _make_tree(self, game: KernelGame, seed: int, count: int = 1) -> UCTSearch:
         leaf = type(self).leaf_value  # a compiled function, not a method
-        # A rule sheet's states can be large: hold the tree to half the memory a tree may take.
+        # A rule sheet's states can be large: all trees together take at most half the memory a tree may take.
         capacity = self.capacity
-        while capacity > MIN_CAPACITY and tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
+        while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
             capacity //= 2
         capacity = max(capacity, MIN_CAPACITY)
-        return UCTSearch(game, capacity=capacity, c=self.c, seed=seed, leaf_value=leaf, params=self.leaf_params)
+        return UCTSearch(
+            game, capacity=capacity, c=self.c, seed=seed, leaf_value=leaf, params=self.leaf_params, solve=self.solve
+        )
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        self.stop_pondering()
         legal = self.game.legal_moves(state, self.role)
         if not legal:
             raise RuntimeError(f"{self.game.name}: {self.role} has no legal move in this state")
+        seconds = budget(self.time, time_limit)
+        if self._puzzle is not None:
+            return self._puzzle.move(state, seconds if seconds is not None else 1.0)
         if len(legal) == 1:  # nothing to decide; the tree is picked up again on the next call
             return legal[0]
-        return self._search(state, self.sims, budget(self.time, time_limit))
+        return self._search(state, self.sims, seconds)
 
     def _search(self, state: State, sims: int | None, seconds: float | None) -> Move:
         assert self._tree is not None
@@ -112,16 +239,91 @@ class MCTSAgent(Agent):
             if not (self.reuse and tree.advance(state)):
                 tree.reset(state)
             done = 0
-            while done < sims and time.perf_counter() < deadline:
+            while done < sims and time.perf_counter() < deadline and not tree.solved:
                 step = min(256, sims - done)
                 tree.run(step)
                 done += step
             result = tree.result()
+        elif sims is not None:
+            result = tree.search(state, sims=sims, reuse=self.reuse)
         else:
-            result = tree.search(state, sims=sims, seconds=seconds, reuse=self.reuse)
+            assert seconds is not None
+            result = self._parallel(state, seconds)
         self.last_simulations = result.simulations
+        self.last_result = result
         return result.best(self.role)
+
+    def _parallel(self, state: State, seconds: float) -> SearchResult:
+        """Search every tree from ``state`` for ``seconds``, one thread each, and merge their roots."""
+        began = time.perf_counter()
+        deadline = began + seconds
+        for tree in self._trees:
+            if not (self.reuse and tree.advance(state)):
+                tree.reset(state)
+        solved = threading.Event()
+        if len(self._trees) == 1:
+            _grow(self._trees[0], deadline, seconds, solved)
+        else:
+            workers = [
+                threading.Thread(target=_grow, args=(t, deadline, seconds, solved), name="ggp-mcts", daemon=True)
+                for t in self._trees
+            ]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+        spent = time.perf_counter() - began
+        return merge([t.result(spent) for t in self._trees])
+
+    # --- thinking between calls -------------------------------------------------------------------------
+    def ponder(self) -> None:
+        """Go on searching the trees' current root in the background until the next call.
+
+        The GGP player calls it after answering PLAY: the opponents' think time
+        then grows the subtree the next move reuses. A no-op when ``ponder`` is
+        off, for puzzles, or before a search.
+        """
+        if not self.pondering or self._puzzle is not None or not self._trees:
+            return
+        self.stop_pondering()
+        if any(t._root_state is None or t.solved for t in self._trees):
+            return
+        self._ponder_stop = stop = threading.Event()
+        self._ponder_threads = [
+            threading.Thread(target=_grow, args=(t, None, 1.0, stop), name="ggp-mcts-ponder", daemon=True)
+            for t in self._trees
+        ]
+        for w in self._ponder_threads:
+            w.start()
+
+    def stop_pondering(self) -> None:
+        """End the background search, if any (within one chunk of a few milliseconds)."""
+        self._ponder_stop.set()
+        for w in self._ponder_threads:
+            w.join()
+        self._ponder_threads = []
 
     def __repr__(self) -> str:
         what = f"sims={self.sims}" if self.sims is not None else f"time={self.time}"
         return f"{type(self).__name__}({what}, c={self.c}, seed={self.seed!r})"
+
+
+def _grow(tree: UCTSearch, deadline: float | None, seconds: float, stop: threading.Event) -> None:
+    """Run ``tree`` until ``deadline`` (None: until ``stop``), its root is solved, or ``stop`` is set.
+
+    Chunks take about a hundredth of ``seconds`` (at most 20 ms when
+    pondering, so that stopping is quick) and never reach past the deadline.
+    """
+    chunk = 16
+    step = min(seconds / 100, 0.02) if deadline is None else seconds / 100
+    while not stop.is_set() and not tree.solved:
+        t0 = time.perf_counter()
+        room = step if deadline is None else min(step, deadline - t0)
+        if room <= 0:
+            break
+        tree.run(chunk)
+        spent = time.perf_counter() - t0
+        rate = chunk / max(spent, 1e-6)
+        chunk = max(1, min(int(rate * room), 1 << 20))
+    if tree.solved:
+        stop.set()

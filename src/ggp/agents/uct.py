@@ -84,14 +84,71 @@ def _ucb_pick(
     return pick
 
 
+@nb.njit(cache=True)
+def _set_proven(proven: np.ndarray, pval: np.ndarray, node: int, src: int) -> None:
+    proven[node] = True
+    for r in range(pval.shape[1]):
+        pval[node, r] = pval[src, r]
+
+
+@nb.njit(cache=True)
+def _try_prove(
+    node: int, counts: np.ndarray, coff: np.ndarray, child: np.ndarray, proven: np.ndarray, pval: np.ndarray
+) -> bool:
+    # MCTS-Solver's rule for an expanded node whose child was just proven. Where at most one role has a
+    # choice, the node is worth its best child for that role (max^n): proven at once by a child that
+    # gives the mover the top goal, else when every child is proven. Where several roles choose at once,
+    # only a node all of whose children are proven to the same goals is proven (sound without solving
+    # the matrix game).
+    nr = counts.shape[1]
+    product = 1
+    mover = 0
+    movers = 0
+    for r in range(nr):
+        product *= counts[node, r]
+        if counts[node, r] > 1:
+            movers += 1
+            mover = r
+    start = coff[node]
+    best = -1
+    complete = True
+    for j in range(start, start + product):
+        ch = child[j]
+        if ch < 0 or not proven[ch]:
+            complete = False
+            if movers > 1:
+                return False
+            continue
+        if movers > 1:
+            if best < 0:
+                best = ch
+            else:
+                for r in range(nr):
+                    if pval[ch, r] != pval[best, r]:
+                        return False
+            continue
+        if pval[ch, mover] >= 1.0:
+            _set_proven(proven, pval, node, ch)
+            return True
+        if best < 0 or pval[ch, mover] > pval[best, mover]:
+            best = ch
+    if complete and best >= 0:
+        _set_proven(proven, pval, node, best)
+        return True
+    return False
+
+
 def _run_template(  # type: ignore[no-untyped-def]
     ctx,
     sims,
     root,
     c,
+    solve,
     states,
     node_visits,
     node_terminal,
+    proven,
+    pval,
     expanded,
     counts,
     offsets,
@@ -112,20 +169,25 @@ def _run_template(  # type: ignore[no-untyped-def]
 ):
     # meta: [nodes used, action-pool entries used, child-pool entries used]. A node's
     # children are numbered in mixed radix over the roles' moves, the last role fastest.
+    # A proven node (terminal, or solved from its children when ``solve``) is not searched
+    # below: a simulation that reaches it scores its exact value.
     nr = num_roles  # type: ignore[name-defined]  # noqa: F821
     width = buf.shape[0]
     capacity = states.shape[0]
     pool = act.shape[0]
     children = child.shape[0]
     max_depth = path.shape[0]
+    done = 0
     for _ in range(sims):
+        if proven[root]:  # solved: further simulations would only re-read its value
+            break
+        done += 1
         node = root
         depth = 0
         while True:
-            if node_terminal[node]:
-                kernel_goals(ctx, states[node], res)  # type: ignore[name-defined]  # noqa: F821
+            if proven[node]:
                 for r in range(nr):
-                    val[r] = res[r] / 100.0
+                    val[r] = pval[node, r]
                 break
             if depth == max_depth:  # a path longer than any game we know: score it here, not off the path array
                 work[:] = states[node]
@@ -150,6 +212,8 @@ def _run_template(  # type: ignore[no-untyped-def]
                     kernel_goals(ctx, states[node], res)  # type: ignore[name-defined]  # noqa: F821
                     for r in range(nr):
                         val[r] = res[r] / 100.0
+                        pval[node, r] = val[r]
+                    proven[node] = True
                     break
                 if meta[2] + product > children:
                     work[:] = states[node]
@@ -180,6 +244,11 @@ def _run_template(  # type: ignore[no-untyped-def]
                     states[nxt] = states[node]
                     kernel_apply(ctx, states[nxt], joint)  # type: ignore[name-defined]  # noqa: F821
                     node_terminal[nxt] = kernel_terminal(ctx, states[nxt])  # type: ignore[name-defined]  # noqa: F821
+                    proven[nxt] = node_terminal[nxt]
+                    if proven[nxt]:
+                        kernel_goals(ctx, states[nxt], res)  # type: ignore[name-defined]  # noqa: F821
+                        for r in range(nr):
+                            pval[nxt, r] = res[r] / 100.0
                     node_visits[nxt] = 0
                     expanded[nxt] = False
                     child[j] = nxt
@@ -202,6 +271,12 @@ def _run_template(  # type: ignore[no-untyped-def]
                 a = offsets[p, r] + path[d, 1 + r]
                 act_visits[a] += 1
                 act_value[a] += val[r]
+        if solve and proven[node]:
+            for d in range(depth - 1, -1, -1):
+                p = path[d, 0]
+                if proven[p] or not _try_prove(p, counts, coff, child, proven, pval):
+                    break
+    return done
 
 
 def _rollout_value_template(ctx, s, rng, out, params):  # type: ignore[no-untyped-def]
@@ -230,13 +305,36 @@ class SearchResult:
     seconds: float
     #: Memory held by the tree's arrays.
     bytes: int
+    #: Per role, each move's proven goal (0..100) where MCTS-Solver proved it, else NaN. Only the
+    #: role to move in a position where no other role has a choice gets proven moves.
+    proven: tuple[np.ndarray, ...] = ()
+    #: The root's proven goals, one per role, or None while it is not solved.
+    solved: tuple[float, ...] | None = None
 
     def best(self, role: str) -> Move:
-        """The most visited move of ``role`` (ties: the higher mean goal); ValueError if it has none."""
+        """``role``'s move: a proven best one if the solver found it, else the most visited among those
+        not proven worse (ties: the higher mean goal); ValueError if it has none.
+
+        A move proven to reach the top goal is played at once; a move proven worse than another proven
+        one, or proven to lose while some move is still open, is not played.
+        """
         r = self.roles.index(role)
-        if len(self.moves[r]) == 0:
+        n = len(self.moves[r])
+        if n == 0:
             raise ValueError(f"{role} has no move in the searched state (is it terminal?)")
-        order = np.lexsort((self.values[r], self.visits[r]))
+        candidates = np.ones(n, dtype=bool)
+        if self.proven and len(self.proven[r]) == n:
+            pv = self.proven[r]
+            known = ~np.isnan(pv)
+            if known.any():
+                top = float(pv[known].max())
+                if top >= 100 or known.all():
+                    candidates = known & (pv == top)
+                else:
+                    candidates = ~known | (pv == top)
+                    if top <= 0:
+                        candidates = ~known
+        order = np.lexsort((self.values[r], self.visits[r], candidates))
         return self.moves[r][int(order[-1])]
 
 
@@ -262,6 +360,7 @@ class UCTSearch:
         seed: int = 0,
         leaf_value: Any = None,
         params: Sequence[float] = (),
+        solve: bool = True,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -290,6 +389,9 @@ class UCTSearch:
         self.states = np.zeros((capacity, length), dtype=kernel.dtype)
         self.node_visits = np.zeros(capacity, dtype=np.int64)
         self.node_terminal = np.zeros(capacity, dtype=np.bool_)
+        #: Solved nodes and their exact values (each role's goal / 100).
+        self.proven = np.zeros(capacity, dtype=np.bool_)
+        self.pval = np.zeros((capacity, nr), dtype=np.float64)
         self.expanded = np.zeros(capacity, dtype=np.bool_)
         #: Per node and role: how many moves, and where they start in the action pool.
         self.counts = np.zeros((capacity, nr), dtype=np.int64)
@@ -311,6 +413,8 @@ class UCTSearch:
         if leaf_value is None:
             leaf_value = kernel.specialise(_rollout_value_template)
         self._run = kernel.specialise(_run_template, leaf_value=leaf_value)
+        #: MCTS-Solver: proven values propagate up the tree (off: plain DUCT, proving only terminal nodes).
+        self.solve = bool(solve)
         self.root = 0
         self._root_state: State | None = None
         self._sims = 0
@@ -327,6 +431,8 @@ class UCTSearch:
             self.states,
             self.node_visits,
             self.node_terminal,
+            self.proven,
+            self.pval,
             self.expanded,
             self.counts,
             self.offsets,
@@ -347,6 +453,9 @@ class UCTSearch:
         self.states[0] = _array(self.game, state)
         self.node_visits[0] = 0
         self.node_terminal[0] = self.game.is_terminal(state)
+        self.proven[0] = self.node_terminal[0]
+        if self.proven[0]:
+            self.pval[0] = np.asarray(self.game.goals(state), dtype=np.float64) / 100.0
         self.expanded[0] = False
         self.meta[:] = (1, 0, 0)
         self.root = 0
@@ -354,7 +463,7 @@ class UCTSearch:
         self._sims = 0
 
     def advance(self, state: State, max_fill: float = 0.8) -> bool:
-        """Move the root to ``state`` if the tree holds it one or two steps below the root.
+        """Move the root to ``state`` if the tree holds it at the root or one or two steps below it.
 
         Returns whether a subtree was kept; otherwise (or when the tree is more
         than ``max_fill`` full) starts afresh from ``state``. Two steps cover an
@@ -362,6 +471,9 @@ class UCTSearch:
         """
         if self._root_state is not None and self.meta[0] < max_fill * len(self.states):
             target = _array(self.game, state)
+            if np.array_equal(self.states[self.root], target):  # searched here already (start clock, pondering)
+                self._root_state = state
+                return True
             level = [self.root]
             for _ in range(2):
                 below = []
@@ -376,12 +488,26 @@ class UCTSearch:
                         if np.array_equal(self.states[child], target):
                             self.root = child
                             self._root_state = state
-                            self._sims = int(self.node_visits[child])
+                            self._sims = self._root_simulations()
                             return True
                         below.append(child)
                 level = below
         self.reset(state)
         return False
+
+    def _root_simulations(self) -> int:
+        # The simulations that passed through the root's moves: a kept subtree's first visit scored it
+        # as a leaf, and visits to a proven child stop there, so the node's own count is not it.
+        root = self.root
+        if not self.expanded[root] or self.counts.shape[1] == 0:
+            return 0
+        off, n = int(self.offsets[root, 0]), int(self.counts[root, 0])
+        return int(self.act_visits[off : off + n].sum())
+
+    @property
+    def solved(self) -> bool:
+        """Whether the root's value is proven (MCTS-Solver): searching it further changes nothing."""
+        return bool(self.proven[self.root])
 
     def run(self, sims: int) -> None:
         """Run ``sims`` (0 to 10^8) more simulations from the current root.
@@ -391,15 +517,16 @@ class UCTSearch:
         if self._root_state is None:
             raise RuntimeError("call reset(state) before run()")
         sims = check_option("UCTSearch", "sims", sims, _SIMS)
-        if sims == 0 or self.node_terminal[self.root]:
+        if sims == 0 or self.proven[self.root]:
             return
         if int(self.node_visits[self.root]) + sims > _MAX_VISITS:
             self.reset(self._root_state)
-        self._run(
+        done = self._run(
             self.ctx,
             sims,
             self.root,
             self.c,
+            self.solve,
             *self._tree_arrays(),
             self.meta,
             self.rng,
@@ -411,7 +538,7 @@ class UCTSearch:
             self.res,
             self.params,
         )
-        self._sims += sims
+        self._sims += int(done)
 
     def search(
         self, state: State, sims: int | None = None, seconds: float | None = None, reuse: bool = False
@@ -436,7 +563,7 @@ class UCTSearch:
             assert seconds is not None
             deadline = began + seconds
             chunk = 16
-            while True:
+            while not self.solved:
                 t0 = time.perf_counter()
                 if t0 >= deadline:
                     break
@@ -454,7 +581,8 @@ class UCTSearch:
         game = self.game
         state = self._root_state
         root = self.root
-        moves, visits, values = [], [], []
+        moves, visits, values, proven = [], [], [], []
+        single = int((self.counts[root] > 1).sum()) <= 1
         for r, role in enumerate(game.roles):
             if self.expanded[root]:
                 off = int(self.offsets[root, r])
@@ -463,11 +591,21 @@ class UCTSearch:
                 v = self.act_visits[off : off + n].astype(np.int64)
                 total = self.act_value[off : off + n].astype(np.float64)
                 moves.append(tuple(game.action_to_move(state, role, int(a)) for a in acts))
+                pv = np.full(n, np.nan)
+                if single and (n > 1 or int(self.counts[root].max()) <= 1):
+                    # Others have one move each, so the child of this role's move i is child[coff + i].
+                    kids = self.child[int(self.coff[root]) : int(self.coff[root]) + n].astype(np.int64)
+                    made = kids >= 0
+                    solved = np.zeros(n, dtype=bool)
+                    solved[made] = self.proven[kids[made]]
+                    pv[solved] = 100.0 * self.pval[kids[solved], r]
+                proven.append(pv)
             else:
                 legal = game.legal_moves(state, role)
                 moves.append(tuple(legal))
                 v = np.zeros(len(legal), dtype=np.int64)
                 total = np.zeros(len(legal))
+                proven.append(np.full(len(legal), np.nan))
             visits.append(v)
             values.append(np.where(v > 0, 100.0 * total / np.maximum(v, 1), 0.0))
         return SearchResult(
@@ -479,6 +617,8 @@ class UCTSearch:
             nodes=self.nodes,
             seconds=seconds,
             bytes=self.nbytes,
+            proven=tuple(proven),
+            solved=tuple(float(100.0 * g) for g in self.pval[root]) if self.proven[root] else None,
         )
 
 

@@ -18,7 +18,9 @@ server (``ggp serve``).
   the play clock less the margin (it is told that time less
   :func:`~ggp.match.calls.margin` of it); if it is late, fails, returns an
   illegal move, or is still busy with an earlier call that overran, a random
-  legal move is sent instead, as the referee would play.
+  legal move is sent instead, as the referee would play. An agent that can
+  think ahead (``ponder()``, as ``mcts`` does) then searches on until the
+  next message: its next call, or the end of the match, stops it.
 * ``(STOP id moves)`` -> ``done`` and ``(ABORT id)`` -> ``aborted``: the
   match is cleared. So is a match no message has come for in
   ``idle_timeout`` seconds (its game manager is gone).
@@ -355,6 +357,7 @@ class PlayerService:
             if game.is_terminal(state):
                 return Reply(400, error_reply("the game is over in this state; STOP ends a match"))
             move = self._choose(match, state, deadline)
+            self._ponder(match)
             match.moves_sent += 1
             step = len(match.history) + 1
             self._say(f"PLAY {match.match_id} step {step}: {move} ({time.monotonic() - received:.2f} s)")
@@ -423,6 +426,20 @@ class PlayerService:
         self._say(f"PLAY {match.match_id}: {why}; playing the random legal move {move}")
         return move
 
+    def _ponder(self, match: PlayerMatch) -> None:
+        """Let the agent think on until the next message, if it can (``ponder``) and is not still busy.
+
+        Its next call (select_move, stop) ends the thinking first; so does the end of the match.
+        """
+        agent = match.agent
+        ponder = getattr(agent, "ponder", None)
+        if agent is None or ponder is None or not match.agent_ready.is_set() or match.caller.busy(match.role):
+            return
+        try:
+            ponder()
+        except Exception as exc:  # thinking ahead is a bonus: its failure must not cost the move
+            self._say(f"PLAY {match.match_id}: the agent cannot think ahead: {type(exc).__name__}: {exc}")
+
     # --- STOP, ABORT, PREVIEW ------------------------------------------------------------------------
     def _stop(self, match: PlayerMatch, message: Stop) -> Reply:
         got_lock = match.lock.acquire(timeout=1.0)
@@ -474,6 +491,7 @@ class PlayerService:
     # --- housekeeping -----------------------------------------------------------------------------------
     def _clear(self, match: PlayerMatch, why: str) -> None:
         match.cancelled.set()
+        _stop_pondering(match)
         with self._lock:
             if self._match is match:
                 self._match = None
@@ -489,6 +507,7 @@ class PlayerService:
                 return
             self._match = None
         match.cancelled.set()
+        _stop_pondering(match)
         self._say(f"match {match.match_id} dropped: no message for {match.idle_timeout:g} s")
 
     def _say(self, text: str) -> None:
@@ -497,6 +516,13 @@ class PlayerService:
                 self.log(text)
             except Exception:  # a broken log must not break the player
                 traceback.print_exc()
+
+
+def _stop_pondering(match: PlayerMatch) -> None:
+    stop = getattr(match.agent, "stop_pondering", None)
+    if stop is not None:
+        with contextlib.suppress(Exception):
+            stop()
 
 
 def _apply(match: PlayerMatch, texts: tuple[str, ...]) -> str | None:

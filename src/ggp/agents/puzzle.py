@@ -1,0 +1,229 @@
+"""A search for single-player games: nested Monte Carlo search (NMCS) that keeps the best line found.
+
+UCT with random playouts averages over playouts, which suits opponents but
+wastes a puzzle: there the best line found is a line the player can play
+(the rules are deterministic). Nested Monte Carlo search (Cazenave 2009)
+plays, at each step of its walk, every move followed by a random playout,
+follows the best line seen so far, and remembers it. Its level-1 walk runs
+compiled over the game's kernel; :class:`PuzzleSearch` repeats walks from
+the current state until the clock, each starting from the best line known
+(so it never gets worse), keeps that line from move to move and plays
+along it.
+
+>>> import ggp
+>>> from ggp.gdl import from_text
+>>> game = from_text('''
+...   (role p) (init (at 0))
+...   (succ 0 1) (succ 1 2) (succ 2 3)
+...   (<= (legal p up) (true (at ?x)))
+...   (<= (legal p stay) (true (at ?x)))
+...   (<= (next (at ?y)) (does p up) (true (at ?x)) (succ ?x ?y))
+...   (<= (next (at ?x)) (does p stay) (true (at ?x)))
+...   (<= (next (at 3)) (true (at 3)))
+...   (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+...   (init (step 0))
+...   (<= terminal (true (step 3)))
+...   (<= (goal p 100) (true (at 3)))
+...   (<= (goal p 0) (not (true (at 3))))''')
+>>> search = PuzzleSearch(game, seed=1)
+>>> search.warm(game.initial_state())  # compiles, or loads numba's cache
+>>> search.improve(game.initial_state(), seconds=2.0)
+100
+>>> [str(m) for m in search.line()]
+['up', 'up', 'up']
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import numpy as np
+
+from ..core.game import Game, Move, State
+from ..core.kernels import rng_below, rng_state
+from ..core.native import KernelGame
+from .options import MAX_SEED, Range, check_option
+
+#: Longest line kept; deeper playouts are scored where they stop.
+MAX_LINE = 4096
+
+_SEED = Annotated[int, Range(ge=0, le=MAX_SEED)]
+
+
+def _playout_template(ctx, s, rng, line, start, buf, joint, res):  # type: ignore[no-untyped-def]
+    # A random playout of a one-role game from s (in place), its moves written to line[start:]; returns
+    # (goal, end), end being where the line stops.
+    n_line = line.shape[0]
+    pos = start
+    while not kernel_terminal(ctx, s) and pos < n_line:  # type: ignore[name-defined]  # noqa: F821
+        n = kernel_legal(ctx, s, 0, buf)  # type: ignore[name-defined]  # noqa: F821
+        if n == 0:
+            break
+        a = buf[rng_below(rng, n)]
+        joint[0] = a
+        kernel_apply(ctx, s, joint)  # type: ignore[name-defined]  # noqa: F821
+        line[pos] = a
+        pos += 1
+    kernel_goals(ctx, s, res)  # type: ignore[name-defined]  # noqa: F821
+    return res[0], pos
+
+
+def _level1_template(ctx, s, rng, best, best_len, best_goal, budget):  # type: ignore[no-untyped-def]
+    # Level-1 NMCS from s: at each step every move is tried with one random playout; the walk follows the
+    # best line seen, which is kept in best[:best_len] (moves from s) when it beats best_goal.
+    # ``budget`` bounds the playouts run (a clock's worth); returns (goal, length, playouts).
+    width = max(1, kernel_max_actions)  # type: ignore[name-defined]  # noqa: F821
+    buf = np.empty(width, dtype=np.int64)
+    moves = np.empty(width, dtype=np.int64)
+    joint = np.zeros(1, dtype=np.int64)
+    res = np.zeros(1, dtype=np.int64)
+    n_line = best.shape[0]
+    line = np.empty(n_line, dtype=best.dtype)
+    cur = s.copy()
+    work = s.copy()
+    goal = best_goal
+    length = best_len
+    pos = 0
+    runs = 0
+    while not kernel_terminal(ctx, cur) and pos < n_line and runs < budget:  # type: ignore[name-defined]  # noqa: F821
+        n = kernel_legal(ctx, cur, 0, buf)  # type: ignore[name-defined]  # noqa: F821
+        if n == 0:
+            break
+        moves[:n] = buf[:n]
+        for i in range(n):
+            work[:] = cur
+            joint[0] = moves[i]
+            kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
+            line[pos] = moves[i]
+            g, end = playout(ctx, work, rng, line, pos + 1, buf, joint, res)  # type: ignore[name-defined]  # noqa: F821
+            runs += 1
+            if g > goal:
+                goal = g
+                best[pos:end] = line[pos:end]
+                length = end
+        if length <= pos:  # no line through here (a budget cut before any playout): stop the walk
+            break
+        joint[0] = best[pos]
+        kernel_apply(ctx, cur, joint)  # type: ignore[name-defined]  # noqa: F821
+        line[pos] = best[pos]
+        pos += 1
+    return goal, length, runs
+
+
+class PuzzleSearch:
+    """Nested Monte Carlo search over a one-role game with a kernel, keeping its best line between calls.
+
+    :meth:`improve` searches from a state for a while and returns the best goal
+    known from there; :meth:`move` does so and plays the first move of that
+    line. The line stays valid as the game follows it (a one-role game is
+    deterministic); from any other state it is searched afresh.
+    """
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        if not isinstance(game, KernelGame):
+            raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
+        if len(game.roles) != 1:
+            raise ValueError(f"a puzzle search plays one-role games; {game.name} has {len(game.roles)} roles")
+        self.game = game
+        seed = check_option("PuzzleSearch", "seed", seed, _SEED)
+        kernel = game.kernel
+        self.ctx = kernel.context()
+        self.rng = rng_state(seed)
+        namespace = {"kernel_max_actions": kernel.max_actions}
+        playout = kernel.specialise(_playout_template)
+        self._level1 = kernel.specialise(_level1_template, playout=playout, **namespace)
+        self._from: np.ndarray | None = None  # the state the line starts from
+        self._line = np.zeros(MAX_LINE, dtype=np.int64)
+        self._length = 0
+        self._goal = -1
+        #: Playouts run by the last call.
+        self.playouts = 0
+
+    def warm(self, state: State) -> None:
+        """Compile (or load numba's cache) with a tiny search from ``state``."""
+        s = self.game._array_of(state).copy()  # writable, as the search's own copies are: one compiled signature
+        scratch = np.zeros(MAX_LINE, dtype=np.int64)
+        self._level1(self.ctx, s, self.rng, scratch, 0, -1, 1)
+
+    def line(self) -> list[Move]:
+        """The best line known, as moves from the state it starts from."""
+        if self._from is None:
+            return []
+        game = self.game
+        state = game.state_from_array(self._from)
+        role = game.roles[0]
+        out = []
+        for a in self._line[: self._length]:
+            move = game.action_to_move(state, role, int(a))
+            out.append(move)
+            state = game.next_state(state, [move])
+        return out
+
+    def _follow(self, state: State) -> None:
+        # Keep the line if ``state`` is on it (its start, or reached along it); else forget it.
+        s = self.game._array_of(state)
+        if self._from is None:
+            self._reset(s)
+            return
+        if np.array_equal(self._from, s):
+            return
+        if self._length > 0:
+            work = self._from.copy()
+            self.game.kernel.apply(self.ctx, work, np.array([self._line[0]], dtype=np.int64))
+            if np.array_equal(work, s):
+                self._line[: self._length - 1] = self._line[1 : self._length]
+                self._length -= 1
+                self._from = work
+                return
+        self._reset(s)
+
+    def _reset(self, s: np.ndarray) -> None:
+        self._from = s.copy()
+        self._length = 0
+        self._goal = -1
+
+    def improve(self, state: State, seconds: float) -> int:
+        """Search from ``state`` for about ``seconds`` (level-1 walks, each within a twentieth of it);
+        returns the best goal known from ``state`` (-1: none yet, as when ``state`` is terminal)."""
+        seconds = check_option("PuzzleSearch", "seconds", seconds, Annotated[float, Range(ge=0)])
+        deadline = time.perf_counter() + seconds
+        self._follow(state)
+        assert self._from is not None
+        if self.game.is_terminal(state):
+            return self._goal
+        self.playouts = 0
+        rate = 0.0  # playouts per second, measured
+        budget = 64
+        while self._goal < 100:
+            t0 = time.perf_counter()
+            if t0 >= deadline and self._length > 0:  # out of time, and a line to play is known
+                break
+            if rate > 0:
+                budget = max(1, int(rate * max(0.0, min(deadline - t0, seconds / 20))))
+            self._walk(budget)
+            spent = time.perf_counter() - t0
+            runs = max(1, self._runs)
+            rate = runs / max(spent, 1e-6)
+        return self._goal
+
+    def _walk(self, budget: int) -> None:
+        # One level-1 walk from the line's start, within ``budget`` playouts; it starts
+        # from the best line known, so it never makes it worse.
+        assert self._from is not None
+        line = self._line.copy()
+        goal, length, runs = self._level1(self.ctx, self._from, self.rng, line, self._length, self._goal, budget)
+        self._runs = int(runs)
+        self.playouts += int(runs)
+        if goal > self._goal:
+            self._goal, self._length = int(goal), int(length)
+            self._line[:] = line
+
+    def move(self, state: State, seconds: float) -> Move:
+        """The first move of the best line from ``state`` after searching it for ``seconds``."""
+        self.improve(state, seconds)
+        game = self.game
+        role = game.roles[0]
+        if self._length == 0:  # no line found in time: any legal move
+            return game.legal_moves(state, role)[0]
+        return game.action_to_move(state, role, int(self._line[0]))

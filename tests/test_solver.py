@@ -1,0 +1,141 @@
+"""MCTS-Solver: proven values propagate up the compiled tree, and the proven move is played.
+
+Every proof is checked against the rules themselves (a minimax over the Game
+API, or the game's own terminal goals), not against remembered answers.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ggp
+from conftest import SHARED
+from ggp.agents.mcts import MCTSAgent
+from ggp.agents.uct import UCTSearch, search
+
+KIF = SHARED / "corpus" / "kif"
+
+
+def sheet(name: str) -> ggp.Game:
+    path = Path(KIF / f"{name}.kif")
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: ../shared/ must sit beside the repository (or set GGP_SHARED)")
+    return ggp.load(str(path))
+
+
+def mover(game: ggp.Game, state: ggp.State) -> int:
+    """The role to move (turn-taking sheets: the other has only noop)."""
+    legal = [game.legal_moves(state, role) for role in game.roles]
+    return max(range(len(legal)), key=lambda r: (len(legal[r]), str(legal[r][0]) != "noop"))
+
+
+def play(game: ggp.Game, state: ggp.State, *moves: str) -> ggp.State:
+    """Play ``moves`` in turn, each by the role to move (the other plays noop)."""
+    for move in moves:
+        joint = ["noop"] * len(game.roles)
+        joint[mover(game, state)] = move
+        state = game.next_state(state, joint)
+    return state
+
+
+def after(game: ggp.Game, state: ggp.State, role: int, move: ggp.Move) -> ggp.State:
+    joint: list[object] = [game.legal_moves(state, r)[0] for r in game.roles]
+    joint[role] = move
+    return game.next_state(state, joint)
+
+
+def minimax(game: ggp.Game, state: ggp.State) -> tuple[int, ...]:
+    """The exact goals of a small turn-taking position, each role maximising its own goal."""
+
+    @functools.cache
+    def value(s: ggp.State) -> tuple[int, ...]:
+        if game.is_terminal(s):
+            return tuple(game.goals(s))
+        r = mover(game, s)
+        return max((value(after(game, s, r, m)) for m in game.legal_moves(s, game.roles[r])), key=lambda v: v[r])
+
+    return value(state)
+
+
+@pytest.fixture(scope="module")
+def tictactoe() -> ggp.Game:
+    return sheet("tictactoe2")
+
+
+@pytest.fixture(scope="module")
+def connect_four() -> ggp.Game:
+    return sheet("connectFour")
+
+
+def test_a_win_in_one_is_proven_and_played_at_once(tictactoe: ggp.Game) -> None:
+    # x holds (1 1) and (1 2), o holds (2 1) and (2 2): (play 1 3 x) completes the row.
+    state = play(tictactoe, tictactoe.initial_state(), "(play 1 1 x)", "(play 2 1 o)", "(play 1 2 x)", "(play 2 2 o)")
+    result = search(tictactoe, state, sims=5000, seed=1)
+    assert result.solved == (100.0, 0.0)
+    assert str(result.best("xPlayer")) == "(play 1 3 x)"
+    assert result.simulations < 5000  # a solved root is not searched further
+    assert int(result.visits[0].sum()) == result.simulations
+    agent = MCTSAgent(time=5.0, seed=2)
+    agent.start(tictactoe, "xPlayer")
+    assert str(agent.select_move(state, time_limit=5.0)) == "(play 1 3 x)"
+    assert agent.last_result is not None and agent.last_result.solved == (100.0, 0.0)
+    assert agent.last_result.seconds < 2.5  # stopped when solved, not at the clock
+
+
+def test_a_forced_draw_is_proven_with_every_move_valued_exactly(tictactoe: ggp.Game) -> None:
+    # x must block o's (1 2); whatever follows, a draw is the best either side can force.
+    state = play(tictactoe, tictactoe.initial_state(), "(play 2 2 x)", "(play 1 1 o)", "(play 3 3 x)", "(play 1 3 o)")
+    exact = minimax(tictactoe, state)
+    assert exact == (50, 50)
+    result = search(tictactoe, state, sims=200_000, seed=3)
+    assert result.solved == (50.0, 50.0)
+    x = tictactoe.roles.index("xPlayer")
+    proven = result.proven[x]
+    assert not np.isnan(proven).any()
+    for move, value in zip(result.moves[x], proven, strict=True):
+        assert value == minimax(tictactoe, after(tictactoe, state, x, move))[x], str(move)
+    best = result.best("xPlayer")
+    assert minimax(tictactoe, after(tictactoe, state, x, best))[x] == 50
+    assert sorted(set(proven.tolist())) == [0.0, 50.0]  # some moves lose: the draw is a choice, not luck
+
+
+def test_a_connect_four_double_threat_is_proven(connect_four: ggp.Game) -> None:
+    # red on (3,1) and (4,1), black on top of both: red's 2 or 5 opens a three with both ends free.
+    game = connect_four
+    state = play(game, game.initial_state(), "(drop 3)", "(drop 3)", "(drop 4)", "(drop 4)")
+    result = search(game, state, sims=50_000, seed=4)
+    assert result.solved == (100.0, 0.0)
+    best = result.best("red")
+    # The proof, checked on the rules: whatever black replies, red wins at once.
+    reached = after(game, state, 0, best)
+    for reply in game.legal_moves(reached, "black"):
+        s = after(game, reached, 1, reply)
+        wins = [m for m in game.legal_moves(s, "red") if game.goals(after(game, s, 0, m))[0] == 100]
+        assert wins and game.is_terminal(after(game, s, 0, wins[0])), f"{best} then {reply}: no win"
+
+
+def test_a_connect_four_threat_is_blocked(connect_four: ggp.Game) -> None:
+    # black has three on column 1; every red move but (drop 1) is proven lost, so red blocks.
+    game = connect_four
+    state = play(game, game.initial_state(), "(drop 5)", "(drop 1)", "(drop 6)", "(drop 1)", "(drop 2)", "(drop 1)")
+    result = search(game, state, sims=20_000, seed=5)
+    red = game.roles.index("red")
+    assert str(result.best("red")) == "(drop 1)"
+    proven = result.proven[red]
+    lost = [str(m) for m, v in zip(result.moves[red], proven, strict=True) if v == 0]
+    assert len(lost) >= 5 and "(drop 1)" not in lost
+    for text in lost:  # each is lost in one: black completes its column
+        s = after(game, state, red, game.parse_move(text))
+        assert game.goals(after(game, s, 1, game.parse_move("(drop 1)")))[1] == 100
+
+
+def test_without_the_solver_only_terminal_nodes_are_proven(tictactoe: ggp.Game) -> None:
+    state = play(tictactoe, tictactoe.initial_state(), "(play 1 1 x)", "(play 2 1 o)", "(play 1 2 x)", "(play 2 2 o)")
+    tree = UCTSearch(tictactoe, capacity=10_000, seed=1, solve=False)
+    result = tree.search(state, sims=3000)
+    assert result.solved is None and result.simulations == 3000
+    assert str(result.best("xPlayer")) == "(play 1 3 x)"  # the terminal child is still scored exactly
