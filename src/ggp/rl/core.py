@@ -57,6 +57,8 @@ class RLGame:
         self._goals = np.zeros(self.num_roles, dtype=np.int64)
         self._noop: dict[tuple[int, int], bool] = {}
         self._init = np.ascontiguousarray(game.initial_array(), dtype=self.kernel.dtype)
+        self._memo_key = b""
+        self._memo: dict[int, np.ndarray] = {}
 
     @classmethod
     def of(cls, game: str | Path | KernelGame | RLGame) -> RLGame:
@@ -72,15 +74,26 @@ class RLGame:
         return self._init.copy()
 
     def legal(self, s: np.ndarray, role: int) -> np.ndarray:
-        """Role number ``role``'s legal actions in ``s`` (a new int64 array, the kernel's order)."""
-        n = self.kernel.legal(self._ctx, s, role, self._buf)
-        return self._buf[:n].copy()
+        """Role number ``role``'s legal actions in ``s`` (a read-only int64 array, the kernel's order).
+
+        The legal actions of the last state asked about are kept: an environment asks several
+        times per step (the check, the movers, the mask), and move generation is the costly part.
+        """
+        key = s.tobytes()
+        if key != self._memo_key:
+            self._memo_key = key
+            self._memo = {}
+        found = self._memo.get(role)
+        if found is None:
+            n = self.kernel.legal(self._ctx, s, role, self._buf)
+            found = self._memo[role] = self._buf[:n].copy()
+            found.flags.writeable = False
+        return found
 
     def mask(self, s: np.ndarray, role: int) -> np.ndarray:
         """Role ``role``'s legal actions in ``s`` as an int8 0/1 vector of :attr:`num_actions` entries."""
-        n = self.kernel.legal(self._ctx, s, role, self._buf)
         out = np.zeros(self.num_actions, dtype=np.int8)
-        out[self._buf[:n]] = 1
+        out[self.legal(s, role)] = 1
         return out
 
     def is_noop(self, s: np.ndarray, role: int, action: int) -> bool:
@@ -104,8 +117,8 @@ class RLGame:
         """
         out = []
         for r in range(self.num_roles):
-            n = self.kernel.legal(self._ctx, s, r, self._buf)
-            if n > 1 or (n == 1 and not self.is_noop(s, r, int(self._buf[0]))):
+            legal = self.legal(s, r)
+            if len(legal) > 1 or (len(legal) == 1 and not self.is_noop(s, r, int(legal[0]))):
                 out.append(r)
         return out if out else list(range(self.num_roles))
 
@@ -135,11 +148,7 @@ class RLGame:
             return None
         if a != action:
             return None
-        n = self.kernel.legal(self._ctx, s, role, self._buf)
-        for k in range(n):
-            if self._buf[k] == a:
-                return a
-        return None
+        return a if bool((self.legal(s, role) == a).any()) else None
 
     def illegal(self, s: np.ndarray, role: int, action: Any) -> IllegalMoveError:
         """The error for ``action``, illegal for ``role`` in ``s``, naming the legal actions and their moves."""

@@ -1,0 +1,211 @@
+"""The ``rl`` section: ggp's games as RL environments (:mod:`ggp.rl`), against PettingZoo's own games.
+
+* PettingZoo AEC steps per second, a random agent reading the action masks
+  (``env.last()``, then a uniformly random legal action), on ggp's games and
+  on PettingZoo's ``connect_four_v3`` and ``chess_v6``, the repetitions of all
+  interleaved in one run; target: ggp's >= 3x each peer.
+* Vector env steps per second (:class:`ggp.rl.gymnasium_env.GGPVectorEnv`,
+  batch 1024: the agent's actions, random opponents, observations and masks);
+  targets: >= 1M on wall maze and Bomberman, >= 300k on Amazons 10x10.
+* The worked example (``docs/examples/train_wallmaze.py``): a tabular agent
+  trained against ``random``, then played against ``random`` by ggp's referee
+  (seats swapped every game); target: its mean goal's 95% interval lies above
+  random's.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import Column, Config, Section, rate_ratio, short_error, time_rates
+
+AEC_TARGET = 3.0
+VECTOR_BATCH = 1024
+VECTOR_TARGETS = {"wallmaze": 1_000_000, "bomberman": 1_000_000, "bomberman2p": 1_000_000, "amazons_10x10": 300_000}
+EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "examples" / "train_wallmaze.py"
+
+
+def _aec_workload(env: Any, seed: int) -> Any:
+    """``run(count)``: ``count`` AEC steps of a random agent that reads the masks, starting new games as needed."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+
+    def run(count: int) -> None:
+        for _ in range(count):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+
+    return run
+
+
+def _aec_rows(cfg: Config, sec: Section) -> None:
+    import ggp
+    import ggp.rl
+
+    runs: dict[str, Any] = {}
+    games = [*ggp.game_names()[:5], str(Path(ggp.__file__).resolve().parent / "gdl" / "tictactoe.kif")]
+    for g in games:
+        runs[Path(g).stem] = _aec_workload(ggp.rl.aec_env(g), 1)
+    peers: list[str] = []
+    try:
+        from pettingzoo.classic import chess_v6, connect_four_v3  # type: ignore[import-untyped]
+
+        runs["connect_four_v3"] = _aec_workload(connect_four_v3.env(), 1)
+        runs["chess_v6"] = _aec_workload(chess_v6.env(), 1)
+        peers = ["connect_four_v3", "chess_v6"]
+    except Exception as exc:
+        sec.status = "partial"
+        sec.notes.append(f"PettingZoo's classic games are missing ({short_error(exc)}): pip install 'ggp[rl]'")
+    t = time_rates(runs, cfg.budget, cfg.reps)
+    for g in games:
+        name = Path(g).stem
+        ours = t[name].median
+        for peer in peers or [""]:
+            theirs = t[peer].median if peer else None
+            ratio = rate_ratio(ours, theirs)
+            sec.rows.append(
+                {
+                    "measure": "AEC steps/s",
+                    "game": name,
+                    "ggp": ours,
+                    "peer": peer or "",
+                    "peer_value": theirs,
+                    "ratio": ratio,
+                    "target": f">= {AEC_TARGET:g}x",
+                    "met": None if ratio is None else ratio >= AEC_TARGET,
+                }
+            )
+
+
+def _vector_rows(cfg: Config, sec: Section) -> None:
+    import ggp.rl
+
+    for name, target in VECTOR_TARGETS.items():
+        venv = ggp.rl.vector_env(name, VECTOR_BATCH, seed=1)
+        venv.reset()
+        rng = np.random.default_rng(2)
+
+        def run(count: int, venv: Any = venv, rng: Any = rng) -> float:
+            spent = 0.0
+            for _ in range(count):
+                masks = venv.action_masks()
+                actions = (rng.random(masks.shape) * masks).argmax(axis=1)  # a random legal action per row
+                began = time.perf_counter()
+                venv.step(actions)
+                spent += time.perf_counter() - began
+            return spent
+
+        rate = VECTOR_BATCH * time_rates({"step": run}, cfg.vector_budget, cfg.reps)["step"].median
+        sec.rows.append(
+            {
+                "measure": f"vector env steps/s, batch {VECTOR_BATCH}",
+                "game": name,
+                "ggp": rate,
+                "peer": "",
+                "peer_value": None,
+                "ratio": None,
+                "target": f">= {target:,}",
+                "met": rate >= target,
+            }
+        )
+
+
+def _agent_row(cfg: Config, sec: Section) -> None:
+    from ggp.match.series import run_series, summarize
+    from ggp.registry import load
+
+    if not EXAMPLE.is_file():
+        sec.status = "partial"
+        sec.notes.append(f"the worked example is not here ({EXAMPLE}): run ggp bench from a source checkout")
+        return
+    spec = importlib.util.spec_from_file_location("ggp_rl_example_train_wallmaze", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    episodes, games = (1500, 40) if cfg.quick else (12000, 200)
+    began = time.perf_counter()
+    table = example.train(episodes, seed=0)
+    trained = time.perf_counter() - began
+    import ggp.rl.policy  # registers the policy agent  # noqa: F401
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "wallmaze_q.npz"
+        table.save(path)
+        players = [f"policy:path={path}", "random"]
+        results = run_series(load("wallmaze"), players, games=games, swap=True, seed=1, play_clock=None)
+    policy, rand = summarize(players, results)
+    mean, ci = policy.mean_goal
+    rmean, rci = rand.mean_goal
+    sec.rows.append(
+        {
+            "measure": f"trained agent's mean goal ({episodes} episodes, {trained:.0f} s; {games} games, seats swapped)",
+            "game": "wallmaze",
+            "ggp": mean,
+            "ggp_ci95": list(ci) if ci else None,
+            "peer": "random",
+            "peer_value": rmean,
+            "peer_ci95": list(rci) if rci else None,
+            "ratio": None,
+            "target": "95% CI above random's",
+            "met": bool(ci and rci and ci[0] > rci[1]),
+        }
+    )
+    sec.notes.append(
+        f"trained agent: mean goal {mean:.1f} [{ci[0]:.1f}, {ci[1]:.1f}] against random's {rmean:.1f} "
+        f"[{rci[0]:.1f}, {rci[1]:.1f}] (95% intervals), ggp's referee, wall maze, seats swapped every game"
+        if ci and rci
+        else f"trained agent: mean goal {mean:.1f} against random's {rmean:.1f}"
+    )
+
+
+def section_rl(cfg: Config) -> Section:
+    sec = Section(
+        "rl",
+        "RL environments (ggp.rl): PettingZoo AEC steps/s against PettingZoo's own games, vector env steps/s, "
+        "the worked example's trained agent",
+        [
+            Column("measure", "measure"),
+            Column("game", "game"),
+            Column("ggp", "ggp", "float"),
+            Column("peer", "peer"),
+            Column("peer_value", "peer's", "float"),
+            Column("ratio", "ratio", "ratio"),
+            Column("target", "target"),
+            Column("met", "met", "met"),
+        ],
+    )
+    try:
+        import pettingzoo  # type: ignore[import-untyped]  # noqa: F401
+
+        import ggp.rl  # noqa: F401
+    except Exception as exc:
+        sec.status = "not available"
+        sec.error = f"ggp.rl needs the rl extra: pip install 'ggp[rl]' ({short_error(exc)})"
+        return sec
+    _aec_rows(cfg, sec)
+    _vector_rows(cfg, sec)
+    _agent_row(cfg, sec)
+    sec.notes.append(
+        "AEC: env.last() then a uniformly random legal action from the mask, per step (a game's end steps count); "
+        "PettingZoo's envs as connect_four_v3.env() and chess_v6.env() build them; medians of interleaved repetitions"
+    )
+    sec.notes.append(
+        "vector: only venv.step(actions) is timed (random opponents, legality, observations, masks), the "
+        "actions drawn from the masks just before"
+    )
+    return sec
+
+
+SECTIONS = {"rl": ("RL environments", section_rl)}
