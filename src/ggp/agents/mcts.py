@@ -46,6 +46,8 @@ from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, tree_bytes
 SAFETY = 0.1
 #: Seconds kept back besides: the last chunk, turning the root's actions into moves, the reply.
 SAFETY_SECONDS = 0.03
+#: Seconds per move of the generic player when neither its spec nor a clock says.
+DEFAULT_TIME = 1.0
 #: Most search threads (root parallelism) an agent may run.
 MAX_THREADS = 8
 
@@ -108,8 +110,10 @@ class MCTSAgent(Agent):
     """Decoupled UCT with random rollouts and MCTS-Solver; for the role to act in a turn-based game, plain UCT.
 
     Give ``sims`` for a fixed number of simulations per move (one tree,
-    reproducible with a seed), or ``time`` (seconds, default 1.0) for a time
-    budget; a referee's tighter time limit always wins. ``c`` is the UCB1
+    reproducible with a seed), or ``time`` (seconds) for a time budget; a
+    referee's tighter time limit always wins. Without either, it thinks for
+    the whole time limit less a safety margin (:func:`budget`), or
+    :data:`DEFAULT_TIME` when there is no limit. ``c`` is the UCB1
     constant for goals scaled to 0..1 and ``capacity`` the number of nodes a
     tree may hold. ``threads`` trees are searched at once under a clock
     (default 2: both cores of a small machine). ``solve`` turns MCTS-Solver on,
@@ -151,8 +155,8 @@ class MCTSAgent(Agent):
         super().__init__()
         if time is not None and sims is not None:
             raise ValueError(f"{self.name}: give either time or sims, not both")
-        if sims is None and time is None:
-            time = 1.0
+        if sims is None and time is None and self.plays is not None:
+            time = DEFAULT_TIME  # the game-specific players keep their fixed budget
         self.time = time
         self.sims = sims
         self.c = self.default_c if c is None else c
@@ -225,6 +229,8 @@ class MCTSAgent(Agent):
         if not legal:
             raise RuntimeError(f"{self.game.name}: {self.role} has no legal move in this state")
         seconds = budget(self.time, time_limit)
+        if seconds is None and self.sims is None:
+            seconds = DEFAULT_TIME
         if self._puzzle is not None:
             return self._puzzle.move(state, seconds if seconds is not None else 1.0)
         if len(legal) == 1:  # nothing to decide; the tree is picked up again on the next call
@@ -304,7 +310,7 @@ class MCTSAgent(Agent):
         self._ponder_threads = []
 
     def __repr__(self) -> str:
-        what = f"sims={self.sims}" if self.sims is not None else f"time={self.time}"
+        what = f"sims={self.sims}" if self.sims is not None else f"time={self.time or 'clock'}"
         return f"{type(self).__name__}({what}, c={self.c}, seed={self.seed!r})"
 
 

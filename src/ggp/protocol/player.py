@@ -81,6 +81,11 @@ _START_OR_PREVIEW = re.compile(r"\s*\(\s*(start|preview)(?=[\s(])\s*([^\s()]*)",
 
 # A one-move game: compiling it loads the reasoner's compiled code (see PlayerService.warm).
 _TINY = "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s1)) (goal p 100)"
+# Two roles, two moves each: starting the agent on it compiles its search for two-role sheets.
+_TINY2 = (
+    "(role a) (role b) (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
+    "(<= (next s1) (true s0)) (<= terminal (true s1)) (goal a 50) (goal b 50)"
+)
 
 
 @dataclass
@@ -192,7 +197,8 @@ class PlayerService:
         return self.match is not None
 
     def warm(self) -> None:
-        """Load the native engines, the reasoner and the built-in sheets now, so the first START is quick."""
+        """Load the native engines, the reasoner, the built-in sheets and the agent's compiled code for rule
+        sheets now, so the first START is quick."""
         from ..registry import game_names, load
         from .recognize import _builtin_sheets
 
@@ -205,6 +211,12 @@ class PlayerService:
         tiny = gdl_game(parse_terms(_TINY))
         s = tiny.initial_state()
         tiny.goals(tiny.next_state(s, list(tiny.legal_moves(s, "p"))))
+        # The agent's own compiled code for rule sheets of one and two roles (a search compiles for tens of
+        # seconds the first time, which would cost a first match its start clock and first moves).
+        for text in (_TINY, _TINY2):
+            game = gdl_game(parse_terms(text))
+            with contextlib.suppress(Exception):  # an agent that cannot play these sheets has nothing to warm
+                make_agent(self.config.spec).start(game, game.roles[0])
 
     # --- messages -------------------------------------------------------------------------------
     def handle(self, text: str, received: float | None = None) -> Reply:

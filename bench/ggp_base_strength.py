@@ -1,0 +1,416 @@
+"""The general player's strength: against ggp-base's SampleMonteCarloGamer, against the old plain-Python UCT,
+on the corpus puzzles, and the speed-up of a second core.
+
+    python bench/ggp_base_strength.py ggp-base                 # 20 games x 2 seats, start 30 s, play 5 s (hours)
+    python bench/ggp_base_strength.py ggp-base --games connectFour,hex --play 5
+    python bench/ggp_base_strength.py plain --play 1           # ggp host: mcts against the plain-Python UCT
+    python bench/ggp_base_strength.py puzzles --start 10 --play 1
+    python bench/ggp_base_strength.py cores --seconds 2        # simulations with 2 trees against 1, same clock
+    python bench/ggp_base_strength.py summary                  # the recorded results, per game
+
+``ggp-base`` needs ggp-base built as bench/GGP_BASE.md says (``--ggp-base``,
+default /work/ggp-base): it starts SampleMonteCarloGamer (ggp-base's
+PlayerRunner) and ``ggp serve SPEC`` as HTTP players and runs each match under
+ggp-base's own GameServer (bench/ggp_base/KifMatch.java), seats swapped. Each
+match appends a JSON line to bench/results/ggp_base_strength.jsonl (the other
+modes: plain_strength.jsonl, puzzle_strength.jsonl, cores_strength.jsonl).
+These are benchmarks, not tests: they take minutes to hours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import ggp
+from ggp.agents import AGENTS, Agent
+from ggp.agents.mcts import MCTSAgent, budget
+from ggp.bench.base import UCT_C
+from ggp.bench.gdl import _PlainUCT
+from ggp.core.game import Game, Move, State
+from ggp.protocol import host_match
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+CORPUS = HERE.parent.parent / "shared" / "corpus" / "kif"
+
+#: Two-player games of the corpus, by kind. Simultaneous moves, long games and large branching are marked.
+GAMES = {
+    "connectFour": "turn-taking",
+    "breakthroughSmall": "turn-taking",
+    "connectFourSimultaneous": "simultaneous",
+    "hex": "turn-taking, large branching (81)",
+    "knightThrough": "turn-taking, large branching",
+    "sheepAndWolf": "turn-taking, asymmetric",
+    "battle": "simultaneous, large joint branching",
+    "amazons_8x8": "turn-taking, large branching, long",
+    "dotsAndBoxes": "turn-taking, large branching (60)",
+    "checkersTiny": "turn-taking, long",
+    "biddingTicTacToe": "simultaneous",
+    "pawnWhopping": "turn-taking",
+    "tictactoe_3d_2player": "turn-taking, large branching (64)",
+    "quad": "turn-taking, large branching (234)",
+    "englishDraughts": "turn-taking, long",
+    "gomoku_11x11": "turn-taking, large branching (121), long",
+    "blockerSerial": "simultaneous",
+    "dualConnect4": "turn-taking",
+    "kalaha_2009": "turn-taking, long",
+    "nineBoardTicTacToePie": "turn-taking, large branching (81)",
+    "chomp": "turn-taking",
+    "atariGo_7x7": "turn-taking, large branching (49)",
+}
+
+#: The corpus's one-role games.
+PUZZLES = [
+    "blocksWorld",
+    "blocksWorldSerial",
+    "buttons",
+    "hanoi",
+    "knightsTour",
+    "lightsOn",
+    "queens",
+    "circlesolitaire",
+    "brain_teaser_extended",
+    "futoshiki4",
+    "hitori",
+    "incredible",
+    "kitten_escapes_from_fire",
+    "tpeg",
+    "8puzzle",
+    "max_knights",
+]
+
+
+def sheet(name: str) -> Path:
+    path = CORPUS / f"{name}.kif"
+    if not path.is_file():
+        raise SystemExit(f"{path} is missing: ../shared/corpus must sit beside the repository")
+    return path
+
+
+def record(kind: str, row: dict[str, Any]) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    with (RESULTS / f"{kind}_strength.jsonl").open("a") as fh:
+        fh.write(json.dumps(row) + "\n")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"nothing listens on port {port} after {seconds:g} s")
+
+
+# --- against ggp-base ------------------------------------------------------------------------------
+def java_classpath(base: Path) -> str:
+    jars = sorted(str(p) for p in (base / "lib").glob("*/*.jar") if "sources" not in p.name)
+    return os.pathsep.join([str(base / "build" / "classes"), str(base / "build" / "bench"), *jars])
+
+
+def run_ggp_base(args: argparse.Namespace) -> None:
+    base = Path(args.ggp_base)
+    if not (base / "build" / "bench" / "KifMatch.class").is_file():
+        raise SystemExit(f"ggp-base is not built in {base}: follow bench/GGP_BASE.md")
+    cp = java_classpath(base)
+    games = args.games.split(",") if args.games else list(GAMES)
+    logs = RESULTS / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    their_port, our_port = free_port(), free_port()
+    java = subprocess.Popen(
+        ["java", "-cp", cp, "SampleMonteCarloPlayer", str(their_port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    our_log = logs / f"ggp-serve-{stamp}.log"
+    ours = subprocess.Popen(
+        [sys.executable, "-m", "ggp", "serve", args.spec, "--port", str(our_port), "--name", "ggp"],
+        stdout=subprocess.DEVNULL,
+        stderr=our_log.open("w"),
+    )
+    try:
+        wait_port(their_port, 60)
+        wait_port(our_port, 120)
+        done = 0
+        for name in games:
+            roles = ggp.load(str(sheet(name))).roles
+            if len(roles) != 2:
+                print(f"{name}: {len(roles)} roles, skipped")
+                continue
+            for seat in args.seats:
+                if args.limit is not None and done >= args.limit:
+                    return
+                players = []
+                for r in range(2):
+                    port, who = (our_port, "ggp") if r == seat else (their_port, "SampleMonteCarloGamer")
+                    players += ["127.0.0.1", str(port), who]
+                began = time.monotonic()
+                mark = our_log.stat().st_size
+                out = subprocess.run(
+                    ["java", "-cp", cp, "KifMatch", str(sheet(name)), str(args.start), str(args.play), *players],
+                    capture_output=True,
+                    text=True,
+                    timeout=args.match_timeout,
+                )
+                line = next((ln for ln in out.stdout.splitlines() if ln.startswith("{")), None)
+                if line is None:
+                    print(f"{name} seat {seat}: no result ({out.stderr.strip()[-300:]})")
+                    continue
+                result = json.loads(line)
+                goals = result["goals"]
+                with our_log.open() as fh:
+                    fh.seek(mark)
+                    tail = fh.read()
+                randoms = [int(m) for m in re.findall(r"(\d+) of them random", tail)]
+                faults = [f for f in result["faults"] if f["role"].lower() == roles[seat].lower()]
+                row = {
+                    "game": name,
+                    "kind": GAMES.get(name, ""),
+                    "seat": seat,
+                    "role": roles[seat],
+                    "spec": args.spec,
+                    "opponent": "SampleMonteCarloGamer",
+                    "start_clock": args.start,
+                    "play_clock": args.play,
+                    "goals": goals,
+                    "ours": goals[seat],
+                    "theirs": goals[1 - seat],
+                    "steps": result["steps"],
+                    "our_faults": faults,
+                    "their_faults": [f for f in result["faults"] if f not in faults],
+                    "our_random_moves": randoms[-1] if randoms else None,
+                    "seconds": round(time.monotonic() - began, 1),
+                    "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+                }
+                record("ggp_base", row)
+                done += 1
+                print(
+                    f"{name:24} seat {seat} ({roles[seat]}): {goals[seat]:3} - {goals[1 - seat]:3}, "
+                    f"{result['steps']} steps, our faults {len(faults)}, {row['seconds']} s",
+                    flush=True,
+                )
+    finally:
+        for proc in (java, ours):
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+# --- against the old plain-Python UCT -----------------------------------------------------------
+class PlainUCTAgent(Agent):
+    """The plain-Python decoupled UCT ``mcts`` ran on rule sheets before they were compiled (ggp.bench's baseline)."""
+
+    name = "plainuct"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__()
+        self.seed = seed
+
+    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        super().start(game, role, start_clock, play_clock)
+        self.uct = _PlainUCT(game, UCT_C, random.Random(self.seed))
+
+    def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        legal = self.game.legal_moves(state, self.role)
+        if len(legal) == 1:
+            return legal[0]
+        seconds = budget(None, time_limit) or 1.0
+        move, _ = self.uct.best(state, self.role, None, seconds)
+        return move
+
+
+def run_plain(args: argparse.Namespace) -> None:
+    AGENTS["plainuct"] = PlainUCTAgent
+    games = args.games.split(",") if args.games else list(GAMES)
+    done = 0
+    for name in games:
+        path = str(sheet(name))
+        roles = ggp.load(path).roles
+        for seat in args.seats:
+            if args.limit is not None and done >= args.limit:
+                return
+            began = time.monotonic()
+            players = {roles[seat]: args.spec, roles[1 - seat]: "plainuct"}
+            rec = host_match(path, players, start_clock=args.start, play_clock=args.play, grace=0.0, seed=done)
+            faults = [f.to_dict() for f in rec.all_faults()]
+            row = {
+                "game": name,
+                "seat": seat,
+                "spec": args.spec,
+                "opponent": "plainuct",
+                "start_clock": args.start,
+                "play_clock": args.play,
+                "goals": list(rec.goals),
+                "ours": rec.goals[seat],
+                "theirs": rec.goals[1 - seat],
+                "steps": rec.steps,
+                "faults": faults,
+                "seconds": round(time.monotonic() - began, 1),
+                "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+            }
+            record("plain", row)
+            done += 1
+            print(f"{name:24} seat {seat}: {rec.goals[seat]:3} - {rec.goals[1 - seat]:3}, faults {len(faults)}")
+
+
+# --- puzzles ---------------------------------------------------------------------------------------
+def best_goal(path: Path) -> int:
+    """The highest goal value the sheet's goal rules name (an upper bound on what can be reached)."""
+    values = [int(v) for v in re.findall(r"\(\s*goal\s+\S+\s+(\d+)\s*\)", path.read_text(errors="replace"))]
+    return max(values, default=100)
+
+
+def run_puzzles(args: argparse.Namespace) -> None:
+    names = args.games.split(",") if args.games else PUZZLES
+    for name in names:
+        path = CORPUS / f"{name}.kif"
+        if not path.is_file():
+            continue
+        try:
+            game = ggp.load(str(path))
+        except Exception as exc:  # a sheet our loader refuses is reported, not fatal
+            print(f"{name}: cannot load: {exc}")
+            continue
+        if len(game.roles) != 1:
+            continue
+        began = time.monotonic()
+        rec = host_match(str(path), {game.roles[0]: args.spec}, start_clock=args.start, play_clock=args.play, seed=1)
+        row = {
+            "game": name,
+            "spec": args.spec,
+            "start_clock": args.start,
+            "play_clock": args.play,
+            "goal": rec.goals[0],
+            "best": best_goal(path),
+            "steps": rec.steps,
+            "faults": [f.to_dict() for f in rec.all_faults()],
+            "seconds": round(time.monotonic() - began, 1),
+            "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        }
+        record("puzzle", row)
+        print(f"{name:28} goal {rec.goals[0]:3} of {row['best']:3}, {rec.steps} steps, {row['seconds']} s", flush=True)
+
+
+# --- two cores -------------------------------------------------------------------------------------
+def run_cores(args: argparse.Namespace) -> None:
+    names = args.games.split(",") if args.games else ["connectFour", "breakthroughSmall", "amazons_8x8", "wallmaze"]
+    for name in names:
+        game = ggp.load(name if name in ggp.game_names() else str(sheet(name)))
+        state = game.initial_state()
+        counts: dict[int, list[int]] = {1: [], 2: []}
+        agents = {}
+        for threads in (1, 2):
+            agents[threads] = agent = MCTSAgent(threads=threads, seed=1, ponder=False)
+            agent.start(game, game.roles[0])
+        for _ in range(args.repeats):
+            for threads in (1, 2):  # alternated, so both see the same load
+                result = agents[threads]._parallel(state, args.seconds)
+                counts[threads].append(result.simulations)
+                agents[threads]._trees[0].reset(state)
+                for t in agents[threads]._trees:
+                    t.reset(state)
+        one, two = statistics.median(counts[1]), statistics.median(counts[2])
+        plain = _PlainUCT(game, UCT_C, random.Random(1))
+        _, plain_sims = plain.best(state, game.roles[0], None, min(args.seconds, 1.0))
+        plain_rate = plain_sims / min(args.seconds, 1.0)
+        row = {
+            "game": name,
+            "seconds": args.seconds,
+            "repeats": args.repeats,
+            "sims_1_thread": counts[1],
+            "sims_2_threads": counts[2],
+            "speedup": round(two / max(one, 1), 2),
+            "sims_per_s_2_threads": round(two / args.seconds),
+            "plain_sims_per_s": round(plain_rate),
+            "vs_plain": round(two / args.seconds / max(plain_rate, 1e-9), 1),
+            "load": os.getloadavg()[0],
+            "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        }
+        record("cores", row)
+        print(
+            f"{name:20} 1 thread {one:>10,.0f}  2 threads {two:>10,.0f}  x{row['speedup']}  "
+            f"plain {plain_rate:,.0f}/s (compiled x{row['vs_plain']}), load {row['load']:.1f}",
+            flush=True,
+        )
+
+
+def run_summary(args: argparse.Namespace) -> None:
+    path = RESULTS / "ggp_base_strength.jsonl"
+    if not path.is_file():
+        raise SystemExit("no ggp-base results yet")
+    rows = [json.loads(line) for line in path.open() if line.strip()]
+    if args.play is not None:
+        rows = [r for r in rows if r["play_clock"] == args.play]
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_game.setdefault(r["game"], []).append(r)
+    scores = []
+    for name, rs in by_game.items():
+        ours = [_score(r) for r in rs]
+        scores += ours
+        faults = sum(len(r["our_faults"]) for r in rs)
+        print(f"{name:24} {len(rs)} matches, mean score {statistics.mean(ours):5.1f}, our faults {faults}")
+    if scores:
+        print(f"all: {len(scores)} matches, mean score {statistics.mean(scores):.1f}")
+
+
+def _score(row: dict[str, Any]) -> float:
+    """A win 100, a draw 50, a loss 0 (by the goals of the two seats)."""
+    return 100.0 if row["ours"] > row["theirs"] else 50.0 if row["ours"] == row["theirs"] else 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["ggp-base", "plain", "puzzles", "cores", "summary"])
+    ap.add_argument("--games", help="comma-separated corpus names (default: the mode's list)")
+    ap.add_argument("--spec", default="mcts", help="our agent spec (default mcts)")
+    ap.add_argument("--start", type=float, default=30.0, help="start clock, s (ggp-base: whole seconds)")
+    ap.add_argument("--play", type=float, default=None, help="play clock, s (default 5)")
+    ap.add_argument("--seats", default="0,1", help="our seats to play (default 0,1)")
+    ap.add_argument("--limit", type=int, help="stop after this many matches")
+    ap.add_argument("--match-timeout", type=float, default=3600.0)
+    ap.add_argument("--ggp-base", default="/work/ggp-base", help="where ggp-base is built (bench/GGP_BASE.md)")
+    ap.add_argument("--seconds", type=float, default=2.0, help="cores: search time per measurement")
+    ap.add_argument("--repeats", type=int, default=5, help="cores: measurements per setting (median)")
+    args = ap.parse_args()
+    args.seats = [int(s) for s in args.seats.split(",")]
+    if args.mode == "summary":
+        run_summary(args)
+        return
+    if args.play is None:
+        args.play = 5.0
+    if args.mode == "ggp-base":
+        args.start, args.play = int(args.start), int(args.play)  # ggp-base's clocks are whole seconds
+        run_ggp_base(args)
+    elif args.mode == "plain":
+        run_plain(args)
+    elif args.mode == "puzzles":
+        run_puzzles(args)
+    else:
+        run_cores(args)
+
+
+if __name__ == "__main__":
+    main()
