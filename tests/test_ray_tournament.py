@@ -51,10 +51,11 @@ def test_ray_backend_stores_the_same_results_as_the_local_backend(tmp_path: Path
     assert summary.finished == scheduled and summary.crashes == 0 and summary.failed == 0
     check_complete(remote, scheduled)
     assert moves_and_goals(remote) == moves_and_goals(local)
-    # Two actors, each warmed up once: every match ran on one of the two pids that said hello.
-    ready = {e.pid for e in events if e.kind == "worker"}
-    assert len(ready) == 2
-    assert {e.pid for e in events if e.kind == "started"} <= ready
+    # At most two actors, each warmed up once (one "worker" event each), ran all 24 matches; a second actor
+    # may still have been warming up when the first had played them all.
+    ready = [e.pid for e in events if e.kind == "worker"]
+    assert 1 <= len(ready) <= 2 and len(set(ready)) == len(ready)
+    assert {e.pid for e in events if e.kind == "started"} <= set(ready)
     assert sorted(e.match_id for e in events if e.kind == "done") == list(range(1, scheduled + 1))
     # Resuming a finished tournament runs nothing.
     assert run_tournament(remote, backend="ray").finished == 0
@@ -86,8 +87,10 @@ def test_a_killed_ray_worker_has_its_match_rerun_and_stored_once(tmp_path: Path,
         starts = {row.id: (row.starts, row.crashes) for row in db.matches()}
     assert starts.pop(match_id) == (2, 1)
     assert set(starts.values()) == {(1, 0)}
-    # A new worker took the dead one's place.
-    assert len({e.pid for e in events if e.kind == "worker"}) == 3
+    # The dead worker was sent nothing more; the re-run went to a live one.
+    after = events[[e.kind for e in events].index("crash") :]
+    assert [e.pid for e in after if e.kind == "started" and e.pid == pid] == []
+    assert any(e.kind == "started" and e.match_id == match_id for e in after)
 
 
 def test_a_match_over_its_budget_is_cancelled_and_recorded(tmp_path: Path, ray_cluster: None) -> None:

@@ -253,10 +253,12 @@ class ActorPool:
             if ref is not None:
                 refs[ref] = actor
         outcomes: list[Outcome] = []
+        ready: list[Any] = []
         if refs:
-            ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=timeout, fetch_local=True)
-        else:
-            ready = []
+            # The first that is ready ends the wait; then take every other one that is ready by now.
+            first, _ = ray.wait(list(refs), num_returns=1, timeout=timeout, fetch_local=True)
+            if first:
+                ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0, fetch_local=True)
         for ref in ready:
             actor = refs[ref]
             try:
