@@ -259,27 +259,62 @@ def pn_playouts(
 
 
 # --- incremental evaluation ----------------------------------------------------------------------
-# ``vals`` holds every node's value and ``cnt`` every gate's number of true literals; changing an
-# input propagates only along the readers of what changed. A transition in a typical game changes a
-# handful of base propositions, so this does far less work than a sweep over the whole network.
+# ``vals`` holds every node's value and ``cnt`` every acyclic gate's number of true literals minus
+# its threshold (all of them for AND, one for OR), so a gate is true when its count is not negative
+# and it flips exactly when an update takes the count to 0 (up) or to -1 (down): one read-modify-write
+# per reader, no look-up of the threshold or the old value. Changed inputs are set and pushed on a
+# stack together (``2 * node + value``) and propagated in one pass; counts commute, so a batch gives
+# the same values as one input at a time, and a call costs its arguments once, not once per input.
+# A transition in a typical game changes a handful of base propositions, so this does far less work
+# than a sweep over the whole network.
+
+
+# The differential state ``dn`` is a tuple of arrays: (values, counts, stack, dirty blocks, per
+# legal entry whether it is in its role's legal set, per role a Fenwick tree over its entries,
+# per role how many are legal). The legal sets change with the gates that flip, so a random legal
+# move costs a logarithmic walk, not a scan over every move the role might ever make (Amazons:
+# thousands). The walk picks the same move as a scan would for the same random number, so both
+# evaluators play the same games.
+DN_VALS, DN_CNT, DN_STACK, DN_DIRTY, DN_IN, DN_TREE, DN_COUNT = range(7)
+
+
+@nb.njit(cache=True)
+def dn_alloc(net: Network, scratch: int) -> tuple[np.ndarray, ...]:
+    """A differential state for ``net``; ``scratch`` sizes the propagation stack (0: ample)."""
+    header = net.header
+    nnodes = header[H_NNODES]
+    nroles = header[H_NROLES]
+    nlegal = net.legal_ptr[nroles]
+    return (
+        np.zeros(nnodes, dtype=np.uint8),
+        np.zeros(nnodes, dtype=np.int32),
+        np.zeros(scratch if scratch > 0 else 4 * nnodes + 64, dtype=np.int32),
+        np.zeros(2 * (net.blocks.shape[0] // 3) + 1, dtype=np.int32),
+        np.zeros(nlegal, dtype=np.uint8),
+        np.zeros(nlegal + nroles, dtype=np.int32),
+        np.zeros(nroles, dtype=np.int32),
+    )
 
 
 @nb.njit(cache=True)
 def dn_init(net: Network, vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -> None:
-    """Load ``base`` from scratch: every gate evaluated (no move made) and counted."""
+    """Load ``base`` from scratch into ``vals`` and ``cnt``: every gate evaluated (no move made) and counted."""
     header = net.header
     if base.shape[0] != header[1] or vals.shape[0] < header[0] or cnt.shape[0] < header[0]:
         raise ValueError("dn_init: base holds one bit per base proposition, vals and cnt an entry per node")
-    _dn_init(net, vals, cnt, base)
+    dn = dn_alloc(net, 1)
+    _dn_init(net, (vals, cnt, dn[2], dn[3], dn[4], dn[5], dn[6]), base)
 
 
 @nb.njit(cache=True)
-def _dn_init(net: Network, vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -> None:
+def _dn_init(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None:
+    vals, cnt, lin, tree, lcount = dn[DN_VALS], dn[DN_CNT], dn[DN_IN], dn[DN_TREE], dn[DN_COUNT]
     header = net.header
     nbase = header[1]
     ptr = net.ptr
     lits = net.lits
     order = net.order
+    thr = net.threshold
     vals[:] = 0
     vals[1] = 1
     for i in range(nbase):
@@ -294,7 +329,82 @@ def _dn_init(net: Network, vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) 
             lit = lits[j]
             if vals[lit >> 1] != (lit & 1):
                 c += 1
-        cnt[g] = c
+        cnt[g] = c - thr[g]
+    # the legal sets: Fenwick trees built in linear time
+    lptr = net.legal_ptr
+    lnode = net.legal_node
+    for r in range(header[H_NROLES]):
+        lo = lptr[r]
+        m = lptr[r + 1] - lo
+        off = lo + r
+        n = 0
+        for i in range(m + 1):
+            tree[off + i] = 0
+        for i in range(1, m + 1):
+            v = vals[lnode[lo + i - 1]]
+            lin[lo + i - 1] = v
+            n += v
+            tree[off + i] += v
+            j = i + (i & -i)
+            if j <= m:
+                tree[off + j] += tree[off + i]
+        lcount[r] = n
+
+
+@nb.njit(cache=True, inline="always")
+def _legal_flip(net: Network, dn: tuple[np.ndarray, ...], n: int) -> None:
+    # Node n changed: bring the legal entries it decides into line with it.
+    vals, lin, tree, lcount = dn[DN_VALS], dn[DN_IN], dn[DN_TREE], dn[DN_COUNT]
+    lof = net.legal_of
+    lptr = net.legal_ptr
+    lrole = net.legal_role
+    v = vals[n]
+    for q in range(net.legal_of_ptr[n], net.legal_of_ptr[n + 1]):
+        k = lof[q]
+        if lin[k] == v:
+            continue
+        lin[k] = v
+        r = lrole[k]
+        lo = lptr[r]
+        m = lptr[r + 1] - lo
+        off = lo + r
+        d = 1 if v == 1 else -1
+        lcount[r] += d
+        i = k - lo + 1
+        while i <= m:
+            tree[off + i] += d
+            i += i & -i
+
+
+@nb.njit(cache=True)
+def _dn_random_joint(
+    net: Network, dn: tuple[np.ndarray, ...], rng: np.ndarray, does: np.ndarray, error: np.ndarray
+) -> bool:
+    """:func:`_random_joint` from the legal sets: the same moves for the same ``rng``."""
+    tree, lcount = dn[DN_TREE], dn[DN_COUNT]
+    lptr = net.legal_ptr
+    ldoes = net.legal_does
+    for r in range(net.header[H_NROLES]):
+        n = lcount[r]
+        if n == 0:
+            error[0] = 1
+            error[1] = r
+            return False
+        rem = rng_below(rng, n) + 1
+        lo = lptr[r]
+        m = lptr[r + 1] - lo
+        off = lo + r
+        step = 1
+        while step * 2 <= m:
+            step *= 2
+        pos = 0
+        while step > 0:
+            if pos + step <= m and tree[off + pos + step] < rem:
+                pos += step
+                rem -= tree[off + pos]
+            step >>= 1
+        does[r] = ldoes[lo + pos]
+    return True
 
 
 @nb.njit(cache=True)
@@ -323,10 +433,73 @@ def _recompute_block(net: Network, vals: np.ndarray, b: int, stack: np.ndarray, 
     for k in range(start, end):
         g = order[k]
         if vals[g] != old[k - start]:
-            stack[2 * top] = g
-            stack[2 * top + 1] = vals[g]
+            stack[top] = 2 * g + vals[g]
             top += 1
     return top
+
+
+@nb.njit(cache=True)
+def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
+    """Propagate the ``top`` changes on the stack (inputs already set in the values) to every gate they affect.
+
+    Returns False if the stack ran out: the state is then inconsistent and the caller reloads
+    with :func:`_dn_init`.
+    """
+    vals, cnt, stack, dirty = dn[DN_VALS], dn[DN_CNT], dn[DN_STACK], dn[DN_DIRTY]
+    fo_ptr = net.fanout_ptr
+    fo = net.fanout
+    cyc = net.cyclic
+    lof_ptr = net.legal_of_ptr
+    blocks = net.blocks
+    nblocks = blocks.shape[0] // 3
+    ndirty = 0
+    capacity = stack.shape[0]
+    while True:
+        while top > 0:
+            top -= 1
+            e = stack[top]
+            n = e >> 1
+            v = e & 1
+            if lof_ptr[n] != lof_ptr[n + 1]:
+                _legal_flip(net, dn, n)
+            for k in range(fo_ptr[n], fo_ptr[n + 1]):
+                r = fo[k]
+                g = r >> 2
+                if r & 2:  # a gate of a cyclic block: re-evaluated with its block below
+                    b = cyc[g]
+                    if b != cyc[n] and dirty[b] == 0:
+                        dirty[b] = 1
+                        dirty[nblocks + ndirty] = b
+                        ndirty += 1
+                    continue
+                if v != (r & 1):
+                    c = cnt[g] + 1
+                    cnt[g] = c
+                    if c != 0:
+                        continue
+                    vals[g] = 1
+                    e = 2 * g + 1
+                else:
+                    c = cnt[g] - 1
+                    cnt[g] = c
+                    if c != -1:
+                        continue
+                    vals[g] = 0
+                    e = 2 * g
+                if top >= capacity:
+                    dirty[:] = 0
+                    return False
+                stack[top] = e
+                top += 1
+        if ndirty == 0:
+            return True
+        ndirty -= 1
+        b = dirty[nblocks + ndirty]
+        dirty[b] = 0
+        if top + (blocks[3 * b + 1] - blocks[3 * b]) > capacity:
+            dirty[:] = 0
+            return False
+        top = _recompute_block(net, vals, b, stack, top)
 
 
 @nb.njit(cache=True)
@@ -354,70 +527,88 @@ def dn_set(
         raise ValueError("dn_set: node is a node of the network; vals and cnt hold an entry per node")
     if dirty.shape[0] < 2 * (net.blocks.shape[0] // 3) + 1:
         raise ValueError("dn_set: dirty holds 2 * blocks + 1 entries")
-    return _dn_set(net, vals, cnt, stack, dirty, node, value)
+    if vals[node] == value:
+        return True
+    if stack.shape[0] < 1:
+        return False
+    vals[node] = value
+    stack[0] = 2 * node + value
+    sets = dn_alloc(net, 1)  # (legal sets of their own: these arrays hold only values and counts)
+    return _dn_propagate(net, (vals, cnt, stack, dirty, sets[4], sets[5], sets[6]), 1)
 
 
 @nb.njit(cache=True)
-def _dn_set(
-    net: Network,
-    vals: np.ndarray,
-    cnt: np.ndarray,
-    stack: np.ndarray,
-    dirty: np.ndarray,
-    node: int,
-    value: int,
-) -> bool:
-    if vals[node] == value:
-        return True
-    fo_ptr = net.fanout_ptr
-    fo = net.fanout
-    cyc = net.cyclic
-    thr = net.threshold
-    nblocks = net.blocks.shape[0] // 3
-    ndirty = 0
-    capacity = stack.shape[0] // 2
-    if capacity < 1:
-        return False
-    vals[node] = value
-    stack[0] = node
-    stack[1] = value
-    top = 1
-    while True:
-        while top > 0:
-            top -= 1
-            n = stack[2 * top]
-            v = stack[2 * top + 1]
-            own = cyc[n]
-            for k in range(fo_ptr[n], fo_ptr[n + 1]):
-                r = fo[k]
-                g = r >> 1
-                c = cnt[g] + 1 if v != (r & 1) else cnt[g] - 1
-                cnt[g] = c
-                b = cyc[g]
-                if b >= 0:
-                    if b != own and dirty[b] == 0:
-                        dirty[b] = 1
-                        dirty[nblocks + ndirty] = b
-                        ndirty += 1
-                    continue
-                new = 1 if c >= thr[g] else 0
-                if new != vals[g]:
-                    if top >= capacity:
-                        dirty[:] = 0
-                        return False
-                    vals[g] = new
-                    stack[2 * top] = g
-                    stack[2 * top + 1] = new
-                    top += 1
-        if ndirty == 0:
-            return True
-        ndirty -= 1
-        b = dirty[nblocks + ndirty]
-        dirty[b] = 0
-        if top + (net.blocks[3 * b + 1] - net.blocks[3 * b]) >= capacity:
-            dirty[:] = 0
-            return False
-        top = _recompute_block(net, vals, b, stack, top)
+def _dn_load(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None:
+    """Bring a loaded state (no move made) to state ``base`` by propagating the base propositions that differ."""
+    vals, stack = dn[DN_VALS], dn[DN_STACK]
+    nbase = net.header[H_NBASE]
+    capacity = stack.shape[0]
+    top = 0
+    for i in range(nbase):
+        if vals[2 + i] != base[i]:
+            if top >= capacity:
+                _dn_init(net, dn, base)
+                return
+            vals[2 + i] = base[i]
+            stack[top] = 2 * (2 + i) + base[i]
+            top += 1
+    if top > 0 and not _dn_propagate(net, dn, top):
+        _dn_init(net, dn, base)
+
+
+@nb.njit(cache=True)
+def _dn_step(net: Network, dn: tuple[np.ndarray, ...], does: np.ndarray, nxt: np.ndarray) -> None:
+    """From a loaded state, play ``does`` (a does node per role, -1: none): the next state into ``nxt``, and loaded."""
+    vals, stack = dn[DN_VALS], dn[DN_STACK]
+    nbase = net.header[H_NBASE]
+    nxt_node = net.next
+    capacity = stack.shape[0]
+    top = 0
+    ok = True
+    for r in range(does.shape[0]):
+        d = does[r]
+        if d >= 0 and vals[d] == 0:
+            if top >= capacity:
+                ok = False
+                break
+            vals[d] = 1
+            stack[top] = 2 * d + 1
+            top += 1
+    if not ok or not _dn_propagate(net, dn, top):
+        # out of scratch space: this step from scratch
+        for i in range(nbase):
+            nxt[i] = vals[2 + i]
+        _dn_init(net, dn, nxt)
+        for r in range(does.shape[0]):
+            if does[r] >= 0:
+                vals[does[r]] = 1
+        _eval(net, vals, 2)
+        for i in range(nbase):
+            nxt[i] = vals[nxt_node[i]]
+        _dn_init(net, dn, nxt)
+        return
+    for i in range(nbase):
+        nxt[i] = vals[nxt_node[i]]
+    top = 0
+    for r in range(does.shape[0]):
+        d = does[r]
+        if d >= 0 and vals[d] == 1:
+            if top >= capacity:
+                _dn_init(net, dn, nxt)
+                return
+            vals[d] = 0
+            stack[top] = 2 * d
+            top += 1
+    for i in range(nbase):
+        if vals[2 + i] != nxt[i]:
+            if top >= capacity:
+                _dn_init(net, dn, nxt)
+                return
+            vals[2 + i] = nxt[i]
+            stack[top] = 2 * (2 + i) + nxt[i]
+            top += 1
+    if top > 0 and not _dn_propagate(net, dn, top):
+        _dn_init(net, dn, nxt)
 
 
 @nb.njit(cache=True)
@@ -461,53 +652,25 @@ def dn_playouts(
     evaluated from scratch instead.
     """
     header = net.header
-    nnodes = header[0]
     nbase = header[1]
     nroles = header[3]
-    nxt_node = net.next
     _check_playout_arrays(net, base0, count, out_goals, out_lengths, error)
-    vals = np.zeros(nnodes, dtype=np.uint8)
-    cnt = np.zeros(nnodes, dtype=np.int32)
-    stack = np.empty(scratch if scratch > 0 else 4 * nnodes + 64, dtype=np.int32)
-    dirty = np.zeros(2 * (net.blocks.shape[0] // 3) + 1, dtype=np.int32)
+    dn = dn_alloc(net, scratch)
+    vals = dn[DN_VALS]
     nxt = np.empty(nbase, dtype=np.uint8)
     does = np.full(nroles, -1, dtype=np.int32)
-    _dn_init(net, vals, cnt, base0)
+    _dn_init(net, dn, base0)
     transitions = 0
     for g in range(count):
         if g > 0:
-            for i in range(nbase):
-                if not _dn_set(net, vals, cnt, stack, dirty, 2 + i, base0[i]):
-                    _dn_init(net, vals, cnt, base0)
-                    break
+            _dn_load(net, dn, base0)
         steps = 0
         while True:
             if _game_over(net, vals, True, g, steps, max_steps, out_goals, error):
                 break
-            if not _random_joint(net, vals, rng, does, error):
+            if not _dn_random_joint(net, dn, rng, does, error):
                 return transitions
-            ok = True
-            for r in range(nroles):
-                if does[r] >= 0:
-                    ok = ok and _dn_set(net, vals, cnt, stack, dirty, does[r], 1)
-            if not ok:  # scratch space ran out: evaluate this step from scratch
-                nxt[:] = vals[2 : 2 + nbase]
-                _dn_init(net, vals, cnt, nxt)
-                for r in range(nroles):
-                    if does[r] >= 0:
-                        vals[does[r]] = 1
-                _eval(net, vals, 2)
-            for i in range(nbase):
-                nxt[i] = vals[nxt_node[i]]
-            if ok:
-                for r in range(nroles):
-                    if does[r] >= 0:
-                        ok = ok and _dn_set(net, vals, cnt, stack, dirty, does[r], 0)
-            for i in range(nbase):
-                if ok and vals[2 + i] != nxt[i]:
-                    ok = _dn_set(net, vals, cnt, stack, dirty, 2 + i, nxt[i])
-            if not ok:
-                _dn_init(net, vals, cnt, nxt)
+            _dn_step(net, dn, does, nxt)
             steps += 1
             transitions += 1
         if error[0] != 0:

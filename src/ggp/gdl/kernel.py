@@ -12,84 +12,108 @@ network the same shape as a built-in game's rules:
 * ``terminal(ctx, s)``, ``goals(ctx, s, out)`` and ``rollout(ctx, s, rng)``.
 
 ``ctx`` is a :func:`context`: the network and the values of all its nodes for
-the state it last saw, kept up to date by the differential evaluator of
-:mod:`ggp.gdl.evaluate` (``dn_set``): asked about another state, it propagates
-only the base propositions that differ, and a move only the inputs it sets.
-Consecutive states in a playout or a search path differ in a handful of
-propositions, so a step costs a small part of a sweep over the network. A
-context is not shared between threads; each search owns one.
+the state it last saw. Its mode says how they are kept: differentially (asked
+about another state, it propagates only the base propositions that differ, and
+a move only the inputs it sets; consecutive states in a playout or a search
+path differ in a handful of propositions, so a step costs a small part of a
+sweep) or by sweeping the network's phases (faster for small networks and for
+those that change all over at every step). :func:`fastest_mode` picks one per
+sheet when its kernel is made, by a short measurement. A context is not shared
+between threads; each search owns one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from pathlib import Path
 from typing import Any
 
 import numba as nb
 import numpy as np
 
-from ..core.kernels import Kernel, rng_below
-from .evaluate import _dn_init as dn_init
-from .evaluate import _dn_set as dn_set
-from .evaluate import _eval as pn_eval
-from .evaluate import _read_goals as read_goals
-from .network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Propnet
+from ..core.kernels import Kernel, rng_state
+from .evaluate import (
+    DN_VALS,
+    _dn_init,
+    _dn_load,
+    _dn_random_joint,
+    _dn_step,
+    _eval,
+    _load,
+    _next,
+    _random_joint,
+    _read_goals,
+    dn_alloc,
+)
+from .network import H_NBASE, H_NROLES, H_TERMINAL, Propnet
 
 #: A random playout gives up after this many steps (a rule sheet's game may never end).
 MAX_ROLLOUT_STEPS = 100_000
 
+#: The two ways a context evaluates the network (``flags[F_MODE]``).
+SWEEP, DIFFERENTIAL = 0, 1
+# flags: are the values loaded for the state in vals[2 : 2 + nbase]; the mode; (sweep) are the goals evaluated
+F_LOADED, F_MODE, F_GOALS = 0, 1, 2
 
-def context(propnet: Propnet) -> tuple[Any, ...]:
-    """A fresh evaluation context for ``propnet``.
 
-    (net, values, true-literal counts, loaded state, [loaded?], the joint move's input nodes,
-    goal counts, next-state scratch, propagation stack, dirty blocks).
+def context(propnet: Propnet, mode: int = DIFFERENTIAL) -> tuple[Any, ...]:
+    """A fresh evaluation context for ``propnet``, evaluating by ``mode`` (:data:`SWEEP` or :data:`DIFFERENTIAL`).
+
+    (net, the differential state (see :func:`ggp.gdl.evaluate.dn_alloc`; a sweep uses its values),
+    flags, the joint move's input nodes, goal counts, next-state scratch).
     """
+    if mode not in (SWEEP, DIFFERENTIAL):
+        raise ValueError(f"a GDL kernel context evaluates by sweep ({SWEEP}) or differentially ({DIFFERENTIAL})")
     net = propnet.net
     header = net.header
-    nnodes = int(header[H_NNODES])
     nbase = int(header[H_NBASE])
     nroles = int(header[H_NROLES])
+    flags = np.zeros(3, dtype=np.int64)
+    flags[F_MODE] = mode
     return (
         net,
-        np.zeros(nnodes, dtype=np.uint8),
-        np.zeros(nnodes, dtype=np.int32),
-        np.zeros(nbase, dtype=np.uint8),
-        np.zeros(1, dtype=np.uint8),
+        dn_alloc(net, 0),
+        flags,
         np.full(nroles, -1, dtype=np.int32),
         np.zeros(nroles, dtype=np.int64),
         np.zeros(nbase, dtype=np.uint8),
-        np.empty(4 * nnodes + 64, dtype=np.int32),
-        np.zeros(2 * (net.blocks.shape[0] // 3) + 1, dtype=np.int32),
     )
 
 
 @nb.njit(cache=True)
 def _ensure(ctx, s):  # type: ignore[no-untyped-def]
-    # Make the values hold state s: propagate only the base propositions that differ from the
-    # state they hold now (a step or two in a search or a playout changes a handful).
-    net, vals, cnt, loaded, flags, stack, dirty = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[8], ctx[9]
-    if flags[0] == 1:
-        ok = True
+    # Make the values hold state s. Differentially: propagate only the base propositions that
+    # differ from the state they hold now (a step or two in a search or a playout changes a
+    # handful). By sweep: evaluate the legal moves and the terminal test afresh, unless s is
+    # the state already loaded.
+    net, dn, flags = ctx[0], ctx[1], ctx[2]
+    vals = dn[DN_VALS]
+    if flags[F_MODE] == DIFFERENTIAL:
+        if flags[F_LOADED] == 1:
+            _dn_load(net, dn, s)
+        else:
+            _dn_init(net, dn, s)
+            flags[F_LOADED] = 1
+        return
+    if flags[F_LOADED] == 1:
+        same = True
         for i in range(s.shape[0]):
-            if s[i] != loaded[i]:
-                if not dn_set(net, vals, cnt, stack, dirty, 2 + i, s[i]):
-                    ok = False  # the propagation stack ran out: evaluate from scratch
-                    break
-                loaded[i] = s[i]
-        if ok:
+            if vals[2 + i] != s[i]:
+                same = False
+                break
+        if same:
             return
-    dn_init(net, vals, cnt, s)
-    loaded[:] = s
-    flags[0] = 1
+    _load(net, vals, s)
+    flags[F_LOADED] = 1
+    flags[F_GOALS] = 0
 
 
 @nb.njit(cache=True)
 def legal(ctx, s, role, out):  # type: ignore[no-untyped-def]
     """Write ``role``'s legal actions in ``s`` into ``out``; return how many."""
     _ensure(ctx, s)
-    net, vals = ctx[0], ctx[1]
+    net, vals = ctx[0], ctx[1][DN_VALS]
     lptr = net.legal_ptr
     lnode = net.legal_node
     lo = lptr[role]
@@ -102,51 +126,73 @@ def legal(ctx, s, role, out):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
+def _step(ctx, s):  # type: ignore[no-untyped-def]
+    # Play the joint move in ctx[3] (does nodes) from the loaded state s, into s.
+    net, dn, flags, does, nxt = ctx[0], ctx[1], ctx[2], ctx[3], ctx[5]
+    if flags[F_MODE] == DIFFERENTIAL:
+        _dn_step(net, dn, does, nxt)  # and the values hold the next state
+    else:
+        _next(net, dn[DN_VALS], does, nxt)  # the values still hold s's legal moves: reloaded when asked
+    s[:] = nxt
+
+
+@nb.njit(cache=True)
 def apply(ctx, s, joint):  # type: ignore[no-untyped-def]
     """Play ``joint`` (one action per role) in ``s``, in place."""
     _ensure(ctx, s)
-    net, vals, cnt, flags, does, nxt, stack, dirty = ctx[0], ctx[1], ctx[2], ctx[4], ctx[5], ctx[7], ctx[8], ctx[9]
+    net, does = ctx[0], ctx[3]
     lptr = net.legal_ptr
     ldoes = net.legal_does
-    nxt_node = net.next
-    ok = True
     for r in range(does.shape[0]):
         does[r] = ldoes[lptr[r] + joint[r]]
-        if does[r] >= 0:
-            ok = ok and dn_set(net, vals, cnt, stack, dirty, does[r], 1)
-    if not ok:  # out of stack space: a full evaluation of this step
-        dn_init(net, vals, cnt, s)
-        for r in range(does.shape[0]):
-            if does[r] >= 0:
-                vals[does[r]] = 1
-        pn_eval(net, vals, 2)
-    for i in range(nxt.shape[0]):
-        nxt[i] = vals[nxt_node[i]]
-    if ok:
-        for r in range(does.shape[0]):
-            if does[r] >= 0:
-                ok = ok and dn_set(net, vals, cnt, stack, dirty, does[r], 0)
-    if not ok:
-        flags[0] = 0  # the values no longer hold a state: the next question loads from scratch
-    s[:] = nxt
-    _ensure(ctx, s)
+    _step(ctx, s)
 
 
 @nb.njit(cache=True)
 def terminal(ctx, s):  # type: ignore[no-untyped-def]
     """Whether ``s`` is terminal."""
     _ensure(ctx, s)
-    return ctx[1][ctx[0][0][H_TERMINAL]] == 1
+    return ctx[1][DN_VALS][ctx[0].header[H_TERMINAL]] == 1
 
 
 @nb.njit(cache=True)
 def goals(ctx, s, out):  # type: ignore[no-untyped-def]
     """Write each role's goal in ``s`` into ``out`` (the highest true value; 0 where none is true)."""
     _ensure(ctx, s)
-    read_goals(ctx[0], ctx[1], out, ctx[6])
+    flags = ctx[2]
+    vals = ctx[1][DN_VALS]
+    if flags[F_MODE] == SWEEP and flags[F_GOALS] == 0:
+        _eval(ctx[0], vals, 1)
+        flags[F_GOALS] = 1
+    _read_goals(ctx[0], vals, out, ctx[4])
     for r in range(out.shape[0]):
         if out[r] < 0:
             out[r] = 0
+
+
+@nb.njit(cache=True)
+def _rollout_steps(ctx, s, rng, max_steps):  # type: ignore[no-untyped-def]
+    # The random playout, at most max_steps joint moves; returns how many it made.
+    net, dn, flags, does = ctx[0], ctx[1], ctx[2], ctx[3]
+    vals = dn[DN_VALS]
+    term = net.header[H_TERMINAL]
+    error = np.zeros(2, dtype=np.int64)
+    _ensure(ctx, s)
+    steps = 0
+    while steps < max_steps:
+        if vals[term] == 1:
+            break
+        if flags[F_MODE] == DIFFERENTIAL:
+            if not _dn_random_joint(net, dn, rng, does, error):
+                break
+        elif not _random_joint(net, vals, rng, does, error):
+            break
+        _step(ctx, s)
+        if flags[F_MODE] == SWEEP:  # (a differential step leaves s loaded)
+            _load(net, vals, s)
+            flags[F_GOALS] = 0
+        steps += 1
+    return steps
 
 
 @nb.njit(cache=True)
@@ -156,34 +202,56 @@ def rollout(ctx, s, rng):  # type: ignore[no-untyped-def]
     Stops early, leaving ``s`` non-terminal, if a role has no legal move (a
     broken rule sheet) or after :data:`MAX_ROLLOUT_STEPS` steps.
     """
-    net = ctx[0]
-    nroles = net.header[H_NROLES]
-    lptr = net.legal_ptr
-    width = 1
-    for r in range(nroles):
-        width = max(width, lptr[r + 1] - lptr[r])
-    buf = np.empty(width, dtype=np.int64)
-    joint = np.empty(nroles, dtype=np.int64)
-    for _ in range(MAX_ROLLOUT_STEPS):
-        if terminal(ctx, s):
-            return
-        for r in range(nroles):
-            n = legal(ctx, s, r, buf)
-            if n == 0:
-                return
-            joint[r] = buf[rng_below(rng, n)]
-        apply(ctx, s, joint)
+    _rollout_steps(ctx, s, rng, MAX_ROLLOUT_STEPS)
+
+
+def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
+    """:data:`SWEEP` or :data:`DIFFERENTIAL`, whichever plays random games from the start faster here.
+
+    Differential evaluation wins when a step changes a small part of the network; a small
+    network, or one where most gates change every step (a step counter read by every rule),
+    is faster swept. Both modes play the same games for the same generator, so the timing
+    compares equal work; about ``budget`` seconds in all.
+    """
+    init = np.asarray(propnet.net.init, dtype=np.uint8)
+    contexts = [context(propnet, SWEEP), context(propnet, DIFFERENTIAL)]
+    steps = 16
+    best = [float("inf"), float("inf")]
+    spent = 0.0
+    while True:
+        for mode in (SWEEP, DIFFERENTIAL):
+            s = init.copy()
+            began = time.perf_counter()
+            done = 0
+            rng = rng_state(1)
+            while done < steps:
+                made = _rollout_steps(contexts[mode], s, rng, steps - done)
+                if made == 0:  # the game ended (or cannot go on): play it again
+                    if s.tobytes() == init.tobytes():
+                        break
+                    s[:] = init
+                done += made
+            elapsed = time.perf_counter() - began
+            spent += elapsed
+            best[mode] = min(best[mode], elapsed / max(done, 1))
+        if spent >= budget or steps >= 1 << 16:
+            break
+        steps *= 2
+    return SWEEP if best[SWEEP] < best[DIFFERENTIAL] else DIFFERENTIAL
 
 
 _DIGEST = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:10]
 
 
-def gdl_kernel(propnet: Propnet) -> Kernel:
+def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
     """The kernel of a rule sheet's game: the functions above, with ``propnet`` in every context.
 
     Actions of role r are indices into ``propnet.move_texts[r]``. Every sheet
-    with the same number of roles shares one set of compiled loops.
+    with the same number of roles shares one set of compiled loops. ``mode``
+    says how contexts evaluate the network (None: :func:`fastest_mode` measures).
     """
+    if mode is None:
+        mode = fastest_mode(propnet)
     header = propnet.net.header
     nroles = int(header[H_NROLES])
     lptr = propnet.net.legal_ptr
@@ -209,9 +277,14 @@ def gdl_kernel(propnet: Propnet) -> Kernel:
         max_actions=width,
         dtype=np.dtype(np.uint8),
         namespace=namespace,
-        make_context=lambda: context(propnet),
+        make_context=lambda: context(propnet, mode),
         check=lambda s: _check(propnet, s),
     )
+
+
+def evaluation_mode(kernel: Kernel) -> str:
+    """How a rule sheet's kernel evaluates its network: "sweep" or "differential"."""
+    return "sweep" if kernel.context()[2][F_MODE] == SWEEP else "differential"
 
 
 def _check(propnet: Propnet, s: np.ndarray) -> None:

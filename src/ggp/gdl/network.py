@@ -54,11 +54,18 @@ class Network(NamedTuple):
     next: np.ndarray
     #: The initial state's base propositions.
     init: np.ndarray
-    #: For the differential evaluator: each node's readers, each gate's cyclic block and threshold.
+    #: For the differential evaluator: each node's readers (``fanout_ptr[n]`` to ``fanout_ptr[n + 1]``),
+    #: as ``4 * gate + 2 * (gate in a cyclic block) + negated``; each gate's cyclic block (-1: none)
+    #: and threshold (how many true literals make it true).
     fanout_ptr: np.ndarray
     fanout: np.ndarray
     cyclic: np.ndarray
     threshold: np.ndarray
+    #: Per node, the legal entries it decides (``legal_of_ptr[n]`` to ``legal_of_ptr[n + 1]`` in ``legal_of``),
+    #: and per legal entry its role: how the differential evaluator keeps each role's legal set.
+    legal_of_ptr: np.ndarray
+    legal_of: np.ndarray
+    legal_role: np.ndarray
 
 
 PHASE_A, PHASE_G, PHASE_C = 0, 1, 2

@@ -12,7 +12,8 @@ from .parser import Atom, GDLError, Program, show, strongly_connected
 
 
 class _Builder:
-    def __init__(self, gp: GroundProgram, program: Program) -> None:
+    def __init__(self, gp: GroundProgram, program: Program, optimise: bool = True) -> None:
+        self.optimise = optimise
         self.gp = gp
         self.program = program
         self.sp = program.spelling
@@ -219,6 +220,18 @@ class _Builder:
         init_rows = gp.static.get("init", set())
         init = [1 if (t,) in init_rows else 0 for t in base_terms]
 
+        if self.optimise:
+            outputs = [*legal_node, terminal, *goal_node, *next_node]
+            gate_lits = [lits[ptr[g] : ptr[g + 1]] for g in range(len(kind))]
+            kind, gate_lits, cyclic_of, outputs = optimise_network(first_gate, kind, gate_lits, cyclic_of, outputs)
+            ptr = [0]
+            lits = []
+            for gl in gate_lits:
+                lits.extend(gl)
+                ptr.append(len(lits))
+            nl, ng = len(legal_node), len(goal_node)
+            legal_node, terminal = outputs[:nl], outputs[nl]
+            goal_node, next_node = outputs[nl + 1 : nl + 1 + ng], outputs[nl + 1 + ng :]
         n_gates = len(kind)
         n_nodes = first_gate + n_gates
         # phases: the gates each output needs, by backward reachability
@@ -287,6 +300,7 @@ class _Builder:
             np.array(next_node, dtype=i32),
             np.array(init, dtype=i32),
             *_fanout(n_nodes, first_gate, order, blocks, full_ptr, lits, kind),
+            *_legal_of(n_nodes, legal_ptr, legal_node),
         )
         return Propnet(net, roles, base_texts, base_terms, move_texts, n_gates, len(lits))
 
@@ -300,25 +314,27 @@ def _fanout(
     lits: list[int],
     kinds_of_gates: list[int],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For incremental evaluation: each node's readers (``2 * gate + negated``) and each gate's cyclic block."""
+    """For incremental evaluation: each node's readers (``4 * gate + 2 * cyclic + negated``), each gate's cyclic
+    block and threshold."""
     used = sorted(set(order))
-    readers: list[list[int]] = [[] for _ in range(n_nodes)]
-    for g in used:
-        lo, hi = full_ptr[g], full_ptr[g + 1]
-        for lit in lits[lo:hi]:
-            readers[lit >> 1].append(2 * g + (lit & 1))
-    fo_ptr = [0]
-    fo: list[int] = []
-    for n in range(n_nodes):
-        if n >= 2:  # the constants never change
-            fo.extend(readers[n])
-        fo_ptr.append(len(fo))
     cyclic = [-1] * n_nodes
     for b in range(len(blocks) // 3):
         start, end, cyc = blocks[3 * b : 3 * b + 3]
         if cyc:
             for k in range(start, end):
                 cyclic[order[k]] = b
+    readers: list[list[int]] = [[] for _ in range(n_nodes)]
+    for g in used:
+        lo, hi = full_ptr[g], full_ptr[g + 1]
+        flag = 2 if cyclic[g] >= 0 else 0
+        for lit in lits[lo:hi]:
+            readers[lit >> 1].append(4 * g + flag + (lit & 1))
+    fo_ptr = [0]
+    fo: list[int] = []
+    for n in range(n_nodes):
+        if n >= 2:  # the constants never change
+            fo.extend(readers[n])
+        fo_ptr.append(len(fo))
     # a gate is true when its count of true literals reaches its threshold: all (AND) or one (OR)
     kinds = [0] * first_gate + kinds_of_gates
     threshold = [full_ptr[n + 1] - full_ptr[n] if kinds[n] == AND else 1 for n in range(first_gate, n_nodes)]
@@ -331,6 +347,183 @@ def _fanout(
     )
 
 
-def build_propnet(gp: GroundProgram, program: Program) -> Propnet:
-    """The propnet of a ground program."""
-    return _Builder(gp, program).build()
+def _legal_of(n_nodes: int, legal_ptr: list[int], legal_node: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per node, the legal entries whose legality it is; per legal entry, its role."""
+    entries: list[list[int]] = [[] for _ in range(n_nodes)]
+    role = []
+    for r in range(len(legal_ptr) - 1):
+        for k in range(legal_ptr[r], legal_ptr[r + 1]):
+            entries[legal_node[k]].append(k)
+            role.append(r)
+    ptr = [0]
+    flat: list[int] = []
+    for es in entries:
+        flat.extend(es)
+        ptr.append(len(flat))
+    i32 = np.int32
+    return np.array(ptr, dtype=i32), np.array(flat, dtype=i32), np.array(role, dtype=i32)
+
+
+def build_propnet(gp: GroundProgram, program: Program, optimise: bool = True) -> Propnet:
+    """The propnet of a ground program (``optimise``: simplified by :func:`optimise_network`)."""
+    return _Builder(gp, program, optimise).build()
+
+
+# --- optimising -----------------------------------------------------------------------------------
+# A ground program's network is full of gates that do nothing useful: rules whose body folds to one
+# literal (a NOT, an alias), the same conjunction written by several rules, chains of ANDs inside
+# ANDs. Every gate removed is work saved at every step by both evaluators, and every level removed
+# is a propagation step saved by the differential one. Gates are lists of literals ``2 * node +
+# negated`` over nodes numbered from ``first_gate``; gates of a cyclic block (``cyclic_of`` not 0)
+# are kept as they are, with their inputs renamed.
+
+
+def optimise_network(
+    first_gate: int,
+    kind: list[int],
+    gate_lits: list[list[int]],
+    cyclic_of: list[int],
+    outputs: list[int],
+    flatten: bool = True,
+) -> tuple[list[int], list[list[int]], list[int], list[int]]:
+    """An equivalent, smaller network: the same ``outputs`` (nodes, renumbered), gates in topological order.
+
+    Constants are folded (and a gate reading a literal and its negation), single-literal gates
+    become the literal they read, equal gates (De Morgan duals too) become one, a gate read only
+    by a gate of its own kind is merged into its reader (``flatten``; an OR read negated by an AND
+    merges as its negated literals), and gates no output needs are dropped.
+    """
+    kind, gate_lits, cyclic_of, outputs = _canonical(first_gate, kind, gate_lits, cyclic_of, outputs)
+    if flatten:
+        gate_lits = _flatten(first_gate, kind, gate_lits, cyclic_of, outputs)
+        kind, gate_lits, cyclic_of, outputs = _canonical(first_gate, kind, gate_lits, cyclic_of, outputs)
+    return _reachable(first_gate, kind, gate_lits, cyclic_of, outputs)
+
+
+def _canonical(
+    first_gate: int, kind: list[int], gate_lits: list[list[int]], cyclic_of: list[int], outputs: list[int]
+) -> tuple[list[int], list[list[int]], list[int], list[int]]:
+    n = len(kind)
+    # rep: per old node, the literal over new nodes that has its value
+    rep = [2 * i for i in range(first_gate)] + [0] * n
+    new_kind: list[int] = []
+    new_lits: list[list[int]] = []
+    new_cyc: list[int] = []
+    table: dict[tuple[int, ...], tuple[int, int]] = {}  # AND form -> (node, kind)
+
+    def gate(k: int, literals: list[int], comp: int) -> int:
+        new_kind.append(k)
+        new_lits.append(literals)
+        new_cyc.append(comp)
+        return first_gate + len(new_kind) - 1
+
+    g = 0
+    while g < n:
+        if cyclic_of[g]:
+            h = g
+            while h < n and cyclic_of[h] == cyclic_of[g]:
+                h += 1
+            base = first_gate + len(new_kind)
+            for j in range(g, h):
+                rep[first_gate + j] = 2 * (base + j - g)
+            for j in range(g, h):
+                gate(kind[j], [rep[lit >> 1] ^ (lit & 1) for lit in gate_lits[j]], cyclic_of[j])
+            g = h
+            continue
+        k = kind[g]
+        seen: set[int] = set()
+        value = -1  # a constant value, once known
+        for lit in gate_lits[g]:
+            m = rep[lit >> 1] ^ (lit & 1)
+            if m < 2 * 2:  # a literal on the constant nodes FALSE (0) or TRUE (1)
+                truth = (m >> 1) ^ (m & 1)
+                if truth == (0 if k == AND else 1):
+                    value = truth
+                    break
+                continue
+            if m ^ 1 in seen:  # x and not x
+                value = 0 if k == AND else 1
+                break
+            seen.add(m)
+        if value < 0 and not seen:
+            value = 1 if k == AND else 0
+        if value >= 0:
+            rep[first_gate + g] = 2 * (TRUE if value else FALSE)
+        elif len(seen) == 1:
+            (rep[first_gate + g],) = seen
+        else:
+            # an OR is the negation of the AND of the negated literals: one table for both kinds
+            key = tuple(sorted(seen)) if k == AND else tuple(sorted(m ^ 1 for m in seen))
+            found = table.get(key)
+            if found is None:
+                found = table[key] = (gate(k, sorted(seen), 0), k)
+            rep[first_gate + g] = 2 * found[0] + (found[1] != k)
+        g += 1
+    out: list[int] = []
+    for node in outputs:
+        m = rep[node]
+        if m & 1:  # an output must be a node: a NOT gate for a negated literal
+            key = (m,)
+            found = table.get(key)
+            if found is None:
+                found = table[key] = (gate(AND, [m], 0), AND)
+            out.append(found[0])
+        else:
+            out.append(m >> 1)
+    return new_kind, new_lits, new_cyc, out
+
+
+def _flatten(
+    first_gate: int, kind: list[int], gate_lits: list[list[int]], cyclic_of: list[int], outputs: list[int]
+) -> list[list[int]]:
+    readers = [0] * (first_gate + len(kind))
+    for gl in gate_lits:
+        for lit in gl:
+            readers[lit >> 1] += 1
+    for node in outputs:
+        readers[node] += 1
+    flat: list[list[int]] = []
+    for g, gl in enumerate(gate_lits):
+        if cyclic_of[g]:
+            flat.append(gl)
+            continue
+        k = kind[g]
+        out: list[int] = []
+        for lit in gl:
+            c = (lit >> 1) - first_gate
+            if c >= 0 and readers[lit >> 1] == 1 and not cyclic_of[c]:
+                if kind[c] == k and not lit & 1:
+                    out.extend(flat[c])
+                    continue
+                if kind[c] != k and lit & 1:  # not (a or b) = not a and not b, and its dual
+                    out.extend(m ^ 1 for m in flat[c])
+                    continue
+            out.append(lit)
+        flat.append(out)
+    return flat
+
+
+def _reachable(
+    first_gate: int, kind: list[int], gate_lits: list[list[int]], cyclic_of: list[int], outputs: list[int]
+) -> tuple[list[int], list[list[int]], list[int], list[int]]:
+    keep = [False] * len(kind)
+    stack = [node - first_gate for node in outputs if node >= first_gate]
+    while stack:
+        g = stack.pop()
+        if keep[g]:
+            continue
+        keep[g] = True
+        stack.extend(lit // 2 - first_gate for lit in gate_lits[g] if lit // 2 >= first_gate)
+    new_id = list(range(first_gate)) + [0] * len(kind)
+    count = 0
+    for g in range(len(kind)):
+        if keep[g]:
+            new_id[first_gate + g] = first_gate + count
+            count += 1
+    kept = [g for g in range(len(kind)) if keep[g]]
+    return (
+        [kind[g] for g in kept],
+        [[2 * new_id[lit >> 1] + (lit & 1) for lit in gate_lits[g]] for g in kept],
+        [cyclic_of[g] for g in kept],
+        [new_id[node] for node in outputs],
+    )
