@@ -327,3 +327,32 @@ def test_not_a_tournament_database(tmp_path: Path) -> None:
         TournamentDB(path)
     with pytest.raises(TournamentError, match="no tournament database"):
         TournamentDB(tmp_path / "missing.sqlite", create=False)
+
+
+def test_the_live_table_and_progress_columns() -> None:
+    import io
+
+    from rich.console import Console
+
+    from ggp.cli.tournament import Standings, live_progress
+
+    standings = Standings()
+    assert standings.table() is None
+    standings.add(("a", "b"), (100, 0))
+    standings.add(("b", "a"), (50, 50))
+    standings.add(("b", "a"), (100, 0))
+    buf = io.StringIO()
+    out = Console(file=buf, force_terminal=True, width=120, color_system=None)
+    with live_progress(out, "matches", standings.table) as progress:
+        task = progress.add_task("matches", total=5, running=2, failed=1)
+        progress.advance(task, 3)
+    text = buf.getvalue()
+    rows = {tuple(line.split()[-7:]) for line in text.splitlines() if line.rstrip().endswith("50.0")}
+    # a: a win, a draw and a loss (score 50%, mean goal 50); b the same from its side (redrawn, same rows).
+    assert rows == {("a", "3", "1", "1", "1", "50.0%", "50.0"), ("b", "3", "1", "1", "1", "50.0%", "50.0")}
+    assert "3/5" in text and "2 running, 1 failed" in text and "matches/s" in text
+    # Not on a terminal: the bar alone (no table in logs and pipes).
+    plain = io.StringIO()
+    with live_progress(Console(file=plain, width=120), "matches", standings.table) as progress:
+        progress.add_task("matches", total=1, running=0, failed=0)
+    assert "mean goal" not in plain.getvalue()

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -25,9 +25,11 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Table
 from rich.text import Text
 
 from ..match.plugins import canonical_module_name, load_agent_modules
+from ..match.stats import outcome
 from ..registry import load
 from .argtypes import (
     MAX_TOURNAMENT_GAMES,
@@ -114,12 +116,27 @@ class RateColumn(ProgressColumn):
         return Text(f"{speed:.2f} {self.noun}/s" if speed else f"-- {self.noun}/s", style="progress.data.speed")
 
 
-def live_progress(out: Console, noun: str) -> Progress:
+class _TableProgress(Progress):
+    """A progress bar with a table above it, redrawn with the bar (rich allows one live display at a time)."""
+
+    def __init__(self, *columns: ProgressColumn, table: Callable[[], RenderableType | None], **kwargs: Any) -> None:
+        self._make_table = table  # before rich's constructor, which may draw
+        super().__init__(*columns, **kwargs)
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        table = self._make_table()
+        if table is not None:
+            yield table
+        yield from super().get_renderables()
+
+
+def live_progress(out: Console, noun: str, table: Callable[[], RenderableType | None] | None = None) -> Progress:
     """A progress bar with done of total, running, failed, rate, time spent and time left.
 
-    Its task takes fields ``running`` and ``failed``.
+    Its task takes fields ``running`` and ``failed``. ``table`` (on a
+    terminal only) gives a table to show above the bar, asked at every redraw.
     """
-    return Progress(
+    columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -127,8 +144,40 @@ def live_progress(out: Console, noun: str) -> Progress:
         RateColumn(noun),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=out,
     )
+    if table is not None and out.is_terminal:
+        return _TableProgress(*columns, table=table, console=out)
+    return Progress(*columns, console=out)
+
+
+class Standings:
+    """The live table of a tournament: each agent's wins, draws, losses, score and mean goal in this run."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[int]] = {}  # agent: [wins, draws, losses, goal sum]
+
+    def add(self, agents: Sequence[str], goals: Sequence[int]) -> None:
+        for seat, agent in enumerate(agents):
+            row = self.rows.setdefault(agent, [0, 0, 0, 0])
+            row[("win", "draw", "loss").index(outcome(goals, seat))] += 1
+            row[3] += goals[seat]
+
+    def table(self) -> Table | None:
+        if not self.rows:
+            return None
+        table = Table(title="this run", title_justify="left", box=None, pad_edge=False)
+        for name in ("agent", "games", "W", "D", "L", "score", "mean goal"):
+            table.add_column(name, justify="left" if name == "agent" else "right")
+
+        def score(row: list[int]) -> float:
+            return (row[0] + row[1] / 2) / max(1, sum(row[:3]))
+
+        for agent, row in sorted(self.rows.items(), key=lambda item: -score(item[1])):
+            games = sum(row[:3])
+            table.add_row(
+                agent, str(games), *map(str, row[:3]), f"{100 * score(row):.1f}%", f"{row[3] / max(1, games):.1f}"
+            )
+        return table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -286,7 +335,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     )
     workers = args.workers
     try:
-        with live_progress(out, "matches") as progress:
+        standings = Standings()
+        with live_progress(out, "matches", standings.table) as progress:
             task = progress.add_task("matches", total=total, completed=counts["done"], running=0, failed=0)
             running: set[int] = set()
             failed = 0
@@ -300,6 +350,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 failed += event.kind in ("failed", "cancelled")
                 if event.kind == "done":
                     progress.advance(task)
+                    if event.record is not None:
+                        standings.add(event.record.agents, event.record.goals)
                 elif event.kind not in ("started", "worker"):
                     progress.console.print(event.text, soft_wrap=True)
                 progress.update(task, running=len(running), failed=failed)
