@@ -116,6 +116,8 @@ def test_selfplay_refuses_other_settings_and_bad_options(tmp_path: Path) -> None
         run_selfplay(GAME, "random", games=2, out=out, backend="spark")
     with pytest.raises(SelfplayError, match="games must be"):
         run_selfplay(GAME, "random", games=0, out=out)
+    with pytest.raises(SelfplayError, match="workers must be 1 to 64 with the local backend"):
+        run_selfplay(GAME, "random", games=2, out=out, workers=65)
     with pytest.raises(SelfplayError, match="needs the ray backend"):
         run_selfplay(GAME, "random", games=2, out=out, match_timeout=1.0)
     assert sorted((p.name, p.stat().st_size) for p in out.iterdir()) == before

@@ -58,6 +58,8 @@ MAX_SELFPLAY_GAMES = 10_000_000
 MAX_STEPS = 100_000
 #: Most games per shard file.
 MAX_SHARD = 100_000
+#: Most local worker processes (Ray takes up to 4096 actors).
+MAX_LOCAL_WORKERS = 64
 
 COLUMNS = ("game_index", "seed", "step", "state", "moves", "actions", "policy_actions", "policy_visits", "goals")
 
@@ -329,8 +331,9 @@ def run_selfplay(
         raise SelfplayError(f"games must be 1 to {MAX_SELFPLAY_GAMES:,}, not {games}")
     if not 1 <= shard <= MAX_SHARD:
         raise SelfplayError(f"shard must be 1 to {MAX_SHARD:,} games, not {shard}")
-    if workers is not None and not 1 <= workers <= 4096:
-        raise SelfplayError(f"workers must be 1 to 4096, not {workers}")
+    most = 4096 if backend == "ray" else MAX_LOCAL_WORKERS
+    if workers is not None and not 1 <= workers <= most:
+        raise SelfplayError(f"workers must be 1 to {most} with the {backend} backend, not {workers}")
     if match_timeout is not None and backend != "ray":
         raise SelfplayError("a game's time budget needs the ray backend (a local game runs to its end)")
     if match_timeout is not None and not 0 < match_timeout <= 86_400:
