@@ -95,7 +95,9 @@ def test_max_steps_truncates() -> None:
 def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str) -> None:
     batch = 6
     venv = rl.vector_env(game, batch, seed=3)
+    twin = rl.vector_env(game, batch, seed=3, copy=False)  # the same rows, written into the env's own buffers
     obs, _ = venv.reset()
+    twin.reset()
     singles = [rl.parallel_env(game) for _ in range(batch)]
     last = [e.reset()[0] for e in singles]
     role = venv.role
@@ -111,6 +113,9 @@ def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str) -> None:
                 assert np.array_equal(masks[i], last[i][role]["action_mask"].astype(bool))
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         obs, rewards, terminated, truncated, _ = venv.step(actions)
+        t_obs, t_rewards, t_terminated, _, _ = twin.step(actions)
+        assert np.array_equal(t_obs, obs) and np.array_equal(t_rewards, rewards)
+        assert np.array_equal(t_terminated, terminated) and np.array_equal(twin.action_masks(), venv.action_masks())
         for i, e in enumerate(singles):
             joint = venv.last_joint[i]
             if ended[i]:  # this step reset the row (next-step autoreset)
@@ -131,7 +136,9 @@ def test_the_vector_env_refuses_an_illegal_action_naming_the_row() -> None:
     venv.reset()
     with pytest.raises(IllegalMoveError, match="row 1: 2 is not a legal action for white"):
         venv.step(np.array([0, 2, 0]))
-    before = venv.vector_game.states.copy()
-    assert np.array_equal(venv.vector_game.states, before)
+    before = venv.states
+    with pytest.raises(IllegalMoveError, match="row 2"):
+        venv.step(np.array([0, 0, 1]))
+    assert np.array_equal(venv.states, before), "a refused batch moves no row"
     with pytest.raises(ValueError, match="3 ints"):
         venv.step(np.array([0, 0]))

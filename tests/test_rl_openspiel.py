@@ -13,7 +13,7 @@ from conftest import SHARED
 from ggp.gdl.game import from_text
 
 pyspiel = pytest.importorskip("pyspiel")
-from open_spiel.python.algorithms import cfr, exploitability, mcts  # noqa: E402
+from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, mcts  # noqa: E402
 
 TICTACTOE = str(Path(ggp.__file__).resolve().parent / "gdl" / "tictactoe.kif")
 CONNECT_FOUR_SIM = str(SHARED / "corpus" / "kif" / "connectFourSimultaneous.kif")
@@ -96,6 +96,17 @@ def test_openspiel_mcts_bot_plays_a_full_game(game: str) -> None:
     while not state.is_terminal():  # amazons is long: random moves finish it
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+@pytest.mark.parametrize("game", ["wallmaze", TICTACTOE, CONNECT_FOUR_SIM], ids=_id)
+def test_openspiel_evaluate_bots_plays_random_bots_in_sequential_and_simultaneous_games(game: str) -> None:
+    spiel = rl.openspiel_game(game)
+    rng = np.random.RandomState(2)
+    bots = [pyspiel.make_uniform_random_bot(p, seed) for p, seed in ((0, 11), (1, 12))]
+    returns = evaluate_bots.evaluate_bots(spiel.new_initial_state(), bots, rng)
+    g = ggp.load(game)
+    possible = {(v - 50) / 50 for v in range(0, 101)}
+    assert len(returns) == len(g.roles) and all(r in possible for r in returns)
 
 
 def test_cfr_solves_a_small_rule_sheet() -> None:

@@ -48,6 +48,7 @@ from gymnasium.vector.utils import batch_space
 from ..agents import make_agent
 from ..agents.base import Agent
 from ..core.errors import IllegalMoveError
+from ..core.kernels import rng_below, rng_state
 from ..core.native import KernelGame
 from ..vector import VectorGame
 from .core import RLGame, check_illegal_mode, check_max_cycles, reward_of
@@ -212,11 +213,60 @@ class GGPGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         return None
 
 
+def _vector_step_template(  # type: ignore[no-untyped-def]
+    ctx, s, term, actions, role, init, rng, buf, joint, res, joints, rewards, obs, prev, mask, aux
+):
+    # One pass per row: restart it (next-step autoreset) or play the agent's action with random opponents, then
+    # write its terminal flag, reward, observation and mask. Legality is read from the mask the last step wrote
+    # (``prev``, the legal actions of the rows' current states). Returns 0, or 1 + the first row whose action is
+    # illegal; nothing is written before every row has been checked.
+    nr = num_roles  # type: ignore[name-defined]  # noqa: F821
+    batch = s.shape[0]
+    width = prev.shape[1]
+    for i in range(batch):
+        if not term[i]:
+            a = actions[i]
+            if a < 0 or a >= width or not prev[i, a]:
+                return i + 1
+    for i in range(batch):
+        row = s[i]
+        if term[i]:
+            row[:] = init
+            for r in range(nr):
+                joints[i, r] = -1
+        else:
+            for r in range(nr):
+                if r == role:
+                    joint[r] = actions[i]
+                else:
+                    n = kernel_legal(ctx, row, r, buf)  # type: ignore[name-defined]  # noqa: F821
+                    joint[r] = buf[rng_below(rng, n)]
+                joints[i, r] = joint[r]
+            kernel_apply(ctx, row, joint)  # type: ignore[name-defined]  # noqa: F821
+        t = kernel_terminal(ctx, row)  # type: ignore[name-defined]  # noqa: F821
+        term[i] = t
+        rewards[i] = 0.0
+        mask[i, :] = t  # a row about to restart takes any action
+        if t:
+            kernel_goals(ctx, row, res)  # type: ignore[name-defined]  # noqa: F821
+            rewards[i] = (res[role] - 50.0) / 50.0
+        else:
+            n = kernel_legal(ctx, row, role, buf)  # type: ignore[name-defined]  # noqa: F821
+            for k in range(n):
+                mask[i, buf[k]] = True
+        encode(row, role, aux, obs[i])  # type: ignore[name-defined]  # noqa: F821
+    return 0
+
+
 class GGPVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of one role against random opponents, stepped together (see the module docstring).
 
-    Only ``illegal="raise"`` is offered: a batch with an illegal action raises
-    :class:`~ggp.IllegalMoveError` naming the row, and no row moves.
+    The rows are a :class:`~ggp.vector.VectorGame`'s (its states, kernel and generator); a step is one compiled
+    pass over them that plays each row, draws the opponents' moves and writes the observation, the reward and
+    the mask, instead of VectorGame's separate calls. Each step returns new arrays; ``copy=False`` writes them into
+    two sets of buffers in turn instead (a step's observations stay valid until the step after next), sparing
+    the allocation of a batch of observations per step. Only ``illegal="raise"`` is offered: a batch with an
+    illegal action raises :class:`~ggp.IllegalMoveError` naming the row, and no row moves.
 
     >>> import numpy as np
     >>> from ggp.rl import vector_env
@@ -230,7 +280,13 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
     """
 
     def __init__(
-        self, game: str | Path | KernelGame | RLGame, num_envs: int, *, role: str | None = None, seed: int = 0
+        self,
+        game: str | Path | KernelGame | RLGame,
+        num_envs: int,
+        *,
+        role: str | None = None,
+        seed: int = 0,
+        copy: bool = True,
     ) -> None:
         self._rg = rg = RLGame.of(game)
         if role is None:
@@ -239,66 +295,81 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"{rg.name} has no role {role!r}; its roles are {', '.join(rg.roles)}")
         self.role = role
         self._r = rg.roles.index(role)
-        self._vg = VectorGame(rg.game, num_envs, autoreset=True, seed=seed)
+        self.copy = bool(copy)
+        self._vg = VectorGame(rg.game, num_envs, autoreset=True, seed=seed)  # checks num_envs and seed
         self.num_envs = self._vg.batch
         self.metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
         self.single_observation_space = gymnasium.spaces.Box(0.0, 1.0, rg.observer.shape, dtype=np.float32)
         self.single_action_space = gymnasium.spaces.Discrete(rg.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._rows = np.arange(self.num_envs)
-        self._mask = self._vg.legal_mask(self._r)
-        #: The joint actions (num_envs, roles) the last step played; -1 in the rows it reset instead.
+        kernel = rg.kernel
+        self._step = kernel.specialise(_vector_step_template, encode=rg.observer.encoder)
+        self._ctx = kernel.context()
+        self._buf = np.empty(max(1, kernel.max_actions), dtype=np.int64)
+        self._joint = np.empty(rg.num_roles, dtype=np.int64)
+        self._res = np.empty(rg.num_roles, dtype=np.int64)
+        self._rng = rng_state(seed)
+        self._init = np.ascontiguousarray(rg.game.initial_array(), dtype=kernel.dtype)
+        #: The joint actions (num_envs, roles) the last step played; -1 in the rows it restarted.
         self.last_joint = np.full((self.num_envs, rg.num_roles), -1, dtype=np.int64)
+        self._start()
+
+    def _start(self) -> None:
+        vg = self._vg
+        vg.reset()
+        self._s = np.array(vg.states)  # this env's rows, stepped by its compiled pass
+        self._term = np.array(vg.terminal)
+        self._mask = vg.legal_mask(self._r)
+        self._obs = self._rg.observer.observe_batch(self._s, self._r)
+        # copy=False: two sets of buffers, written in turn (a step's arrays stay valid until the step after next)
+        self._spare = (np.empty_like(self._obs), np.empty_like(self._mask), np.empty_like(self.last_joint))
 
     @property
     def game(self) -> KernelGame:
         return self._rg.game
 
     @property
-    def vector_game(self) -> VectorGame:
-        """The :class:`~ggp.vector.VectorGame` whose rows this env steps."""
-        return self._vg
+    def states(self) -> np.ndarray:
+        """``(num_envs, L)``: each row's state array (a copy)."""
+        return self._s.copy()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        if seed is not None:  # VectorGame's generator is seeded when it is made
+        if seed is not None:
             self._vg = VectorGame(self._rg.game, self.num_envs, autoreset=True, seed=seed)
-        self._vg.reset()
-        self._mask = self._vg.legal_mask(self._r)
-        return self._rg.observer.observe_batch(self._vg.states, self._r), {}
+            self._rng = rng_state(seed)
+        self._start()
+        return self._obs.copy(), {}
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, num_actions)`` bool: the agent's legal actions in each row."""
         return self._mask.copy()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        vg, r = self._vg, self._r
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
             raise ValueError(
                 f"{self._rg.name}: actions must be {self.num_envs} ints, one per row, not {a.dtype} {a.shape}"
             )
-        joint = vg.random_actions()
-        resetting = vg.terminal.copy()  # a live view: the step below changes it
-        live = ~resetting
-        joint[live, r] = a[live]
-        ok = (a >= 0) & (a < self._rg.num_actions)
-        ok[ok] = self._mask[self._rows[ok], a[ok]]
-        bad = np.flatnonzero(live & ~ok)
-        if len(bad):
-            i = int(bad[0])
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        rewards = np.empty(self.num_envs, dtype=np.float64)
+        if self.copy:
+            obs, mask, joints = np.empty_like(self._obs), np.empty_like(self._mask), np.empty_like(self.last_joint)
+        else:
+            obs, mask, joints = self._spare
+        bad = self._step(
+            self._ctx, self._s, self._term, a, self._r, self._init, self._rng, self._buf, self._joint, self._res,
+            joints, rewards, obs, self._mask, mask, self._rg.observer.aux,
+        )  # fmt: skip
+        if bad:
+            i = bad - 1
             legal = np.flatnonzero(self._mask[i]).tolist()
             raise IllegalMoveError(
                 f"{self._rg.name}: row {i}: {int(a[i])} is not a legal action for {self.role}; legal actions: {legal}",
                 role=self.role,
                 move=str(int(a[i])),
             )
-        vg.step(joint)
-        joint[resetting] = -1
-        self.last_joint = joint
-        terminated = vg.terminal.copy()
-        rewards = np.where(terminated, (vg.goals[:, r] - 50.0) / 50.0, 0.0)
-        self._mask = vg.legal_mask(r)
-        self._mask[terminated] = True  # the next step resets these rows and ignores their action: any will do
-        obs = self._rg.observer.observe_batch(vg.states, r)
-        return obs, rewards, terminated, np.zeros(self.num_envs, dtype=bool), {}
+        if not self.copy:
+            self._spare = (self._obs, self._mask, self.last_joint)
+        self._obs, self._mask, self.last_joint = obs, mask, joints
+        return obs, rewards, self._term.copy(), np.zeros(self.num_envs, dtype=bool), {}

@@ -61,14 +61,22 @@ def _wallmaze_walls() -> np.ndarray:
 
 @nb.njit(cache=True)
 def _wallmaze_one(s, role, walls, targets, out):  # type: ignore[no-untyped-def]
-    out[:] = 0.0
-    out[:, :, 0] = walls
-    me, other = s[role], s[1 - role]
-    out[_WM_H - 1 - me // _WM_W, me % _WM_W, 1] = 1.0
-    out[_WM_H - 1 - other // _WM_W, other % _WM_W, 2] = 1.0
-    t = targets[role]
-    out[_WM_H - 1 - t // _WM_W, t % _WM_W, 3] = 1.0
-    out[:, :, 4] = s[2] / _WM_STEPS
+    # one contiguous pass over the cells (channels last, through a flat view: no view per cell), then the
+    # three cells that are set
+    flat = out.reshape(-1)
+    wall = walls.reshape(-1)
+    step = s[2] / _WM_STEPS
+    for p in range(_WM_H * _WM_W):
+        j = 5 * p
+        flat[j] = wall[p]
+        flat[j + 1] = 0.0
+        flat[j + 2] = 0.0
+        flat[j + 3] = 0.0
+        flat[j + 4] = step
+    me, other, t = s[role], s[1 - role], targets[role]
+    flat[5 * ((_WM_H - 1 - me // _WM_W) * _WM_W + me % _WM_W) + 1] = 1.0
+    flat[5 * ((_WM_H - 1 - other // _WM_W) * _WM_W + other % _WM_W) + 2] = 1.0
+    flat[5 * ((_WM_H - 1 - t // _WM_W) * _WM_W + t % _WM_W) + 3] = 1.0
 
 
 @nb.njit(cache=True)
@@ -94,20 +102,29 @@ def _bomberman_barriers() -> np.ndarray:
 
 @nb.njit(cache=True)
 def _bomberman_one(s, role, barriers, alternating, out):  # type: ignore[no-untyped-def]
-    out[:] = 0.0
+    # one contiguous pass over the cells (channels last, through a flat view), then the set bits of the
+    # bomb and fire bitboards (a handful at most)
+    flat = out.reshape(-1)
+    bar = barriers.reshape(-1)
+    mine = 1.0 if (not alternating) or ((s[2] % 2 == 1) == (role == 0)) else 0.0
+    step = s[2] / _BM_STEPS
+    for p in range(64):
+        j = 11 * p
+        for k in range(9):
+            flat[j + k] = 0.0
+        flat[j + 2] = bar[2 * p]
+        flat[j + 3] = bar[2 * p + 1]
+        flat[j + 9] = mine
+        flat[j + 10] = step
     me, other = s[role], s[1 - role]
-    out[_BM_N - 1 - me // _BM_N, me % _BM_N, 0] = 1.0
-    out[_BM_N - 1 - other // _BM_N, other % _BM_N, 1] = 1.0
-    out[:, :, 2:4] = barriers
+    flat[11 * ((_BM_N - 1 - me // _BM_N) * _BM_N + me % _BM_N)] = 1.0
+    flat[11 * ((_BM_N - 1 - other // _BM_N) * _BM_N + other % _BM_N) + 1] = 1.0
     for k in range(5):  # bomb3, bomb2, bomb1, bomb0, fire: state entries 3..7
         bits = s[3 + k]
         if bits != 0:
             for c in range(64):
                 if (bits >> c) & 1:
-                    out[_BM_N - 1 - c // _BM_N, c % _BM_N, 4 + k] = 1.0
-    mine = (not alternating) or ((s[2] % 2 == 1) == (role == 0))
-    out[:, :, 9] = 1.0 if mine else 0.0
-    out[:, :, 10] = s[2] / _BM_STEPS
+                    flat[11 * ((_BM_N - 1 - c // _BM_N) * _BM_N + c % _BM_N) + 4 + k] = 1.0
 
 
 @nb.njit(cache=True)
@@ -119,31 +136,53 @@ def _bomberman_batch(states, role, barriers, alternating, out):  # type: ignore[
 # --- amazons -------------------------------------------------------------------------------------
 @nb.njit(cache=True)
 def _amazons_one(s, role, n, out):  # type: ignore[no-untyped-def]
-    out[:] = 0.0
+    # one contiguous pass over the cells (channels last, through a flat view)
+    flat = out.reshape(-1)
     nn = n * n
     own = role + 1
+    turn = 1.0 if s[nn] == role else 0.0
+    fire = s[nn + 1] == 1
+    phase = 1.0 if fire else 0.0
     for c in range(nn):
         v = s[c]
-        if v != 0:
-            r, col = n - 1 - c // n, c % n
-            if v == 3:
-                out[r, col, 2] = 1.0
-            elif v == own:
-                out[r, col, 0] = 1.0
-            else:
-                out[r, col, 1] = 1.0
-    if s[nn] == role:
-        out[:, :, 3] = 1.0
-    if s[nn + 1] == 1:
-        out[:, :, 4] = 1.0
+        j = 6 * ((n - 1 - c // n) * n + c % n)
+        flat[j] = 1.0 if v == own else 0.0
+        flat[j + 1] = 1.0 if v != 0 and v != 3 and v != own else 0.0
+        flat[j + 2] = 1.0 if v == 3 else 0.0
+        flat[j + 3] = turn
+        flat[j + 4] = phase
+        flat[j + 5] = 0.0
+    if fire:
         c = s[nn + 2]
-        out[n - 1 - c // n, c % n, 5] = 1.0
+        flat[6 * ((n - 1 - c // n) * n + c % n) + 5] = 1.0
 
 
 @nb.njit(cache=True)
 def _amazons_batch(states, role, n, out):  # type: ignore[no-untyped-def]
     for i in range(states.shape[0]):
         _amazons_one(states[i], role, n, out[i])
+
+
+# --- one signature for compiled loops: encode(s, role, aux, out), aux the game's constant tables ---------------
+@nb.njit(cache=True)
+def _wallmaze_enc(s, role, aux, out):  # type: ignore[no-untyped-def]
+    _wallmaze_one(s, role, aux[0], aux[1], out)
+
+
+@nb.njit(cache=True)
+def _bomberman_enc(s, role, aux, out):  # type: ignore[no-untyped-def]
+    _bomberman_one(s, role, aux[0], aux[1], out)
+
+
+@nb.njit(cache=True)
+def _amazons_enc(s, role, aux, out):  # type: ignore[no-untyped-def]
+    _amazons_one(s, role, aux[0], out)
+
+
+@nb.njit(cache=True)
+def _flat_enc(s, role, aux, out):  # type: ignore[no-untyped-def]
+    for j in range(s.shape[0]):
+        out[j] = s[j]
 
 
 # --- rule sheets ---------------------------------------------------------------------------------
@@ -268,21 +307,26 @@ class Observer:
         self._args: tuple[Any, ...]
         self._one: Any
         self._batch: Any
+        #: The observation as one compiled call ``encoder(s, role, aux, out)`` (``aux`` is :attr:`aux`).
+        self.encoder: Any = _flat_enc
         if kind == "ggp.games.wallmaze":
             from ..games import wallmaze as wm
 
             self.shape: tuple[int, ...] = (_WM_H, _WM_W, 5)
             self._one, self._batch = _wallmaze_one, _wallmaze_batch
             self._args = (_wallmaze_walls(), np.asarray(wm.TARGET, dtype=np.int64))
+            self.encoder = _wallmaze_enc
         elif kind == "ggp.games.bomberman":
             self.shape = (_BM_N, _BM_N, 11)
             self._one, self._batch = _bomberman_one, _bomberman_batch
             self._args = (_bomberman_barriers(), bool(getattr(game, "alternating", False)))
+            self.encoder = _bomberman_enc
         elif kind == "ggp.games.amazons":
             n = round((len(game.initial_array()) - 3) ** 0.5)
             self.shape = (n, n, 6)
             self._one, self._batch = _amazons_one, _amazons_batch
             self._args = (n,)
+            self.encoder = _amazons_enc
         elif hasattr(game, "propnet"):
             self.shape = (len(game.initial_array()),)
             self._one = self._batch = None
@@ -294,6 +338,7 @@ class Observer:
             self._one = self._batch = None
             self._args = ()
         self.name = name
+        self.aux: tuple[Any, ...] = self._args if self._args else (0,)
 
     def observe(self, s: np.ndarray, role: int) -> np.ndarray:
         """The observation of role number ``role`` in state array ``s``: a new float32 array of :attr:`shape`."""
