@@ -1,4 +1,4 @@
-"""Round-robin tournaments in parallel worker processes, stored in SQLite, resumable.
+"""Round-robin tournaments in parallel worker processes (or on a Ray cluster), stored in SQLite, resumable.
 
 Every pair of agents (spec strings) plays ``games`` matches in each seating
 (so ``2 * games`` per pair). The whole schedule is written to the database
@@ -37,9 +37,15 @@ Schema (``PRAGMA user_version`` = 1)::
     events(id PRIMARY KEY, time, match_id, kind, detail)
                                         -- reclaimed, crash, stall, cancelled, failed, retired, error
 
+* **Budgets.** With ``match_timeout``, a match still running after that many
+  seconds has its worker killed and is marked ``failed`` with ``cancelled: ...``
+  as its error and a ``cancelled`` event (``--retry-failed`` runs it again).
+
 The package's modules: :mod:`~ggp.match.tournament.db` (the database),
 :mod:`~ggp.match.tournament.runner` (the runner and its lock),
-:mod:`~ggp.match.tournament.worker` (what a worker process runs) and
+:mod:`~ggp.match.tournament.worker` (what a worker process runs),
+:mod:`~ggp.match.tournament.ray_backend` (the same on Ray actors, ``backend="ray"``:
+the runner stays the only writer, with the same guarantees; see docs/ray.md) and
 :mod:`~ggp.match.tournament.report` (the ratings table).
 
 Workers start by the ``forkserver`` method where the platform has it (else
@@ -48,14 +54,17 @@ worker starts quickly. Workers ignore Ctrl-C; the runner stops them.
 """
 
 from .db import DEFAULT_DB, SCHEMA_VERSION, MatchRow, Settings, TournamentDB, TournamentError, match_seed
+from .ray_backend import RayBackendError
 from .report import report_lines
-from .runner import RunEvent, RunSummary, default_workers, run_tournament, runner_lock
+from .runner import BACKENDS, RunEvent, RunSummary, default_workers, run_tournament, runner_lock
 from .worker import worker_main
 
 __all__ = [
+    "BACKENDS",
     "DEFAULT_DB",
     "SCHEMA_VERSION",
     "MatchRow",
+    "RayBackendError",
     "RunEvent",
     "RunSummary",
     "Settings",

@@ -225,7 +225,7 @@ def run_tournament(
                     return
                 if db.finish(match_id, owner, record):
                     summary.finished += 1
-                    emit(RunEvent("done", match_id, f"match {match_id} finished", record))
+                    emit(RunEvent("done", match_id, f"match {match_id} finished", record, pid=worker.proc.pid))
             elif kind == "error":
                 match_id, text = message[1], message[2]
                 worker.task = None
