@@ -35,6 +35,7 @@ by :func:`find_grid`).
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -382,7 +383,11 @@ def observer_for(game: KernelGame) -> Observer:
     """The :class:`Observer` of ``game`` (any game :func:`ggp.load` returns)."""
     if not isinstance(game, KernelGame):
         raise TypeError(f"ggp.rl needs a game with a compiled kernel (any game ggp.load returns), not {game!r}")
-    cached = game.__dict__.get("_rl_observer")
+    cached = _OBSERVERS.get(game)
     if cached is None:
-        cached = game.__dict__["_rl_observer"] = Observer(game)
+        cached = _OBSERVERS[game] = Observer(game)
     return cached
+
+
+# One observer per game object, dropped with the game.
+_OBSERVERS: weakref.WeakKeyDictionary[KernelGame, Observer] = weakref.WeakKeyDictionary()

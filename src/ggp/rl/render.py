@@ -1,7 +1,8 @@
 """``render_mode="rgb_array"``: a small raster picture of a state, drawn from its observation planes.
 
 Each cell of the board is a square filled with the colour of the last
-channel set in it (so pieces paint over walls and bombs over barriers);
+channel set in it (so pieces paint over walls and bombs over barriers),
+seen by the first role (its pieces blue, the other's red or black);
 channels that fill the whole board (the step, whose turn it is) are not
 drawn. A rule sheet's game is drawn from its board tensor when it has one,
 else as its base propositions, one square each, row by row.
@@ -29,7 +30,7 @@ _GRID = np.array([200, 204, 212], dtype=np.uint8)
 _EMPTY = np.array([245, 246, 248], dtype=np.uint8)
 #: Colours of the channels that are drawn, by observer kind; None: a whole-board channel, not drawn.
 _PALETTES: dict[int, list[tuple[int, int, int] | None]] = {
-    5: [(60, 66, 80), (232, 232, 232), (31, 31, 31), (250, 210, 120), None],  # wall maze
+    5: [(60, 66, 80), (70, 130, 230), (230, 90, 90), (250, 210, 120), None],  # wall maze
     11: [  # bomberman
         (70, 130, 230),
         (230, 90, 90),
@@ -43,16 +44,21 @@ _PALETTES: dict[int, list[tuple[int, int, int] | None]] = {
         None,
         None,
     ],
-    6: [(240, 240, 240), (30, 30, 30), (150, 110, 70), None, None, (90, 200, 90)],  # amazons
+    6: [(70, 130, 230), (30, 30, 30), (150, 110, 70), None, None, (90, 200, 90)],  # amazons
 }
 _CYCLE = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189), (140, 86, 75)]
+
+
+#: Channels painted first (under the others), by observer kind: wall maze's targets lie under the markers.
+_UNDER = {5: (0, 3)}
 
 
 def _paint(planes: np.ndarray, palette: list[tuple[int, int, int] | None]) -> np.ndarray:
     h, w, c = planes.shape
     img = np.empty((h, w, 3), dtype=np.uint8)
     img[:] = _EMPTY
-    for k in range(c):
+    under = _UNDER.get(c, ()) if palette is _PALETTES.get(c) else ()
+    for k in [*under, *(k for k in range(c) if k not in under)]:
         colour = palette[k] if k < len(palette) else _CYCLE[k % len(_CYCLE)]
         if colour is not None:
             img[planes[:, :, k] > 0] = colour
