@@ -694,7 +694,10 @@ class Manager:
         """
         game, clock = match.game, match.settings.agent_time
         start_time = self.limits.agent_start_time
-        told_start = time_limit(start_time)
+        # Agents may search during their start clock; a person waiting for the game to begin should not wait
+        # long for that, so they are told about one move's time (compiling on first use may still take longer,
+        # up to start_time).
+        told_start = time_limit(min(start_time, max(1.0, clock)))
         told_play = time_limit(clock)
         notes: list[str] = []
 

@@ -163,9 +163,14 @@ def explanations(match: LiveMatch) -> list[str]:
         return []
     game = match.game
     joint = dict(zip(match.roles, match.joints[-1], strict=True))
-    info = match.infos[-1] if match.infos else {}
+    # the forced steps at the end, however many came one after the other (an arrow, then the other's move)
+    first = len(match.infos)
+    while first > 0 and match.infos[first - 1].get("forced"):
+        first -= 1
     out = [
-        f"{role} had one legal move, {ui.readable(game, joint[role])}: it was played for {role}"
-        for role in info.get("forced", [])
+        f"{role} had one legal move, {ui.readable(game, match.joints[k][match.roles.index(role)])}: "
+        f"it was played for {role}"
+        for k in range(first, len(match.infos))
+        for role in match.infos[k].get("forced", [])
     ]
     return out + ui.explain(game, match.states[-2], joint, match.states[-1])

@@ -1,0 +1,285 @@
+"""Playing as a new user would, through the API and the pages (TestClient, no browser): one-click games at a
+level, a friend by link, watching, rematches, the move list, explanations; any rule sheet from the server's
+directory or uploaded, with the generic grid view."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+import ggp
+from ggp.web import ui
+from ggp.web.app import create_app
+from ggp.web.limits import Limits
+
+BASE = "http://127.0.0.1"
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "kif"
+needs_corpus = pytest.mark.skipif(
+    not CORPUS.is_dir(), reason="the GDL corpus (../shared/corpus) is not beside the repo"
+)
+#: Agents think briefly here, whatever the level says.
+FAST = Limits(max_agent_time=0.2, arena_agents=())
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    sheets = CORPUS if CORPUS.is_dir() else None
+    with TestClient(create_app(tmp_path / "web.sqlite3", limits=FAST, sheets=sheets, arena=False), base_url=BASE) as c:
+        yield c
+
+
+def play(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/play", json=body)
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def wait(client: TestClient, gid: str) -> dict[str, Any]:
+    return dict(client.get(f"/api/games/{gid}", params={"wait": 30}).json())
+
+
+def move(client: TestClient, gid: str, role: str, text: str, step: int) -> dict[str, Any]:
+    r = client.post(f"/api/games/{gid}/moves", params={"wait": 30}, json={"role": role, "move": text, "step": step})
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+# --- the home page and one-click games ------------------------------------------------------------------
+def test_home_names_the_games_and_offers_one_click_play(client: TestClient) -> None:
+    page = client.get("/").text
+    for title in ["Amazons", "Amazons 8x8", "Bomberman (turns)", "Bomberman (simultaneous)", "Wall maze"]:
+        assert f">{title}</h2>" in page
+    assert page.count("Play the computer") == len(ggp.game_names())
+    assert page.count("Watch the computer play itself") == len(ggp.game_names())
+    assert page.count("Play a friend (by link)") == len(ggp.game_names())
+    assert page.count('<details class="advanced">') == len(ggp.game_names())  # free-text options stay there
+    assert 'value="easy"' in page and 'value="hard"' in page and ">amazons_10x10</h2>" not in page
+    # the inputs of the forms have labels pointing at them (the options box has an aria-label instead)
+    for ident in ["side-wallmaze", "wallmaze-white", "wallmaze-agent-time", "wallmaze-pace"]:
+        assert f'for="{ident}"' in page and f'id="{ident}"' in page
+    assert 'id="wallmaze-opts-white" name="options_white" placeholder="options"' in page
+    assert 'aria-label="agent options for white"' in page
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_play_the_computer_at_a_level(client: TestClient, level: str) -> None:
+    spec, seconds = ui.LEVELS["wallmaze"][level]
+    view = play(client, game="wallmaze", mode="computer", level=level, side="black")
+    assert view["players"] == {"white": spec, "black": "human"}
+    assert view["mine"] == ["black"] and view["settings"]["agent_time"] == min(seconds, FAST.max_agent_time)
+    assert view["title"] == "Wall maze"
+
+
+def test_levels_differ_and_bad_choices_are_refused(client: TestClient) -> None:
+    for family, table in ui.LEVELS.items():
+        assert list(table) == ["easy", "medium", "hard"], family
+        assert table["easy"] != table["hard"], family
+    assert client.post("/api/play", json={"game": "wallmaze", "level": "expert"}).status_code == 400
+    r = client.post("/api/play", json={"game": "wallmaze", "side": "red"})
+    assert r.status_code == 400 and "no role 'red'" in r.json()["detail"]
+    r = client.post("/api/play", json={"game": "chess"})
+    assert r.status_code == 400 and "unknown game" in r.json()["detail"]
+
+
+def test_the_form_starts_a_game_and_gives_the_seat_to_its_browser(client: TestClient) -> None:
+    r = client.post("/play", data={"game": "bomberman2p", "mode": "computer", "level": "easy"}, follow_redirects=False)
+    assert r.status_code == 303
+    gid = r.headers["location"].rsplit("/", 1)[1]
+    view = client.get(f"/api/games/{gid}").json()
+    assert view["mine"] == ["bomberman"] and view["players"]["bomberwoman"] == "random"
+    assert "Bomberman (simultaneous)" in client.get(f"/games/{gid}").text
+
+
+def test_a_friend_joins_by_link_and_both_play(client: TestClient, tmp_path: Path) -> None:
+    view = play(client, game="wallmaze", mode="friend")
+    gid = view["id"]
+    assert view["players"] == {"white": "human", "black": "human"} and view["mine"] == ["white"]
+    assert view["seats"] == {"white": "taken", "black": "open"}
+    friend = TestClient(client.app, base_url=BASE)
+    assert friend.post(f"/api/games/{gid}/seats/black").status_code == 201
+    assert friend.get(f"/api/games/{gid}").json()["mine"] == ["black"]
+    client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": "(move 2 5 3 5)", "step": 0})
+    after = move(friend, gid, "black", "(move 12 5 11 5)", 0)
+    assert after["step"] == 1
+    assert after["moves"] == [
+        {
+            "step": 1,
+            "joint": {"white": "(move 2 5 3 5)", "black": "(move 12 5 11 5)"},
+            "readable": {"white": "east", "black": "west"},
+            "forced": [],
+        }
+    ]
+
+
+def test_watch_the_computer_play_itself_to_the_end(client: TestClient) -> None:
+    view = play(client, game="bomberman", mode="watch", level="easy")
+    assert "mine" in view and view["mine"] == [] and set(view["players"].values()) == {"random"}
+    final = wait(client, view["id"])
+    assert final["terminal"] and len(final["moves"]) == final["step"]
+
+
+# --- in a game ----------------------------------------------------------------------------------------------
+def test_resign_then_rematch_with_the_seats_swapped(client: TestClient) -> None:
+    view = play(client, game="amazons_8x8", mode="computer", level="easy", side="white")
+    gid = view["id"]
+    assert client.post(f"/api/games/{gid}/resign", json={"role": "white"}).json()["result"] == "white resigned"
+    r = client.post(f"/api/games/{gid}/rematch")
+    assert r.status_code == 201, r.text
+    again = r.json()
+    assert again["id"] != gid and again["game"] == "amazons_8x8"
+    assert again["players"] == {"white": view["players"]["black"], "black": "human"} and again["mine"] == ["black"]
+    assert client.get(f"/api/games/{gid}").json()["rematch"] == again["id"]
+    stranger = TestClient(client.app, base_url=BASE)
+    assert stranger.post(f"/api/games/{gid}/rematch").status_code == 403  # not a player of it
+
+
+def test_a_rematch_between_friends_seats_each_on_the_other_side(client: TestClient) -> None:
+    gid = play(client, game="wallmaze", mode="friend")["id"]
+    friend = TestClient(client.app, base_url=BASE)
+    friend.post(f"/api/games/{gid}/seats/black")
+    client.post(f"/api/games/{gid}/abort")
+    assert client.get(f"/api/games/{gid}").json()["ended"] == "aborted"
+    first = client.post(f"/api/games/{gid}/rematch").json()
+    assert first["mine"] == ["black"] and first["seats"] == {"white": "open", "black": "taken"}
+    second = friend.post(f"/api/games/{gid}/rematch").json()
+    assert second["id"] == first["id"] and second["mine"] == ["white"]  # joins the rematch, on the other side
+    assert client.get(f"/api/games/{first['id']}").json()["seats"] == {"white": "taken", "black": "taken"}
+
+
+def test_amazons_moves_read_as_squares_and_a_forced_arrow_is_announced(client: TestClient) -> None:
+    game = ggp.load("amazons_8x8")
+    view = play(client, game="amazons_8x8", mode="friend")
+    gid = view["id"]
+    after = move(client, gid, "white", "(move 3 1 3 5)", 0)
+    after = move(client, gid, "white", "(fire 5 7)", 1)
+    assert [m["readable"]["white"] for m in after["moves"]] == ["c1-c5", "arrow e7"]
+    assert ui.readable(game, "(fire 5 7)") == "arrow e7"
+    # a position where the amazon that moves can shoot one square only: the arrow is played and said
+    gid = play(client, game="amazons_8x8", mode="friend")["id"]
+    match = client.app.state.manager.matches[gid]  # type: ignore[attr-defined]
+    doc = game.state_to_dict(match.state)
+    board = ["." * 8 for _ in range(8)]
+    rows = [list(r) for r in board]
+
+    def put(x: int, y: int, c: str) -> None:
+        rows[8 - y][x - 1] = c
+
+    for x in range(1, 9):
+        for y in range(1, 9):
+            put(x, y, "x")
+    for x, y in [(1, 1), (5, 5), (5, 2), (2, 5)]:
+        put(x, y, "W")
+    for x, y in [(8, 8), (7, 6), (6, 3), (3, 7)]:
+        put(x, y, "B")
+    put(2, 1, ".")  # white's one way out: a1-b1, and then the only square to shoot at is a1
+    put(7, 8, "."), put(6, 8, ".")  # black has a choice, so its move is its own
+    state = game.state_from_dict({**doc, "board": "/".join("".join(r) for r in rows), "to_act": "white"})
+    match.states[-1] = state
+    forced = move(client, gid, "white", "(move 1 1 2 1)", match.step)
+    assert forced["explain"] == ["white had one legal move, arrow a1: it was played for white"]
+    assert forced["moves"][-1]["forced"] == ["white"] and forced["moves"][-1]["readable"]["white"] == "arrow a1"
+
+
+def test_wall_maze_explains_a_blocked_step(client: TestClient) -> None:
+    view = play(client, game="wallmaze", mode="friend")
+    gid = view["id"]
+    game = ggp.load("wallmaze")
+    match = client.app.state.manager.matches[gid]  # type: ignore[attr-defined]
+    doc = game.state_to_dict(match.state)
+    match.states[-1] = game.state_from_dict({**doc, "white": [6, 5], "black": [8, 5]})
+    friend = TestClient(client.app, base_url=BASE)
+    friend.post(f"/api/games/{gid}/seats/black")
+    client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": "(move 6 5 7 5)", "step": 0})
+    after = move(friend, gid, "black", "(move 8 5 7 5)", 0)
+    assert after["explain"] == ["white and black both stepped onto (7, 5), so neither moved"]
+    assert after["state"]["white"] == [6, 5] and after["state"]["black"] == [8, 5]
+
+
+def test_a_bomb_under_a_player_shows_its_countdown(client: TestClient) -> None:
+    game = ggp.load("bomberman2p")
+    state = game.next_state(game.initial_state(), ["dropBomb", "dropBomb"])
+    svg = ui.board_svg(game, state)
+    assert svg.count('class="bomb-timer bomb-under">3<') == 2  # both players stand on their bombs
+    maze = ggp.load("wallmaze")
+    assert ui.board_svg(maze, maze.initial_state()).count('class="target target-') == 2
+
+
+# --- any game ------------------------------------------------------------------------------------------------
+@needs_corpus
+def test_the_catalog_lists_the_sheet_directory_with_the_manifest_names(client: TestClient) -> None:
+    data = client.get("/api/catalog").json()
+    sheets = {s["name"]: s for s in data["sheets"]}
+    assert len(sheets) == len(list(CORPUS.glob("*.kif")))
+    assert sheets["sheet:connectFour"]["title"] == "Connect Four"
+    assert sheets["sheet:tictactoe2"]["title"] == "tictactoe2"  # the manifest has no name for it
+    page = client.get("/sheets").text
+    assert "Connect Four" in page and 'action="/sheets"' in page
+    info = client.get("/api/sheets/sheet:connectFour").json()
+    assert info["roles"] == ["red", "black"] and info["title"] == "Connect Four"
+    assert client.get("/api/sheets/sheet:nosuch").status_code == 404
+    assert client.get("/api/sheets/sheet:..%2F..%2Fetc%2Fpasswd").status_code == 404
+
+
+@needs_corpus
+def test_a_corpus_sheet_is_played_to_the_end_on_its_grid(client: TestClient) -> None:
+    view = play(client, game="sheet:connectFour", mode="computer", level="easy")
+    gid = view["id"]
+    assert view["family"] == "grid" and view["title"] == "Connect Four"
+    page = client.get(f"/games/{gid}").text
+    assert 'data-gcell="7 5"' in page and "family-grid" in page
+    for _ in range(30):
+        if view["terminal"]:
+            break
+        if not view["legal"].get("red"):
+            view = wait(client, gid)
+            continue
+        choice = view["legal"]["red"][0]
+        assert choice["cells"] and all(c.split(" ")[0] == choice["cells"][0].split(" ")[0] for c in choice["cells"])
+        view = move(client, gid, "red", choice["move"], view["step"])
+    assert view["terminal"] and view["goals"] is not None
+    assert client.get(f"/api/games/{gid}/record").json()["game"] == "sheet:connectFour"
+
+
+def test_an_upload_is_checked_by_the_reasoner(client: TestClient) -> None:
+    bad = client.post("/api/sheets", json={"name": "broken", "rules": "(role x) (<= (legal x y)"})
+    assert bad.status_code == 400 and "never closed" in bad.json()["detail"]
+    no_roles = client.post("/api/sheets", json={"name": "empty", "rules": "(init (cell 1))"})
+    assert no_roles.status_code == 400 and no_roles.json()["detail"].startswith("the rule sheet does not load")
+    assert all(s["source"] != "upload" for s in client.get("/api/catalog").json()["sheets"])
+    rules = ggp.gdl.rules_text("wallmaze") if not CORPUS.is_dir() else (CORPUS / "tictactoe2.kif").read_text()
+    r = client.post("/api/sheets", json={"name": "My game", "rules": rules})
+    assert r.status_code == 201, r.text
+    key = r.json()["name"]
+    assert key.startswith("upload:") and r.json()["title"] == "My game"
+    assert client.post("/api/sheets", json={"name": "My game", "rules": rules}).json()["name"] == key  # same text
+    view = play(client, game=key, mode="watch", level="easy")
+    final = wait(client, view["id"])
+    assert final["terminal"] and final["title"] == "My game"
+
+
+def test_a_sheet_without_a_board_shows_its_facts(client: TestClient) -> None:
+    rules = """
+    (role a) (init (count 0))
+    (<= (legal a (add ?n)) (true (count ?c)) (num ?n))
+    (num 1) (num 2)
+    (<= (next (count 3)) (does a (add ?n)))
+    (<= terminal (true (count 3)))
+    (goal a 100)
+    """
+    key = client.post("/api/sheets", json={"name": "counter", "rules": rules}).json()["name"]
+    view = play(client, game=key, mode="computer")
+    assert view["family"] == "facts" and view["facts"] == ["(count 0)"]
+    assert [m["move"] for m in view["legal"]["a"]] == ["(add 1)", "(add 2)"]
+    done = move(client, view["id"], "a", "(add 2)", 0)
+    assert done["terminal"] and done["goals"] == {"a": 100}
