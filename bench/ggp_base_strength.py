@@ -3,7 +3,7 @@ on the corpus puzzles, and the speed-up of a second core.
 
     python bench/ggp_base_strength.py ggp-base                 # 20 games x 2 seats, start 30 s, play 5 s (hours)
     python bench/ggp_base_strength.py ggp-base --games connectFour,hex --play 5
-    python bench/ggp_base_strength.py plain --play 1           # ggp host: mcts against the plain-Python UCT
+    python bench/ggp_base_strength.py plain --play 1           # ggp host over HTTP: against the plain-Python UCT
     python bench/ggp_base_strength.py puzzles --start 10 --play 1
     python bench/ggp_base_strength.py cores --seconds 2        # simulations with 2 trees against 1, same clock
     python bench/ggp_base_strength.py summary                  # the recorded results, per game
@@ -98,7 +98,17 @@ def sheet(name: str) -> Path:
     return path
 
 
+def code_version() -> str:
+    """The commit the run uses, with ``+`` when the agent's files differ from it."""
+    root = HERE.parent
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+    mine = ["src/ggp/agents", "src/ggp/protocol/player.py"]
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", *mine], cwd=root).returncode != 0
+    return head.stdout.strip() + ("+" if dirty else "")
+
+
 def record(kind: str, row: dict[str, Any]) -> None:
+    row.setdefault("code", CODE)
     RESULTS.mkdir(exist_ok=True)
     with (RESULTS / f"{kind}_strength.jsonl").open("a") as fh:
         fh.write(json.dumps(row) + "\n")
@@ -241,9 +251,48 @@ class PlainUCTAgent(Agent):
         return move
 
 
-def run_plain(args: argparse.Namespace) -> None:
+def serve_plain(args: argparse.Namespace) -> None:
+    """``ggp serve plainuct``: the plain-Python UCT as a GGP player (its own process, as a real opponent is)."""
+    from ggp.protocol import PlayerConfig
+    from ggp.protocol.player import serve
+
     AGENTS["plainuct"] = PlainUCTAgent
+    serve(PlayerConfig(spec="plainuct", name="plainuct"), port=args.port)
+
+
+def run_plain(args: argparse.Namespace) -> None:
+    """``ggp host`` matches over HTTP: ``ggp serve SPEC`` against the plain-Python UCT, each in its own process."""
     games = args.games.split(",") if args.games else list(GAMES)
+    ours_port, plain_port = free_port(), free_port()
+    logs = RESULTS / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "ggp", "serve", args.spec, "--port", str(ours_port)],
+            stdout=subprocess.DEVNULL,
+            stderr=(logs / f"plain-ours-{stamp}.log").open("w"),
+        ),
+        subprocess.Popen(
+            [sys.executable, __file__, "serve-plain", "--port", str(plain_port)],
+            stdout=subprocess.DEVNULL,
+            stderr=(logs / f"plain-theirs-{stamp}.log").open("w"),
+        ),
+    ]
+    try:
+        wait_port(ours_port, 120)
+        wait_port(plain_port, 120)
+        _play_plain(args, games, f"http://127.0.0.1:{ours_port}", f"http://127.0.0.1:{plain_port}")
+    finally:
+        for proc in procs:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def _play_plain(args: argparse.Namespace, games: list[str], ours: str, theirs: str) -> None:
     done = 0
     for name in games:
         path = str(sheet(name))
@@ -252,9 +301,10 @@ def run_plain(args: argparse.Namespace) -> None:
             if args.limit is not None and done >= args.limit:
                 return
             began = time.monotonic()
-            players = {roles[seat]: args.spec, roles[1 - seat]: "plainuct"}
+            players = {roles[seat]: ours, roles[1 - seat]: theirs}
             rec = host_match(path, players, start_clock=args.start, play_clock=args.play, grace=0.0, seed=done)
             faults = [f.to_dict() for f in rec.all_faults()]
+            mine = [f for f in faults if f["role"] == roles[seat]]
             row = {
                 "game": name,
                 "seat": seat,
@@ -266,13 +316,18 @@ def run_plain(args: argparse.Namespace) -> None:
                 "ours": rec.goals[seat],
                 "theirs": rec.goals[1 - seat],
                 "steps": rec.steps,
-                "faults": faults,
+                "our_faults": mine,
+                "their_faults": [f for f in faults if f not in mine],
                 "seconds": round(time.monotonic() - began, 1),
                 "when": time.strftime("%Y-%m-%d %H:%M:%S"),
             }
             record("plain", row)
             done += 1
-            print(f"{name:24} seat {seat}: {rec.goals[seat]:3} - {rec.goals[1 - seat]:3}, faults {len(faults)}")
+            print(
+                f"{name:24} seat {seat}: {rec.goals[seat]:3} - {rec.goals[1 - seat]:3}, our faults {len(mine)}, "
+                f"theirs {len(faults) - len(mine)}",
+                flush=True,
+            )
 
 
 # --- puzzles ---------------------------------------------------------------------------------------
@@ -357,9 +412,9 @@ def run_cores(args: argparse.Namespace) -> None:
 
 
 def run_summary(args: argparse.Namespace) -> None:
-    path = RESULTS / "ggp_base_strength.jsonl"
+    path = RESULTS / f"{args.of}_strength.jsonl"
     if not path.is_file():
-        raise SystemExit("no ggp-base results yet")
+        raise SystemExit(f"no {args.of} results yet")
     rows = [json.loads(line) for line in path.open() if line.strip()]
     if args.play is not None:
         rows = [r for r in rows if r["play_clock"] == args.play]
@@ -370,7 +425,7 @@ def run_summary(args: argparse.Namespace) -> None:
     for name, rs in by_game.items():
         ours = [_score(r) for r in rs]
         scores += ours
-        faults = sum(len(r["our_faults"]) for r in rs)
+        faults = sum(len(r.get("our_faults", ())) for r in rs)
         print(f"{name:24} {len(rs)} matches, mean score {statistics.mean(ours):5.1f}, our faults {faults}")
     if scores:
         print(f"all: {len(scores)} matches, mean score {statistics.mean(scores):.1f}")
@@ -381,9 +436,16 @@ def _score(row: dict[str, Any]) -> float:
     return 100.0 if row["ours"] > row["theirs"] else 50.0 if row["ours"] == row["theirs"] else 0.0
 
 
+CODE = ""
+
+
 def main() -> None:
+    global CODE
+    CODE = code_version()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["ggp-base", "plain", "puzzles", "cores", "summary"])
+    ap.add_argument("mode", choices=["ggp-base", "plain", "puzzles", "cores", "summary", "serve-plain"])
+    ap.add_argument("--port", type=int, default=9150, help="serve-plain: the port to listen on")
+    ap.add_argument("--of", default="ggp_base", choices=["ggp_base", "plain"], help="summary: which results")
     ap.add_argument("--games", help="comma-separated corpus names (default: the mode's list)")
     ap.add_argument("--spec", default="mcts", help="our agent spec (default mcts)")
     ap.add_argument("--start", type=float, default=30.0, help="start clock, s (ggp-base: whole seconds)")
@@ -398,6 +460,9 @@ def main() -> None:
     args.seats = [int(s) for s in args.seats.split(",")]
     if args.mode == "summary":
         run_summary(args)
+        return
+    if args.mode == "serve-plain":
+        serve_plain(args)
         return
     if args.play is None:
         args.play = 5.0

@@ -48,6 +48,8 @@ SAFETY = 0.1
 SAFETY_SECONDS = 0.03
 #: Seconds per move of the generic player when neither its spec nor a clock says.
 DEFAULT_TIME = 1.0
+#: How much of a call's lateness (time past its plan) is still expected of the next call.
+LATENESS_DECAY = 0.8
 #: Most search threads (root parallelism) an agent may run.
 MAX_THREADS = 8
 
@@ -173,6 +175,7 @@ class MCTSAgent(Agent):
         self._ponder_stop = threading.Event()
         self._ponder_threads: list[threading.Thread] = []
         self.last_simulations = 0
+        self._lateness = 0.0
         #: The last search's root statistics (None before the first search).
         self.last_result: SearchResult | None = None
 
@@ -185,6 +188,7 @@ class MCTSAgent(Agent):
         if not isinstance(game, KernelGame):
             raise ValueError(f"the {self.name} player needs a game with a kernel; {game.name} has none")
         began = time.perf_counter()
+        self._lateness = 0.0
         seed = self.seed if self.seed is not None else random.randrange(2**31)
         self._puzzle = None
         if self.puzzle and len(game.roles) == 1 and self.plays is None:
@@ -224,6 +228,7 @@ class MCTSAgent(Agent):
         )
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        began = time.perf_counter()
         self.stop_pondering()
         legal = self.game.legal_moves(state, self.role)
         if not legal:
@@ -231,11 +236,20 @@ class MCTSAgent(Agent):
         seconds = budget(self.time, time_limit)
         if seconds is None and self.sims is None:
             seconds = DEFAULT_TIME
-        if self._puzzle is not None:
-            return self._puzzle.move(state, seconds if seconds is not None else 1.0)
-        if len(legal) == 1:  # nothing to decide; the tree is picked up again on the next call
+        if len(legal) == 1 and self._puzzle is None:  # nothing to decide; the tree is picked up again later
             return legal[0]
-        return self._search(state, self.sims, seconds)
+        if seconds is not None and time_limit is not None:
+            # A loaded machine makes calls overrun what they planned (threads wait for a core): plan with
+            # the lateness seen so far in this match, within the room the time limit gives.
+            seconds = max(0.01, seconds - self._lateness)
+        if self._puzzle is not None:
+            move = self._puzzle.move(state, seconds if seconds is not None else DEFAULT_TIME)
+        else:
+            move = self._search(state, self.sims, seconds)
+        if seconds is not None:
+            late = time.perf_counter() - began - seconds
+            self._lateness = max(0.0, late, LATENESS_DECAY * self._lateness)
+        return move
 
     def _search(self, state: State, sims: int | None, seconds: float | None) -> Move:
         assert self._tree is not None
@@ -320,7 +334,7 @@ def _grow(tree: UCTSearch, deadline: float | None, seconds: float, stop: threadi
     Chunks take about a hundredth of ``seconds`` (at most 20 ms when
     pondering, so that stopping is quick) and never reach past the deadline.
     """
-    chunk = 16
+    chunk = 1  # a rule sheet's simulation can take tens of milliseconds: start small, at most double
     step = min(seconds / 100, 0.02) if deadline is None else seconds / 100
     while not stop.is_set() and not tree.solved:
         t0 = time.perf_counter()
@@ -330,6 +344,8 @@ def _grow(tree: UCTSearch, deadline: float | None, seconds: float, stop: threadi
         tree.run(chunk)
         spent = time.perf_counter() - t0
         rate = chunk / max(spent, 1e-6)
-        chunk = max(1, min(int(rate * room), 1 << 20))
+        # At most doubling: a chunk whose simulations mostly ended on proven nodes measures a rate that the
+        # next chunk, reaching open lines, would not keep up, and would overrun the clock.
+        chunk = max(1, min(int(rate * room), 2 * chunk, 1 << 20))
     if tree.solved:
         stop.set()

@@ -92,6 +92,8 @@ def _level1_template(ctx, s, rng, best, best_len, best_goal, budget):  # type: i
             break
         moves[:n] = buf[:n]
         for i in range(n):
+            if runs >= budget:  # checked per playout: a wide step must not overrun the clock
+                break
             work[:] = cur
             joint[0] = moves[i]
             kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
@@ -102,7 +104,7 @@ def _level1_template(ctx, s, rng, best, best_len, best_goal, budget):  # type: i
                 goal = g
                 best[pos:end] = line[pos:end]
                 length = end
-        if length <= pos:  # no line through here (a budget cut before any playout): stop the walk
+        if length <= pos or runs >= budget:  # out of playouts, or no line through here: the walk ends
             break
         joint[0] = best[pos]
         kernel_apply(ctx, cur, joint)  # type: ignore[name-defined]  # noqa: F821
@@ -184,7 +186,7 @@ class PuzzleSearch:
         self._goal = -1
 
     def improve(self, state: State, seconds: float) -> int:
-        """Search from ``state`` for about ``seconds`` (level-1 walks, each within a twentieth of it);
+        """Search from ``state`` for about ``seconds`` (level-1 walks, each within a quarter of it);
         returns the best goal known from ``state`` (-1: none yet, as when ``state`` is terminal)."""
         seconds = check_option("PuzzleSearch", "seconds", seconds, Annotated[float, Range(ge=0)])
         deadline = time.perf_counter() + seconds
@@ -194,13 +196,13 @@ class PuzzleSearch:
             return self._goal
         self.playouts = 0
         rate = 0.0  # playouts per second, measured
-        budget = 64
+        budget = 1
         while self._goal < 100:
             t0 = time.perf_counter()
             if t0 >= deadline and self._length > 0:  # out of time, and a line to play is known
                 break
-            if rate > 0:
-                budget = max(1, int(rate * max(0.0, min(deadline - t0, seconds / 20))))
+            if rate > 0:  # at most doubling, as a slow playout may follow fast ones
+                budget = max(1, min(2 * budget, int(rate * max(0.0, min(deadline - t0, seconds / 4)))))
             self._walk(budget)
             spent = time.perf_counter() - t0
             runs = max(1, self._runs)

@@ -562,7 +562,7 @@ class UCTSearch:
         else:
             assert seconds is not None
             deadline = began + seconds
-            chunk = 16
+            chunk = 1  # a simulation can take tens of milliseconds: start small, at most double
             while not self.solved:
                 t0 = time.perf_counter()
                 if t0 >= deadline:
@@ -571,7 +571,8 @@ class UCTSearch:
                 spent = time.perf_counter() - t0
                 # Chunks of about a hundredth of the budget, never reaching past the deadline.
                 rate = chunk / max(spent, 1e-6)
-                chunk = max(1, min(int(rate * min(seconds / 100, deadline - time.perf_counter())), 1 << 20))
+                room = min(seconds / 100, deadline - time.perf_counter())
+                chunk = max(1, min(int(rate * room), 2 * chunk, 1 << 20))  # at most doubling: rates vary
         return self.result(time.perf_counter() - began)
 
     def result(self, seconds: float = math.nan) -> SearchResult:
