@@ -146,3 +146,30 @@ def test_tournament_command_on_ray(tmp_path: Path, ray_cluster: None, capsys: py
     check_complete(path, 4)
     assert main(["tournament", "--db", str(path), "--address", "auto"]) == 2
     assert "--address is the Ray cluster's: give it with --backend ray" in capsys.readouterr().err
+
+
+def test_selfplay_on_ray_replays_the_game_of_a_dead_worker(tmp_path: Path, ray_cluster: None) -> None:
+    from ggp.match.selfplay import SelfplayEvent, read_selfplay, run_selfplay
+    from test_selfplay import replay_all
+    from test_tournament import AGENT_MODULE
+
+    out, marker = tmp_path / "sp", tmp_path / "exited"
+    events: list[SelfplayEvent] = []
+    summary = run_selfplay(
+        "wallmaze",
+        f"exit_once:marker={marker}",
+        games=4,
+        out=out,
+        backend="ray",
+        workers=2,
+        agent_modules=(AGENT_MODULE,),
+        on_event=events.append,
+    )
+    assert marker.exists()  # the first move ended its worker's process
+    crashes = [e for e in events if e.kind == "crash"]
+    assert len(crashes) == 1 and summary.crashes == 1 and summary.failed == []
+    assert summary.played == 4
+    # Every game once, the crashed one included, each replaying legally to its goals.
+    assert sorted(replay_all(out)) == [0, 1, 2, 3]
+    table = read_selfplay(out)
+    assert table.num_rows == sum(len(moves) for moves in replay_all(out).values())
