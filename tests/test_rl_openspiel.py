@@ -109,6 +109,15 @@ def test_openspiel_evaluate_bots_plays_random_bots_in_sequential_and_simultaneou
     assert len(returns) == len(g.roles) and all(r in possible for r in returns)
 
 
+def test_every_built_in_game_registers_by_name() -> None:
+    from ggp.rl.openspiel import register_builtin_games
+
+    names = register_builtin_games()
+    assert names == [f"ggp_{g}" for g in ggp.game_names()]
+    assert set(names) <= set(pyspiel.registered_names())
+    assert pyspiel.load_game("ggp_bomberman").num_players() == 2
+
+
 def test_cfr_solves_a_small_rule_sheet() -> None:
     spiel = rl.openspiel_game(from_text(NIM, "nim4_rl"))
     solver = cfr.CFRSolver(spiel)

@@ -44,7 +44,9 @@ def _aec_workload(env: Any, seed: int) -> Any:
                 if not env.agents:
                     env.reset()
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
+            mask = obs["action_mask"]
+            # int8 0/1 masks (PettingZoo's and ours) read as bool: the same bytes, nonzero without a comparison
+            legal = np.flatnonzero(mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask)
             env.step(int(legal[rng.integers(len(legal))]))
 
     return run
@@ -208,7 +210,8 @@ def section_rl(cfg: Config) -> Section:
     _vector_rows(cfg, sec)
     _agent_row(cfg, sec)
     sec.notes.append(
-        "AEC: env.last() then a uniformly random legal action from the mask, per step (a game's end steps count); "
+        "AEC: env.last() then a uniformly random legal action from the mask (np.flatnonzero of the int8 mask "
+        "viewed as bool, the same for every env), per step (a game's end steps count); "
         "PettingZoo's envs as connect_four_v3.env() and chess_v6.env() build them; medians of interleaved repetitions"
     )
     sec.notes.append(

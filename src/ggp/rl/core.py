@@ -39,6 +39,16 @@ def reward_of(goal: float) -> float:
     return (float(goal) - 50.0) / 50.0
 
 
+def _advance_template(ctx, s, joint, legal, counts):  # type: ignore[no-untyped-def]
+    # A step in one compiled call: play, test the end, and list every role's legal actions in the new state.
+    kernel_apply(ctx, s, joint)  # type: ignore[name-defined]  # noqa: F821
+    if kernel_terminal(ctx, s):  # type: ignore[name-defined]  # noqa: F821
+        return True
+    for r in range(num_roles):  # type: ignore[name-defined]  # noqa: F821
+        counts[r] = kernel_legal(ctx, s, r, legal[r])  # type: ignore[name-defined]  # noqa: F821
+    return False
+
+
 class RLGame:
     """A game's kernel as an RL step function over state arrays (see the module docstring)."""
 
@@ -59,6 +69,9 @@ class RLGame:
         self._init = np.ascontiguousarray(game.initial_array(), dtype=self.kernel.dtype)
         self._memo_key = b""
         self._memo: dict[int, np.ndarray] = {}
+        self._advance = self.kernel.specialise(_advance_template)
+        self._legal_all = np.empty((self.num_roles, max(1, self.kernel.max_actions)), dtype=np.int64)
+        self._counts = np.zeros(self.num_roles, dtype=np.int64)
 
     @classmethod
     def of(cls, game: str | Path | KernelGame | RLGame) -> RLGame:
@@ -173,6 +186,21 @@ class RLGame:
         if self.kernel.terminal(self._ctx, s):
             raise GameOverError(f"{self.name}: the game is over; reset the environment")
         self.kernel.apply(self._ctx, s, joint)
+
+    def step(self, s: np.ndarray, joint: np.ndarray) -> bool:
+        """Play ``joint`` (legal, ``s`` not terminal: the caller checked) in ``s`` in place; whether it ended the game.
+
+        One compiled call plays the move, tests the end and lists the legal actions of the new state
+        for every role, which :meth:`legal` then answers from.
+        """
+        if self._advance(self._ctx, s, joint, self._legal_all, self._counts):
+            return True
+        self._memo_key = s.tobytes()
+        memo = self._memo = {}
+        for r in range(self.num_roles):
+            found = memo[r] = self._legal_all[r, : self._counts[r]].copy()
+            found.flags.writeable = False
+        return False
 
     def state(self, s: np.ndarray) -> Any:
         """``s`` as an immutable state of the Game API (for agents and rendering)."""

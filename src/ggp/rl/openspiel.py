@@ -153,6 +153,16 @@ def openspiel_game(
 _INFO: dict[str, tuple[Any, Any]] = {}
 
 
+def register_builtin_games() -> list[str]:
+    """Register every built-in game (:func:`ggp.game_names`) with OpenSpiel; returns their short names.
+
+    Afterwards ``pyspiel.load_game("ggp_bomberman2p")`` and the like work in this process.
+    """
+    from ..registry import game_names
+
+    return [openspiel_game(name).get_type().short_name for name in game_names()]
+
+
 class GGPSpielGame(pyspiel.Game):
     """A ggp game as a ``pyspiel`` Python game (made by :func:`openspiel_game`)."""
 

@@ -211,9 +211,8 @@ class GGPAECEnv(_GGPEnv, AECEnv):
             if self._pos < len(self._movers):
                 self.agent_selection = self.possible_agents[self._movers[self._pos]]
             else:
-                rg.apply(self._s, self._joint)
                 self._steps += 1
-                if rg.terminal(self._s):
+                if rg.step(self._s, self._joint):
                     self._end(dict(zip(self.possible_agents, rg.rewards(self._s), strict=True)), truncated=False)
                 elif self.max_cycles is not None and self._steps >= self.max_cycles:
                     self._end({}, truncated=True)
@@ -297,9 +296,8 @@ class GGPParallelEnv(_GGPEnv, ParallelEnv):
             rewards[offender] = -1.0
             terminated = True
         else:
-            rg.apply(s, self._joint)
             self._steps += 1
-            if rg.terminal(s):
+            if rg.step(s, self._joint):
                 terminated = True
                 rewards = dict(zip(self.possible_agents, rg.rewards(s), strict=True))
             elif self.max_cycles is not None and self._steps >= self.max_cycles:
