@@ -96,39 +96,45 @@ def _vector_rows(cfg: Config, sec: Section) -> None:
     from ggp.vector import VectorGame
 
     for name, target in VECTOR_TARGETS.items():
-        venv = ggp.rl.vector_env(name, VECTOR_BATCH, seed=1)
-        venv.reset()
-        rng = np.random.default_rng(2)
-        bare = VectorGame(name, VECTOR_BATCH, autoreset=True, seed=1)
+        runs: dict[str, Any] = {}
+        for copy in (True, False):
+            venv = ggp.rl.vector_env(name, VECTOR_BATCH, seed=1, copy=copy)
+            venv.reset()
+            rng = np.random.default_rng(2)
 
-        def run(count: int, venv: Any = venv, rng: Any = rng) -> float:
-            spent = 0.0
-            for _ in range(count):
-                masks = venv.action_masks()
-                actions = (rng.random(masks.shape) * masks).argmax(axis=1)  # a random legal action per row
-                began = time.perf_counter()
-                venv.step(actions)
-                spent += time.perf_counter() - began
-            return spent
+            def run(count: int, venv: Any = venv, rng: Any = rng) -> float:
+                spent = 0.0
+                for _ in range(count):
+                    masks = venv.action_masks()
+                    actions = (rng.random(masks.shape) * masks).argmax(axis=1)  # a random legal action per row
+                    began = time.perf_counter()
+                    venv.step(actions)
+                    spent += time.perf_counter() - began
+                return spent
+
+            runs[f"copy={copy}"] = run
+        bare = VectorGame(name, VECTOR_BATCH, autoreset=True, seed=1)
 
         def peer(count: int, vg: Any = bare) -> None:
             for _ in range(count):
                 vg.step(vg.random_actions())
 
-        t = time_rates({"env": run, "bare": peer}, cfg.vector_budget, cfg.reps)
-        rate, bare_rate = VECTOR_BATCH * t["env"].median, VECTOR_BATCH * t["bare"].median
-        sec.rows.append(
-            {
-                "measure": f"vector env steps/s, batch {VECTOR_BATCH}",
-                "game": name,
-                "ggp": rate,
-                "peer": "VectorGame step + random_actions",
-                "peer_value": bare_rate,
-                "ratio": rate_ratio(rate, bare_rate),
-                "target": f">= {target:,}",
-                "met": rate >= target,
-            }
-        )
+        t = time_rates({**runs, "bare": peer}, cfg.vector_budget, cfg.reps)
+        bare_rate = VECTOR_BATCH * t["bare"].median
+        for copy in (True, False):
+            rate = VECTOR_BATCH * t[f"copy={copy}"].median
+            sec.rows.append(
+                {
+                    "measure": f"vector env steps/s, batch {VECTOR_BATCH}" + ("" if copy else ", copy=False"),
+                    "game": name,
+                    "ggp": rate,
+                    "peer": "VectorGame step + random_actions",
+                    "peer_value": bare_rate,
+                    "ratio": rate_ratio(rate, bare_rate),
+                    "target": f">= {target:,}",
+                    "met": rate >= target,
+                }
+            )
 
 
 def _agent_row(cfg: Config, sec: Section) -> None:
