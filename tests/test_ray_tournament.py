@@ -113,6 +113,21 @@ def test_a_match_over_its_budget_is_cancelled_and_recorded(tmp_path: Path, ray_c
     check_complete(path, scheduled)
 
 
+def test_a_stalled_ray_worker_is_killed_and_its_match_rerun(tmp_path: Path, ray_cluster: None) -> None:
+    path = tmp_path / "t.sqlite"
+    marker = tmp_path / "stopped"
+    scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"], games=2)
+    events: list[RunEvent] = []
+    summary = run_tournament(path, workers=2, backend="ray", stall_timeout=3.0, on_event=events.append)
+    assert marker.exists()  # an actor stopped itself (SIGSTOP): it answers nothing, not even the driver's check
+    stalls = [e for e in events if e.kind == "stall"]
+    assert len(stalls) == 1 and "no sign of life for 3 s" in stalls[0].text and "it will be re-run" in stalls[0].text
+    assert summary.crashes == 1 and summary.failed == 0 and summary.finished == scheduled
+    check_complete(path, scheduled)
+    with TournamentDB(path, create=False) as db:
+        assert [e["kind"] for e in db.events()] == ["stall"]
+
+
 def test_ray_backend_checks_its_options(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite"
     new_tournament(path, ["random:seed=1", "random:seed=2"])

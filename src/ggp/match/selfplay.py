@@ -114,12 +114,13 @@ def _pyarrow() -> tuple[Any, Any]:
 
 
 # --- one game ------------------------------------------------------------------------------------
-def play_selfplay_game(task: dict[str, Any]) -> dict[str, list[Any]]:
+def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | None = None) -> dict[str, list[Any]]:
     """Play self-play game ``task["index"]`` of ``task["game"]`` with ``task["agent"]`` in every role.
 
     Returns its rows as columns (see the module documentation). Agents are
     asked without a clock; a move that is not legal raises
     :class:`SelfplayError` (training data must hold legal moves only).
+    ``on_step`` is called with the step number after every joint move.
     """
     from ..agents import make_agent
     from ..registry import load
@@ -158,6 +159,8 @@ def play_selfplay_game(task: dict[str, Any]) -> dict[str, list[Any]]:
         cols["policy_visits"].append(pol_visits)
         state = game.next_state(state, joint)
         step += 1
+        if on_step is not None:
+            on_step(step)
     goals = [int(g) for g in game.goals(state)]
     for agent in agents:
         agent.stop(state, tuple(goals))
@@ -472,7 +475,7 @@ def _run_ray(
         if outcome.kind == "timeout":
             summary.cancelled.append(index)
             emit("cancelled", index, f"game {index} cancelled: {outcome.text}; a later run plays it again")
-        elif outcome.kind == "died" and index is not None:
+        elif outcome.kind in ("died", "stall") and index is not None:
             summary.crashes += 1
             crashes[index] = crashes.get(index, 0) + 1
             if crashes[index] >= max_crashes:

@@ -97,6 +97,14 @@ class MatchWorker:
         warm_up([game])
         warm_agents(game, specs)
         self.warm_seconds = time.perf_counter() - began
+        self.last_sign = time.monotonic()
+
+    def sign_of_life(self, *_: Any) -> None:
+        self.last_sign = time.monotonic()
+
+    def since_sign(self) -> float:
+        """Seconds since this worker's match last moved (answered from a second thread while it plays)."""
+        return time.monotonic() - self.last_sign
 
     def hello(self) -> tuple[int, str, float]:
         """This worker's process id, its Ray node id and the seconds its warm-up took."""
@@ -112,6 +120,7 @@ class MatchWorker:
         from ...registry import load
         from ..series import play_one
 
+        self.sign_of_life()
         try:
             record, referee = play_one(
                 load(task["game"]),
@@ -120,6 +129,7 @@ class MatchWorker:
                 start_clock=task["start_clock"],
                 play_clock=task["play_clock"],
                 grace=task["grace"],
+                on_step=self.sign_of_life,
             )
         except Exception as exc:
             return ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
@@ -129,8 +139,9 @@ class MatchWorker:
         """One self-play game: ``("done", rows)`` or ``("error", text)`` (see :mod:`ggp.match.selfplay`)."""
         from ..selfplay import play_selfplay_game
 
+        self.sign_of_life()
         try:
-            return ("done", play_selfplay_game(task))
+            return ("done", play_selfplay_game(task, on_step=self.sign_of_life))
         except Exception as exc:
             return ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
 
@@ -169,7 +180,8 @@ def actor_class() -> Any:
     global _ACTOR_CLASS
     if _ACTOR_CLASS is None:
         ray = import_ray()
-        _ACTOR_CLASS = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(MatchWorker)
+        # Two threads: one plays, the other answers since_sign() (the driver's check for a stalled worker).
+        _ACTOR_CLASS = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0, max_concurrency=2)(MatchWorker)
     return _ACTOR_CLASS
 
 
@@ -185,11 +197,14 @@ class Actor:
     key: Any = None  # the task it runs (a match id, a game index), None when idle
     ref: Any = None
     sent: float = 0.0
+    alive: float = 0.0  # when (driver's clock) its task last showed a sign of life
+    ping: Any = None  # a pending since_sign() reference
+    pinged: float = 0.0
 
 
 @dataclass
 class Outcome:
-    """What happened to an actor: ``ready``, ``result`` (value), ``died`` (text) or ``timeout``."""
+    """What happened to an actor: ``ready``, ``result`` (value), ``died``, ``stall`` or ``timeout`` (text)."""
 
     kind: str
     actor: Actor
@@ -202,8 +217,12 @@ class ActorPool:
     """Up to ``size`` warmed-up :class:`MatchWorker` actors; the driver sends tasks and collects outcomes.
 
     ``budget`` (seconds, or None) is how long a task may run before its
-    actor is killed and the task reported as ``timeout``. ``start_timeout``
-    is how long the pool waits with no actor ready before it gives up.
+    actor is killed and the task reported as ``timeout``. ``stall`` is how
+    long a task may go without a sign of life (a move played) before its
+    actor is killed and the task reported as ``stall``; the pool asks busy
+    actors for one every few seconds, and a stopped or cut-off actor does not
+    answer. ``start_timeout`` is how long the pool waits with no actor ready
+    before it gives up.
     """
 
     def __init__(
@@ -212,6 +231,7 @@ class ActorPool:
         args: tuple[Any, ...],
         *,
         budget: float | None = None,
+        stall: float | None = None,
         start_timeout: float = 120.0,
     ) -> None:
         if not 1 <= size <= MAX_ACTORS:
@@ -221,6 +241,7 @@ class ActorPool:
         self.size = size
         self.args = args
         self.budget = budget
+        self.stall = stall
         self.start_timeout = start_timeout
         self.actors: list[Actor] = []
         self.failed_starts: list[str] = []
@@ -242,24 +263,34 @@ class ActorPool:
     def submit(self, actor: Actor, key: Any, method: str, task: dict[str, Any]) -> None:
         actor.key = key
         actor.ref = getattr(actor.handle, method).remote(task)
-        actor.sent = time.monotonic()
+        actor.sent = actor.alive = actor.pinged = time.monotonic()
 
     def wait(self, timeout: float) -> list[Outcome]:
         """Wait up to ``timeout`` s for actors to say hello or finish; returns what happened (maybe nothing)."""
         ray = self.ray
         refs = {}
+        pings = {}
         for actor in self.actors:
             ref = actor.hello if actor.hello is not None else actor.ref
             if ref is not None:
                 refs[ref] = actor
+            if actor.ping is not None:
+                pings[actor.ping] = actor
         outcomes: list[Outcome] = []
         ready: list[Any] = []
         if refs:
             # The first that is ready ends the wait; then take every other one that is ready by now.
-            first, _ = ray.wait(list(refs), num_returns=1, timeout=timeout, fetch_local=True)
+            every = [*refs, *pings]
+            first, _ = ray.wait(every, num_returns=1, timeout=timeout, fetch_local=True)
             if first:
-                ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0, fetch_local=True)
+                ready, _ = ray.wait(every, num_returns=len(every), timeout=0, fetch_local=True)
         for ref in ready:
+            if ref in pings:
+                actor = pings[ref]
+                actor.ping = None
+                with contextlib.suppress(ray.exceptions.RayError):  # a dead actor's task says so itself
+                    actor.alive = max(actor.alive, time.monotonic() - float(ray.get(ref)))
+                continue
             actor = refs[ref]
             try:
                 value = ray.get(ref)
@@ -277,10 +308,20 @@ class ActorPool:
                 actor.key, actor.ref = None, None
         now = time.monotonic()
         for actor in list(self.actors):
-            if self.budget is not None and actor.key is not None and now - actor.sent > self.budget:
+            if actor.key is None:
+                continue
+            if self.budget is not None and now - actor.sent > self.budget:
                 key = actor.key
                 self.retire(actor)
                 outcomes.append(Outcome("timeout", actor, key, text=f"over its time budget of {self.budget:g} s"))
+            elif self.stall is not None and now - actor.alive > self.stall:
+                key = actor.key
+                self.retire(actor)
+                text = f"worker {actor.pid} showed no sign of life for {self.stall:g} s and was killed"
+                outcomes.append(Outcome("stall", actor, key, text=text))
+            elif self.stall is not None and actor.ping is None and now - actor.pinged > min(5.0, self.stall / 4):
+                actor.ping = actor.handle.since_sign.remote()
+                actor.pinged = now
         if any(a.hello is None for a in self.actors):
             self.none_ready_since = None
         elif self.none_ready_since is None:

@@ -138,7 +138,8 @@ def run_tournament(
     ``limit`` runs at most that many matches (the rest stay pending for a
     later run). ``stall_timeout`` (default: twice the longer clock plus 60 s)
     is how long a worker may go without a sign of life (a move played) before
-    it is killed and its match re-run. ``match_timeout`` (default: none) is a
+    it is killed and its match re-run (on Ray too: a busy actor is asked for
+    its last move every few seconds). ``match_timeout`` (default: none) is a
     match's time budget: a match still running after it is cancelled (its
     worker killed) and recorded as failed, ``cancelled`` in its error and
     events. Raises :class:`TournamentError` if another runner holds the database.
@@ -361,7 +362,7 @@ def _run_on_ray(
     workers: int | None,
     address: str | None,
     match_timeout: float | None,
-    start_timeout: float,
+    stall: float,
     max_crashes: int,
     on_event: Callable[[RunEvent], None] | None,
 ) -> None:
@@ -399,15 +400,16 @@ def _run_on_ray(
             summary.failed += 1
             summary.cancelled += 1
             emit(RunEvent("cancelled", match_id, f"match {match_id} {text}; `--retry-failed` runs it again"))
-        elif outcome.kind == "died":
+        elif outcome.kind in ("died", "stall"):
             if match_id is None:
                 emit(RunEvent("error", None, f"{outcome.text} before its first match"))
                 return
             summary.crashes += 1
+            how = "crash" if outcome.kind == "died" else "stall"
             what = f"{outcome.text} while playing match {match_id}"
-            if db.crashed(match_id, owner, "crash", what, max_crashes):
+            if db.crashed(match_id, owner, how, what, max_crashes):
                 queue.appendleft(match_id)
-                emit(RunEvent("crash", match_id, f"{outcome.text} during match {match_id}; it will be re-run"))
+                emit(RunEvent(how, match_id, f"{outcome.text} during match {match_id}; it will be re-run"))
             else:
                 summary.failed += 1
                 emit(RunEvent("failed", match_id, f"{what}; failed {max_crashes} times, given up"))
@@ -438,7 +440,9 @@ def _run_on_ray(
     specs = sorted({spec for match_id in queue for spec in rows[match_id].specs})
     with connected(address, num_cpus=workers) as ray:
         size = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        pool = ActorPool(size, (modules, settings.game, specs), budget=match_timeout, start_timeout=start_timeout)
+        pool = ActorPool(
+            size, (modules, settings.game, specs), budget=match_timeout, stall=stall, start_timeout=max(stall, 120.0)
+        )
         try:
             warm_up([settings.game])  # this process verifies every record
             run_pool(pool, queue, method="play", make_task=make_task, on_outcome=on_outcome, on_sent=on_sent)
