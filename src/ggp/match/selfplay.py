@@ -379,7 +379,9 @@ def run_selfplay(
 
         task = {"game": name, "agent": agent, "seed": seed}
         try:
-            if backend == "ray":
+            if not queue:
+                pass  # nothing to play: no Ray instance, no workers
+            elif backend == "ray":
                 _run_ray(queue, task, settings, workers, address, match_timeout, max_crashes, summary, emit, finished)
             elif workers is None or workers == 1:
                 while queue:

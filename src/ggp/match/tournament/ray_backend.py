@@ -39,6 +39,8 @@ from ...core.errors import GGPError
 
 #: How many actors a pool keeps at most (a guard against a mistyped --workers on a small cluster).
 MAX_ACTORS = 4096
+#: Most CPUs (so worker processes) a Ray instance started here for one run may declare.
+MAX_LOCAL_CPUS = 64
 
 
 class RayBackendError(GGPError):
@@ -70,6 +72,11 @@ def connected(address: str | None, num_cpus: int | None = None) -> Iterator[Any]
     if address:
         kwargs["address"] = address
     elif num_cpus is not None:
+        if num_cpus > MAX_LOCAL_CPUS:
+            raise RayBackendError(
+                f"{num_cpus} workers on a Ray instance started on this machine: at most {MAX_LOCAL_CPUS}; "
+                "start a cluster (see docs/ray.md) and give its --address"
+            )
         kwargs["num_cpus"] = num_cpus
     try:
         ray.init(**kwargs)
