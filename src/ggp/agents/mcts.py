@@ -236,7 +236,13 @@ class MCTSAgent(Agent):
         seconds = budget(self.time, time_limit)
         if seconds is None and self.sims is None:
             seconds = DEFAULT_TIME
-        if len(legal) == 1 and self._puzzle is None:  # nothing to decide; the tree is picked up again later
+        if len(legal) == 1 and self._puzzle is None:
+            # Nothing to decide, but the trees move here, so that thinking on the opponents' time (ponder)
+            # grows the position they are deciding in.
+            if self.sims is None and self.reuse:
+                for tree in self._trees:
+                    if not tree.advance(state):
+                        tree.reset(state)
             return legal[0]
         if seconds is not None and time_limit is not None:
             # A loaded machine makes calls overrun what they planned (threads wait for a core): plan with

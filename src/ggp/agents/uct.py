@@ -465,32 +465,37 @@ class UCTSearch:
     def advance(self, state: State, max_fill: float = 0.8) -> bool:
         """Move the root to ``state`` if the tree holds it at the root or one or two steps below it.
 
-        Returns whether a subtree was kept; otherwise (or when the tree is more
-        than ``max_fill`` full) starts afresh from ``state``. Two steps cover an
+        Returns whether a subtree was kept; otherwise (or when the tree's nodes or
+        pools are more than ``max_fill`` full) starts afresh from ``state``. Two steps cover an
         agent that did not search in a state where it had a single move.
         """
-        if self._root_state is not None and self.meta[0] < max_fill * len(self.states):
+        roomy = (
+            self.meta[0] < max_fill * len(self.states)
+            and self.meta[1] < max_fill * len(self.act)
+            and self.meta[2] < max_fill * len(self.child)
+        )
+        if self._root_state is not None and roomy:
             target = _array(self.game, state)
             if np.array_equal(self.states[self.root], target):  # searched here already (start clock, pondering)
                 self._root_state = state
                 return True
-            level = [self.root]
+            level = np.array([self.root], dtype=np.int64)
             for _ in range(2):
-                below = []
-                for node in level:
-                    if not self.expanded[node]:
-                        continue
+                # Vectorised: a wide game's root has thousands of children, each with thousands of its own.
+                parts = []
+                for node in level[self.expanded[level]]:
                     start = int(self.coff[node])
-                    for j in range(start, start + int(np.prod(self.counts[node]))):
-                        child = int(self.child[j])
-                        if child < 0:
-                            continue
-                        if np.array_equal(self.states[child], target):
-                            self.root = child
-                            self._root_state = state
-                            self._sims = self._root_simulations()
-                            return True
-                        below.append(child)
+                    kids = self.child[start : start + int(np.prod(self.counts[node]))]
+                    parts.append(kids[kids >= 0])
+                below = np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+                if below.size == 0:
+                    break
+                hits = np.flatnonzero((self.states[below] == target).all(axis=1))
+                if hits.size:
+                    self.root = int(below[hits[0]])
+                    self._root_state = state
+                    self._sims = self._root_simulations()
+                    return True
                 level = below
         self.reset(state)
         return False
