@@ -186,7 +186,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run a resumable round robin between agents in parallel, with ratings",
         description=(
             "Round robin of GAME between the agent specs, each pair playing N games in each seating, in worker "
-            "processes; results go to an SQLite database as they finish, and running the command again resumes. "
+            "processes (or on a Ray cluster: --backend ray); results go to an SQLite database as they finish, and "
+            "running the command again resumes. "
             "Ends with Bradley-Terry ratings. With only --db, resumes that tournament; with --report, prints it."
         ),
     )
