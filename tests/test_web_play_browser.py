@@ -1,0 +1,337 @@
+"""The game site in a real browser (headless Chromium), as a new user meets it: one-click games against the
+computer at each level, resign and rematch, a corpus rule sheet uploaded and played on the generic grid, the
+arena with two registered ``ggp serve`` players, a phone-sized screen, and contrast.
+
+Set up as tests/test_web_browser.py (Debian's chromium; skipped without it, except under CI). Agents think
+at most 0.1 s a move here, whatever the level says, so that whole games fit in a test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+from ggp.web.limits import Limits  # noqa: E402
+from ggp.web.server import BackgroundServer  # noqa: E402
+
+CHROMIUM = os.environ.get("GGP_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "kif"
+LIMITS = Limits(
+    max_agent_time=0.1,
+    arena_allow=("127.0.0.0/8",),
+    arena_games=("wallmaze",),
+    arena_agents=(),
+    arena_play_clock=1.0,
+    arena_interval=1.0,
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    sheets = CORPUS if CORPUS.is_dir() else None
+    with BackgroundServer(tmp_path_factory.mktemp("web") / "web.sqlite3", limits=LIMITS, sheets=sheets) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        message = f"{CHROMIUM} is missing: apt-get install -y chromium"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def new_page(browser: Any, width: int = 1280, height: int = 900) -> tuple[Any, Any, list[str]]:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, errors
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context, pg, errors = new_page(browser)
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def view_of(page: Any, server: BackgroundServer) -> dict[str, Any]:
+    """The game on ``page`` as its browser's seats see it (the request carries the page's cookie)."""
+    gid = page.url.rstrip("/").rsplit("/", 1)[1]
+    return dict(page.context.request.get(f"{server.url}/api/games/{gid}").json())
+
+
+def play_to_the_end(page: Any, server: BackgroundServer, limit: int = 400) -> None:
+    """Make the first legal move from the page's list of legal moves until the result shows."""
+    result = page.locator("#result")
+    page.locator("#legal-list").evaluate("d => { d.open = true; }")
+    for _ in range(limit):
+        expect(page.locator("#result:not([hidden]), #legal-moves button.move").first).to_be_visible()
+        if result.is_visible():
+            return
+        step = page.locator("#board").get_attribute("data-step")
+        page.locator("#legal-moves button.move").first.click()
+        expect(page.locator(f'#board:not([data-step="{step}"]), #result:not([hidden])').first).to_be_visible()
+    raise AssertionError(f"no result after {limit} moves")
+
+
+# --- playing the computer --------------------------------------------------------------------------------
+GAMES = ["wallmaze", "bomberman", "bomberman2p", "amazons_8x8", "amazons_10x10"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_play_the_computer_at_each_level_to_the_end(server: BackgroundServer, page: Any, game: str) -> None:
+    for level in ["easy", "medium", "hard"]:
+        page.goto(server.url + "/")
+        card = page.locator(f"#game-{game}")
+        card.locator(f'input[name=level][value="{level}"]').check()
+        card.get_by_role("button", name="Play the computer").click()
+        expect(page).to_have_url(re.compile(r"/games/[0-9a-f]+$"))
+        view = view_of(page, server)
+        assert view["players"][view["roles"][1]] != "human" and view["mine"] == [view["roles"][0]]
+        play_to_the_end(page, server)
+        side = page.locator("#result-side")
+        expect(side).to_have_text(re.compile(r"^(You won!|You lost\.|A draw\.|You shared the win\.)$"))
+        final = view_of(page, server)
+        assert final["terminal"] and len(final["moves"]) == final["step"]
+        expect(page.locator("#move-list li")).to_have_count(final["step"])
+        mine, other = final["goals"][final["roles"][0]], final["goals"][final["roles"][1]]
+        expected = "You won!" if mine > other else "You lost." if mine < other else "A draw."
+        expect(side).to_have_text(expected)
+    shot(page, f"played_{game}")
+
+
+def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, page: Any) -> None:
+    page.goto(server.url + "/")
+    card = page.locator("#game-amazons_8x8")
+    card.get_by_role("button", name="Play the computer").click()
+    expect(page.locator("#controls")).to_contain_text("Your move as white")
+    first = page.url
+    page.locator("#action-resign").click()
+    page.locator("#action-resign").click()
+    expect(page.locator("#result-side")).to_have_text("You resigned.")
+    expect(page.locator("#result-title")).to_contain_text("black wins (white resigned)")
+    shot(page, "resigned")
+    page.locator("#action-rematch").click()
+    expect(page).not_to_have_url(first)
+    expect(page.locator("#seats")).to_contain_text("you play black")
+    expect(page.locator(".player.role-0")).to_contain_text("white: amazons")  # the computer took white
+    expect(page.locator("#controls")).to_contain_text("Your move as black")  # white moved and shot first
+    expect(page.locator("#move-list li")).to_have_count(2)
+    expect(page.locator("#move-list li").first).to_contain_text(re.compile(r"white [a-h]\d-[a-h]\d"))
+    expect(page.locator("#action-abort")).to_have_count(0)  # a move was made: only resign is offered
+
+
+def test_amazons_by_keyboard(server: BackgroundServer, page: Any) -> None:
+    page.goto(server.url + "/")
+    page.locator("#game-amazons_8x8").get_by_role("button", name="Play a friend (by link)").click()
+    expect(page.locator("#invite")).to_be_visible()
+    expect(page.locator("#invite-link")).to_have_value(page.url)
+    page.locator("#board").focus()
+    page.keyboard.press("ArrowUp")  # the cursor starts on a1; up to a2, a3 (white's amazon)
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")
+    expect(page.locator("#controls")).to_contain_text("Amazon at a3 picked")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")  # a4: the destination, not sent yet
+    expect(page.locator("#controls")).to_contain_text("Moving a3 to a4")
+    page.keyboard.press("Escape")  # taken back
+    expect(page.locator("#controls")).to_contain_text("Amazon at a3 picked")
+    page.keyboard.press("Enter")  # a4 again
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # the arrow to b4
+    expect(page.locator("#board")).to_have_attribute("data-step", "2")
+    expect(page.locator("#move-list")).to_contain_text("a3-a4")
+    expect(page.locator("#move-list")).to_contain_text("arrow b4")
+    expect(page.locator("#announce")).to_contain_text("arrow b4")
+
+
+# --- any game -------------------------------------------------------------------------------------------
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the GDL corpus (../shared/corpus) is not beside the repo")
+def test_an_uploaded_corpus_sheet_is_played_to_the_end_on_the_grid(server: BackgroundServer, page: Any) -> None:
+    page.goto(server.url + "/sheets")
+    page.locator("#sheet-name").fill("Tic-tac-toe from the corpus")
+    page.locator("#sheet-rules").fill((CORPUS / "tictactoe2.kif").read_text())
+    # the reasoner grounds and compiles the sheet: on a loaded machine that takes a while
+    page.get_by_role("button", name="Check and add this game").click(timeout=240_000)
+    expect(page.locator("h1")).to_have_text("Tic-tac-toe from the corpus")
+    expect(page.locator(".card-board svg [data-gcell]")).to_have_count(9)
+    page.get_by_role("button", name="Play the computer").click()
+    expect(page.locator("#board svg [data-gcell]")).to_have_count(9)
+    for _ in range(9):
+        if page.locator("#result").is_visible():
+            break
+        view = view_of(page, server)
+        if not view["legal"].get("xPlayer"):
+            expect(
+                page.locator(f'#board:not([data-step="{view["step"]}"]), #result:not([hidden])').first
+            ).to_be_visible()
+            continue
+        expect(page.locator("#board .hl.target")).to_have_count(len(view["legal"]["xPlayer"]))
+        target = view["legal"]["xPlayer"][0]["cells"][0]
+        page.locator(f'#board [data-gcell="{target}"]').click()  # a click on a square plays the move naming it
+        moved = page.locator(f'#board:not([data-step="{view["step"]}"]), #result:not([hidden])').first
+        expect(moved).to_be_visible(timeout=60_000)
+    expect(page.locator("#result")).to_be_visible()
+    final = view_of(page, server)
+    assert final["terminal"] and final["title"] == "Tic-tac-toe from the corpus" and final["family"] == "grid"
+    expect(page.locator("#result-side")).not_to_be_empty()
+    expect(page.locator("#facts")).to_contain_text("(control")
+    shot(page, "corpus_tictactoe")
+
+
+# --- the arena -----------------------------------------------------------------------------------------------
+class Served:
+    """``ggp serve random`` on a free loopback port."""
+
+    def __init__(self, log: Path) -> None:
+        with log.open("w") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "ggp", "serve", "random", "--port", "0"],
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 120)  # a guard against a hang, not a wait
+        assert ready, log.read_text()
+        found = re.search(r"listening on (http://127\.0\.0\.1:\d+)/", self.proc.stdout.readline())
+        assert found, log.read_text()
+        self.url = found.group(1)
+
+
+def test_the_arena_shows_a_live_match_and_the_leaderboard(server: BackgroundServer, page: Any, tmp_path: Path) -> None:
+    players = [Served(tmp_path / f"serve{i}.log") for i in range(2)]
+    try:
+        for i, p in enumerate(players):
+            page.goto(server.url + "/arena")
+            page.locator("#reg-name").fill(f"player-{i}")
+            page.locator("#reg-url").fill(p.url)
+            page.get_by_role("button", name=re.compile("Register")).click()
+            expect(page.locator("h1")).to_contain_text(f"player-{i}")
+            expect(page.locator("#player-status")).to_contain_text("active")
+        page.goto(server.url + "/arena")
+        live = page.locator("#running").get_by_role("link", name="watch live")
+        expect(live).to_have_count(1)  # the two players are matched at once: each plays one match at a time
+        live.click()
+        expect(page.locator(".players")).to_contain_text("player-0")
+        expect(page.locator(".players")).to_contain_text("player-1")
+        expect(page.locator("#board")).not_to_have_attribute("data-step", "0")  # steps arrive as they are played
+        shot(page, "arena_live")
+        expect(page.locator("#arena-status")).to_have_text("over", timeout=120_000)
+        expect(page.locator("#downloads")).to_be_visible()
+        href = page.locator("#downloads a").nth(1).get_attribute("href")
+        record = json.loads(page.context.request.get(server.url + str(href)).text())
+        assert set(record) >= {"moves", "states", "goalValues", "errors", "startClock", "playClock"}
+        page.goto(server.url + "/arena")
+        board = page.locator("#leaderboard table.ratings").first  # over all games (then per game)
+        expect(board).to_contain_text("player-0")
+        expect(board).to_contain_text("player-1")
+        shot(page, "arena_leaderboard")
+    finally:
+        for p in players:
+            p.proc.terminate()
+            p.proc.communicate(timeout=10)
+
+
+# --- phones and accessibility -------------------------------------------------------------------------------
+CONTRAST = """
+(sel) => {
+  const lum = (c) => {
+    const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+      v = Number(v) / 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = getComputedStyle(el).backgroundColor;
+      if (c && !c.startsWith("rgba(0, 0, 0, 0)") && c !== "transparent") return c;
+    }
+    return "rgb(255, 255, 255)";
+  };
+  return [...document.querySelectorAll(sel)].filter((e) => e.offsetParent && e.textContent.trim()).map((e) => {
+    const a = lum(getComputedStyle(e).color), b = lum(background(e));
+    return [e.tagName + "." + e.className, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+  });
+}
+"""
+
+
+def test_a_phone_sees_board_and_controls_on_one_screen(server: BackgroundServer, browser: Any) -> None:
+    context, page, errors = new_page(browser, 390, 844)
+    try:
+        page.goto(server.url + "/")
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= 390, f"the home page is {width} px wide on a 390 px screen"
+        page.locator("#game-wallmaze").get_by_role("button", name="Play the computer").click()
+        expect(page.locator("#controls .dpad")).to_be_visible()
+        for what in ["#board", "#controls .dpad", "#status"]:
+            box = page.locator(what).bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 844 and box["x"] + box["width"] <= 390, (what, box)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+        shot(page, "phone_wallmaze")
+        page.goto(server.url + "/games")
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390  # tables scroll inside themselves
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_labels_names_focus_and_contrast(server: BackgroundServer, page: Any) -> None:
+    page.goto(server.url + "/")
+    unlabeled = page.evaluate(
+        """() => [...document.querySelectorAll("input:not([type=hidden]), select, textarea")]
+              .filter((e) => !(e.labels && e.labels.length) && !e.getAttribute("aria-label")).map((e) => e.name)"""
+    )
+    assert unlabeled == []
+    low = [
+        (s, round(r, 2)) for s, r in page.evaluate(CONTRAST, "p, li, label, legend, a, button, h1, h2, span") if r < 4.5
+    ]
+    assert low == [], low
+    page.locator("#game-wallmaze").get_by_role("button", name="Play the computer").click()
+    board = page.locator("#board")
+    expect(board).to_have_attribute("aria-label", re.compile("Wall maze board"))
+    expect(page.locator("#announce")).to_have_attribute("aria-live", "polite")
+    for _ in range(60):  # move the focus by keyboard, as a keyboard user does, until it reaches the board
+        if board.evaluate("e => e === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    assert board.evaluate("e => e === document.activeElement")
+    assert board.evaluate("e => getComputedStyle(e).outlineStyle") != "none"  # the focus shows
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#announce")).to_contain_text("Step 1: white east")
+    low = [
+        (s, round(r, 2)) for s, r in page.evaluate(CONTRAST, "p, li, label, a, button, h1, h2, span, div") if r < 4.5
+    ]
+    assert low == [], low
