@@ -3,7 +3,6 @@ agreeing with single environments step by step."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +19,8 @@ from ggp.core.errors import IllegalMoveError
 TICTACTOE = str(Path(ggp.__file__).resolve().parent / "gdl" / "tictactoe.kif")
 
 
-@pytest.fixture(autouse=True)
-def _quiet() -> None:
-    warnings.simplefilter("ignore")  # gymnasium's notes on render fps and env specs are not failures
+# gymnasium's notes on render fps and env specs are not failures
+pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 @pytest.mark.parametrize("game", ["wallmaze", "bomberman", "bomberman2p", "amazons_8x8", TICTACTOE])

@@ -10,7 +10,6 @@ would fail it.
 from __future__ import annotations
 
 import types
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -36,14 +35,12 @@ GAMES = [*ggp.game_names()[:5], TICTACTOE, CONNECT_FOUR, CONNECT_FOUR_SIM]
 CYCLES = 60
 
 
+# PettingZoo warns about style (agent names like player_0, all-zero masks at the end): not failures
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
 def _id(g: str) -> str:
     return Path(g).stem
-
-
-@pytest.fixture(autouse=True)
-def _quiet() -> None:
-    # PettingZoo warns about style (agent names like player_0, all-zero masks at the end): not failures
-    warnings.simplefilter("ignore")
 
 
 @pytest.mark.parametrize("game", GAMES, ids=_id)
