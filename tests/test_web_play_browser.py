@@ -210,12 +210,12 @@ def test_an_uploaded_corpus_sheet_is_played_to_the_end_on_the_grid(server: Backg
 
 # --- the arena -----------------------------------------------------------------------------------------------
 class Served:
-    """``ggp serve random`` on a free loopback port."""
+    """``ggp serve SPEC`` on a free loopback port."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, spec: str = "random") -> None:
         with log.open("w") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ggp", "serve", "random", "--port", "0"],
+                [sys.executable, "-m", "ggp", "serve", spec, "--port", "0"],
                 stdout=subprocess.PIPE,
                 stderr=err,
                 text=True,
@@ -230,7 +230,8 @@ class Served:
 
 
 def test_the_arena_shows_a_live_match_and_the_leaderboard(server: BackgroundServer, page: Any, tmp_path: Path) -> None:
-    players = [Served(tmp_path / f"serve{i}.log") for i in range(2)]
+    # players that take their time (0.3 s a move), so that the match is still being played when it is watched
+    players = [Served(tmp_path / f"serve{i}.log", "mcts:time=0.3") for i in range(2)]
     try:
         for i, p in enumerate(players):
             page.goto(server.url + "/arena")
@@ -241,11 +242,13 @@ def test_the_arena_shows_a_live_match_and_the_leaderboard(server: BackgroundServ
             expect(page.locator("#player-status")).to_contain_text("active")
         page.goto(server.url + "/arena")
         live = page.locator("#running").get_by_role("link", name="watch live")
-        expect(live).to_have_count(1)  # the two players are matched at once: each plays one match at a time
+        # the two players are matched at once (each plays one match at a time); the page hears of it
+        expect(live).to_have_count(1, timeout=30_000)
         live.click()
         expect(page.locator(".players")).to_contain_text("player-0")
         expect(page.locator(".players")).to_contain_text("player-1")
-        expect(page.locator("#board")).not_to_have_attribute("data-step", "0")  # steps arrive as they are played
+        # steps arrive as they are played (after the players' START, which a loaded machine may make slow)
+        expect(page.locator("#board")).not_to_have_attribute("data-step", "0", timeout=60_000)
         shot(page, "arena_live")
         expect(page.locator("#arena-status")).to_have_text("over", timeout=120_000)
         expect(page.locator("#downloads")).to_be_visible()

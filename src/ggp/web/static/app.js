@@ -1143,7 +1143,37 @@
     }
   }
 
+  // The arena page: the list of matches being played is kept up to date.
+  async function arenaPage() {
+    const box = $("running");
+    for (;;) {
+      await sleep(3000);
+      let r;
+      try {
+        r = await api("GET", "/api/arena/matches?status=running&limit=20", undefined, 10000);
+      } catch (e) {
+        continue;
+      }
+      if (!r.ok) continue;
+      const rows = r.data.matches.map((m) =>
+        el(
+          "tr",
+          { class: "status-running" },
+          el("td", {}, m.title),
+          el("td", {}, ...m.players.flatMap((p, i) => [i ? el("br") : "", `${p.role}: `, el("a", { href: `/arena/players/${p.id}` }, p.name)])),
+          el("td", {}, el("span", { class: "live" }, "playing")),
+          el("td", { class: "links" }, el("a", { href: `/arena/matches/${m.id}` }, "watch live")),
+        ),
+      );
+      const content = rows.length
+        ? el("table", { class: "games arena-matches" }, el("tbody", {}, ...rows))
+        : el("p", { class: "muted" }, "No match is being played.");
+      box.replaceChildren(el("h2", {}, "Playing now"), content);
+    }
+  }
+
   const page = document.body.dataset.page;
+  if (page === "arena") arenaPage();
   if (page === "arena-match") arenaMatchPage();
   if (page === "sheets") sheetsPage();
   if (page === "play") {
