@@ -98,10 +98,11 @@ def test_a_match_over_its_budget_is_cancelled_and_recorded(tmp_path: Path, ray_c
     marker = tmp_path / "stopped"
     scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"], games=2)
     events: list[RunEvent] = []
-    summary = run_tournament(path, workers=2, backend="ray", match_timeout=3.0, on_event=events.append)
+    # 5 s: far more than a healthy worker needs to start or play, even on a loaded CI machine.
+    summary = run_tournament(path, workers=2, backend="ray", match_timeout=5.0, on_event=events.append)
     assert marker.exists()
     cancelled = [e for e in events if e.kind == "cancelled"]
-    assert len(cancelled) == 1 and "over its time budget of 3 s" in cancelled[0].text
+    assert len(cancelled) == 1 and "over its time budget of 5 s" in cancelled[0].text
     assert summary.cancelled == 1 and summary.finished == scheduled - 1
     with TournamentDB(path, create=False) as db:
         assert db.counts() == {"pending": 0, "running": 0, "done": scheduled - 1, "failed": 1}
@@ -118,10 +119,11 @@ def test_a_stalled_ray_worker_is_killed_and_its_match_rerun(tmp_path: Path, ray_
     marker = tmp_path / "stopped"
     scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"], games=2)
     events: list[RunEvent] = []
-    summary = run_tournament(path, workers=2, backend="ray", stall_timeout=3.0, on_event=events.append)
+    # 5 s: far more than a healthy worker needs to start or play, even on a loaded CI machine.
+    summary = run_tournament(path, workers=2, backend="ray", stall_timeout=5.0, on_event=events.append)
     assert marker.exists()  # an actor stopped itself (SIGSTOP): it answers nothing, not even the driver's check
     stalls = [e for e in events if e.kind == "stall"]
-    assert len(stalls) == 1 and "no sign of life for 3 s" in stalls[0].text and "it will be re-run" in stalls[0].text
+    assert len(stalls) == 1 and "no sign of life for 5 s" in stalls[0].text and "it will be re-run" in stalls[0].text
     assert summary.crashes == 1 and summary.failed == 0 and summary.finished == scheduled
     check_complete(path, scheduled)
     with TournamentDB(path, create=False) as db:

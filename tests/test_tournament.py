@@ -164,11 +164,12 @@ def test_a_stalled_worker_is_killed_and_its_match_rerun(tmp_path: Path) -> None:
     marker = tmp_path / "stopped"
     scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"])
     events: list[RunEvent] = []
-    summary = run_tournament(path, workers=2, stall_timeout=2.0, on_event=events.append)
+    # 5 s: far more than a healthy worker needs to start or play, even on a loaded CI machine.
+    summary = run_tournament(path, workers=2, stall_timeout=5.0, on_event=events.append)
     assert marker.exists()
     assert summary.crashes == 1
     stalls = [e for e in events if e.kind == "stall"]
-    assert len(stalls) == 1 and "no sign of life for 2 s" in stalls[0].text
+    assert len(stalls) == 1 and "no sign of life for 5 s" in stalls[0].text
     check_complete(path, scheduled)
 
 
@@ -177,10 +178,11 @@ def test_a_match_over_its_time_budget_is_cancelled_and_recorded(tmp_path: Path) 
     marker = tmp_path / "stopped"
     scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"], games=2)
     events: list[RunEvent] = []
-    summary = run_tournament(path, workers=2, match_timeout=2.0, on_event=events.append)
+    # 5 s: far more than a healthy worker needs to start or play, even on a loaded CI machine.
+    summary = run_tournament(path, workers=2, match_timeout=5.0, on_event=events.append)
     assert marker.exists()
     cancelled = [e for e in events if e.kind == "cancelled"]
-    assert len(cancelled) == 1 and "over its time budget of 2 s" in cancelled[0].text
+    assert len(cancelled) == 1 and "over its time budget of 5 s" in cancelled[0].text
     assert summary.cancelled == 1 and summary.crashes == 0 and summary.finished == scheduled - 1
     with TournamentDB(path) as db:
         assert db.counts() == {"pending": 0, "running": 0, "done": scheduled - 1, "failed": 1}
