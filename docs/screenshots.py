@@ -1,28 +1,37 @@
-"""Screenshots of the web app's play page for every game, into docs/img/screens/<game>.png.
+"""Screenshots of the web app into docs/img/screens/: the home page, the play page of every game, a game
+of the GDL corpus on the generic view, and the arena.
 
-    python docs/screenshots.py [--out DIR] [--chromium PATH]
+    python docs/screenshots.py [--out DIR] [--chromium PATH] [--games ...] [--no-arena]
 
 Runs the app in this process on 127.0.0.1 (a free port, a throw-away
-database), plays a few moves of each game through the JSON API so that the
+database, the corpus's rule sheets from ../shared/corpus/kif when they are
+there), plays a few moves of each game through the JSON API so that the
 picture shows something (a selected amazon with its destinations, a bomb
 counting down, fire, markers on their way), and photographs the page with
-headless Chromium (Debian's ``chromium``; Playwright drives it). Needs
+headless Chromium (Debian's ``chromium``; Playwright drives it). For the
+arena, two ``ggp serve random`` players on loopback are registered and a few
+of their matches played (``arena.png``, ``arena_match.png``). Needs
 ``pip install -e '.[dev,web]'`` and ``apt-get install chromium``.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
+from ggp.web.limits import Limits
 from ggp.web.server import BackgroundServer
 
 ROOT = Path(__file__).resolve().parent
+CORPUS = ROOT.parent.parent / "shared" / "corpus" / "kif"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--headless",
@@ -99,11 +108,71 @@ def photograph(page: Page, base: str, game: str, gid: str, out: Path) -> Path:
     return target
 
 
+def photograph_home(page: Page, base: str, out: Path) -> Path:
+    page.goto(f"{base}/")
+    target = out / "home.png"
+    page.screenshot(path=str(target), full_page=False)
+    return target
+
+
+def photograph_corpus(context: BrowserContext, page: Page, base: str, out: Path) -> Path:
+    """Connect Four from the corpus on the generic grid, after a few moves."""
+    view = api(context, f"{base}/api/play", {"game": "sheet:connectFour", "mode": "computer", "level": "easy"})
+    gid = view["id"]
+    for column in ("4", "4", "5"):
+        body = {"role": "red", "move": f"(drop {column})", "step": view["step"]}
+        view = api(context, f"{base}/api/games/{gid}/moves?wait=10", body)
+    page.goto(f"{base}/games/{gid}")
+    expect(page.locator("#board [data-gcell]").first).to_be_visible()
+    target = out / "corpus_connect_four.png"
+    page.screenshot(path=str(target), full_page=False)
+    return target
+
+
+def photograph_arena(context: BrowserContext, page: Page, base: str, out: Path) -> list[Path]:
+    """Two ``ggp serve random`` players registered and rated, and a match of theirs."""
+    procs = []
+    try:
+        for name in ("ggp-random-a", "ggp-random-b"):
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "ggp", "serve", "random", "--port", "0", "--name", name, "--quiet"],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            procs.append(proc)
+            assert proc.stdout is not None
+            found = re.search(r"listening on (http://127\.0\.0\.1:\d+)/", proc.stdout.readline())
+            if not found:
+                raise RuntimeError("ggp serve did not start")
+            api(context, f"{base}/api/arena/players", {"name": name, "url": found.group(1), "contact": "docs"})
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:  # a script, not a test: poll until a few matches are over
+            over = context.request.get(f"{base}/api/arena/matches?status=over").json()["matches"]
+            if len(over) >= 4:
+                break
+            time.sleep(1)
+        page.goto(f"{base}/arena")
+        arena = out / "arena.png"
+        page.screenshot(path=str(arena), full_page=False)
+        running = context.request.get(f"{base}/api/arena/matches?status=running").json()["matches"]
+        match = (running or over)[0]
+        page.goto(f"{base}/arena/matches/{match['id']}")
+        expect(page.locator("#board svg")).to_be_visible()
+        live = out / "arena_match.png"
+        page.screenshot(path=str(live), full_page=False)
+        return [arena, live]
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.communicate(timeout=10)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=ROOT / "img" / "screens", help="folder for the PNG files")
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium binary")
     parser.add_argument("--games", nargs="*", default=list(SCENES), help="which games (default: all)")
+    parser.add_argument("--no-arena", action="store_true", help="leave out the arena's pictures")
     args = parser.parse_args(argv)
     if not Path(args.chromium).exists():
         print(f"screenshots: {args.chromium} is missing (apt-get install -y chromium)", file=sys.stderr)
@@ -111,16 +180,31 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     with (
         tempfile.TemporaryDirectory() as tmp,
-        BackgroundServer(Path(tmp) / "screens.sqlite3") as server,
+        BackgroundServer(
+            Path(tmp) / "screens.sqlite3",
+            limits=Limits.from_env(
+                arena_allow=("127.0.0.0/8",),
+                arena_games=("amazons_8x8", "wallmaze"),
+                arena_agents=("random",),
+                arena_interval=1.0,
+            ),
+            sheets=CORPUS if CORPUS.is_dir() else None,
+        ) as server,
         sync_playwright() as p,
     ):
         browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
         context = browser.new_context(viewport={"width": 1200, "height": 900})
         context.set_default_timeout(20_000)
         page = context.new_page()
+        print(f"wrote {photograph_home(page, server.url, args.out)}")
         for game in args.games:
             path = photograph(page, server.url, game, prepare(context, server.url, game), args.out)
             print(f"wrote {path}")
+        if CORPUS.is_dir():
+            print(f"wrote {photograph_corpus(context, page, server.url, args.out)}")
+        if not args.no_arena:
+            for path in photograph_arena(context, page, server.url, args.out):
+                print(f"wrote {path}")
         browser.close()
     return 0
 

@@ -312,6 +312,17 @@ def grid_of(game: Game) -> Grid | None:
 
 
 _PALETTE = ["#1d4ed8", "#b91c1c", "#047857", "#7c3aed", "#b45309", "#0e7490", "#be185d", "#4d7c0f"]
+#: Pieces named after a colour are drawn in it (fill, text colour).
+_COLOURS = {
+    "red": ("#c53030", "#fff"),
+    "black": ("#222", "#fff"),
+    "white": ("#fff", "#222"),
+    "blue": ("#2b6cb0", "#fff"),
+    "green": ("#2f855a", "#fff"),
+    "yellow": ("#ecc94b", "#222"),
+    "orange": ("#dd6b20", "#fff"),
+    "purple": ("#6b46c1", "#fff"),
+}
 
 
 def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[str]]:
@@ -326,9 +337,12 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
     cell = max(16, min(56, size // max(nx, ny)))
     pad = 22
     width, height = pad + nx * cell, pad + ny * cell
+    # numbered rows go up, as ranks and ggp's own boards do (y to the north); named rows read down
+    up = all(y.lstrip("-").isdigit() for y in grid.ys)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{html.escape(game.name)} board, {nx} by {ny}" font-family="sans-serif">'
+        f'role="img" aria-label="{html.escape(game.name)} board, {nx} by {ny}" font-family="sans-serif" '
+        f'data-up="{1 if up else 0}">'
     ]
     colours: dict[str, str] = {}
     for i, x in enumerate(grid.xs):
@@ -337,8 +351,10 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
             f"{html.escape(x)}</text>"
         )
     for j, y in enumerate(grid.ys):
+        row = ny - 1 - j if up else j
+        top = pad + row * cell
         parts.append(
-            f'<text x="11" y="{pad + j * cell + cell / 2 + 4}" text-anchor="middle" font-size="11" fill="#333">'
+            f'<text x="11" y="{top + cell / 2 + 4}" text-anchor="middle" font-size="11" fill="#333">'
             f"{html.escape(y)}</text>"
         )
         for i, x in enumerate(grid.xs):
@@ -346,17 +362,28 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
             what = held.get((x, y), [])
             label = f"({x}, {y})" + (f": {', '.join(what)}" if what else ": empty")
             parts.append(
-                f'<rect data-gcell="{i} {j}" x="{pad + i * cell}" y="{pad + j * cell}" width="{cell}" '
+                f'<rect data-gcell="{i} {j}" x="{pad + i * cell}" y="{top}" width="{cell}" '
                 f'height="{cell}" fill="{shade}" stroke="#9a927f"><title>{html.escape(label)}</title></rect>'
             )
             for k, content in enumerate(what[:2]):
-                colour = colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)])
-                short = content if len(content) <= 3 else content[:3]
-                cx, cy = pad + i * cell + cell / 2, pad + j * cell + cell / 2 + k * cell / 3
-                parts.append(
-                    f'<text x="{cx}" y="{cy + cell / 8}" text-anchor="middle" font-size="{cell // 3}" '
-                    f'font-weight="bold" fill="{colour}" pointer-events="none">{html.escape(short)}</text>'
-                )
+                cx = pad + i * cell + cell / 2
+                cy = top + cell / 2 + (k * cell / 4 if len(what) > 1 else 0)
+                named = _COLOURS.get(content.lower())
+                if named is not None or len(content) > 2:
+                    fill, ink = named or (colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)]), "#fff")
+                    parts.append(
+                        f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.36:.1f}" fill="{fill}" stroke="#333" '
+                        f'pointer-events="none"/>'
+                    )
+                    short = "" if named is not None else content[0].upper()
+                else:
+                    ink = colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)])
+                    short = content
+                if short:
+                    parts.append(
+                        f'<text x="{cx}" y="{cy + cell / 8:.1f}" text-anchor="middle" font-size="{cell // 3}" '
+                        f'font-weight="bold" fill="{ink}" pointer-events="none">{html.escape(short)}</text>'
+                    )
     parts.append("</svg>")
     return "".join(parts), rest
 

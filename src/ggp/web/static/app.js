@@ -669,10 +669,12 @@
       }
       const seen = new Set();
       for (const m of moves) {
-        const key = m.cells.length > 1 ? m.cells[0] : m.cells[m.cells.length - 1];
+        // a move naming a whole column (a drop) lights its last cell; a move from one cell to another, its start
+        const column = m.cells.length > 2 && m.cells.every((c) => c.split(" ")[0] === m.cells[0].split(" ")[0]);
+        const key = m.cells.length > 1 && !column ? m.cells[0] : m.cells[m.cells.length - 1];
         if (key && !seen.has(key)) {
           seen.add(key);
-          markGrid(key, m.cells.length > 1 ? "from" : "target");
+          markGrid(key, m.cells.length > 1 && !column ? "from" : "target");
         }
       }
     }
@@ -918,8 +920,9 @@
         const nx = Math.max(...cells.map((c) => c[0])) + 1;
         const ny = Math.max(...cells.map((c) => c[1])) + 1;
         const d = DELTA[key];
+        const up = board.querySelector("svg").dataset.up === "1" ? 1 : -1; // does a larger row index go up?
         cursor = cursor || [0, 0];
-        cursor = [Math.min(nx - 1, Math.max(0, cursor[0] + d[0])), Math.min(ny - 1, Math.max(0, cursor[1] - d[1]))];
+        cursor = [Math.min(nx - 1, Math.max(0, cursor[0] + d[0])), Math.min(ny - 1, Math.max(0, cursor[1] + up * d[1]))];
       } else {
         const n = (view.state.board || "").split("/").length;
         const d = DELTA[key];
