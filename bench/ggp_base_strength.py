@@ -70,24 +70,54 @@ GAMES = {
     "atariGo_7x7": "turn-taking, large branching (49)",
 }
 
-#: The corpus's one-role games.
+#: The corpus's one-role games, less near-duplicates (three of the four factoring sheets, snake_2008_tweaked,
+#: stateSpaceLarge, sudokuGrade6E and 6H, troublemaker02).
 PUZZLES = [
+    "aipsrovers01",
+    "asteroidsParallel",
     "blocksWorld",
+    "blocksWorldParallel",
     "blocksWorldSerial",
-    "buttons",
-    "hanoi",
-    "knightsTour",
-    "lightsOn",
-    "queens",
-    "circlesolitaire",
     "brain_teaser_extended",
+    "buttons",
+    "circlesolitaire",
+    "duplicateStateMedium",
+    "factoringEasyTurtleBrain",
+    "firefighter",
     "futoshiki4",
+    "futoshiki5",
+    "hanoi",
+    "hanoi_6_disks",
+    "haystack",
     "hitori",
     "incredible",
-    "kitten_escapes_from_fire",
+    "knightmove",
+    "knightsTour",
+    "lightsOn",
+    "lightsOnParallel",
+    "lightsOnSimul4",
+    "mummymaze1p",
+    "nonogram_10x10_1",
+    "queens",
+    "queens12ug",
+    "queens31lg",
+    "rubiksCubeSuperflip",
+    "ruleDepthExponential",
+    "slidingpieces",
+    "snakeParallel",
+    "snake_2008",
+    "snake_2009",
+    "solitaireChineseCheckers",
+    "stateSpaceMedium",
+    "sudokuGrade1",
+    "sudokuGrade3",
+    "survival",
     "tpeg",
-    "8puzzle",
-    "max_knights",
+    "troublemaker01",
+    "twisty-passages",
+    "untwistycomplex2",
+    "wargame01",
+    "zombieAttack1PL6",
 ]
 
 
@@ -99,7 +129,10 @@ def sheet(name: str) -> Path:
 
 
 def code_version() -> str:
-    """The commit the run uses, with ``+`` when the agent's files differ from it."""
+    """The commit the run uses, with ``+`` when the agent's files differ from it (or $GGP_BENCH_CODE: a run
+    from a frozen copy of the sources, which keeps other edits of the tree out of a long run)."""
+    if os.environ.get("GGP_BENCH_CODE"):
+        return os.environ["GGP_BENCH_CODE"]
     root = HERE.parent
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
     mine = ["src/ggp/agents", "src/ggp/protocol/player.py"]

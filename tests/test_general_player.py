@@ -3,6 +3,7 @@ whole GGP match on a loaded machine, thinking between messages grows the tree, a
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -154,3 +155,33 @@ def test_a_puzzle_search_never_loses_its_best_line() -> None:
     for move in line:
         state = game.next_state(state, [move])
     assert game.is_terminal(state) and game.goals(state)[0] == goals[-1]
+
+
+def test_joint_moves_that_come_while_the_rules_compile_are_applied_once_they_are(monkeypatch) -> None:
+    # START answers ready by its clock and PLAY answers nil while the rules compile; the joint moves those
+    # PLAYs carry must still be applied, in order, or the player's state parts from the game manager's.
+    import ggp.protocol.player as player
+
+    release = threading.Event()
+    real = player.recognize
+
+    def slow(*args: object, **kw: object) -> object:
+        found = real(*args, **kw)  # within the compile deadline; the match learns of it only on release
+        release.wait(30)
+        return found
+
+    monkeypatch.setattr(player, "recognize", slow)
+    rules = Path(sheet_path("tictactoe2")).read_text()
+    service = PlayerService(PlayerConfig(spec="random", seed=1))
+    assert service.handle(f"(START m1 xPlayer ({rules}) 1 2)").body.lower() == "ready"
+    assert service.handle("(PLAY m1 nil)").body.lower() == "nil"
+    assert service.handle("(PLAY m1 ((play 1 1 x) noop))").body.lower() == "nil"
+    release.set()
+    match = service.match
+    assert match is not None and match.game_ready.wait(30)
+    reply = service.handle("(PLAY m1 (noop (play 2 2 o)))")
+    assert reply.status == 200
+    assert match.history == [("(play 1 1 x)", "noop"), ("noop", "(play 2 2 o)")]
+    game, state = match.game, match.state
+    assert game is not None and state is not None
+    assert reply.body in {str(m) for m in game.legal_moves(state, "xPlayer")}

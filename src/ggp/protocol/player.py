@@ -152,6 +152,8 @@ class PlayerMatch:
         self.agent_spec: str | None = None
         self.state: State | None = None
         self.history: list[tuple[str, ...]] = []
+        #: Joint moves that came while the rules were still being compiled, applied in order once they are.
+        self.pending: list[tuple[Term, ...]] = []
         self.failure: str | None = None
         self.game_ready = threading.Event()
         self.agent_ready = threading.Event()
@@ -355,15 +357,16 @@ class PlayerService:
             return Reply(409, error_reply(f"an earlier PLAY of match {match.match_id} is still being answered"))
         try:
             if not match.game_ready.wait(max(0.0, deadline - time.monotonic())):
+                if message.moves is not None:  # kept: the match must not lose a step while the rules compile
+                    match.pending.append(message.moves)
                 self._say(f"PLAY {match.match_id}: the rules are still being compiled; no move known")
                 return Reply(200, NIL)
             if match.failure is not None:
                 return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
-            if message.moves is not None:
-                problem = self._advance(match, message.moves)
-                if problem is not None:
-                    self._say(f"PLAY {match.match_id}: {problem}")
-                    return Reply(400, error_reply(problem))
+            problem = self._catch_up(match, message.moves)
+            if problem is not None:
+                self._say(f"PLAY {match.match_id}: {problem}")
+                return Reply(400, error_reply(problem))
             game, state = match.game, match.state
             assert game is not None and state is not None
             if game.is_terminal(state):
@@ -376,6 +379,14 @@ class PlayerService:
             return Reply(200, move.text)
         finally:
             match.lock.release()
+
+    def _catch_up(self, match: PlayerMatch, moves: tuple[Term, ...] | None) -> str | None:
+        """Apply the joint moves kept while the rules compiled, then ``moves``; returns what is wrong, if anything."""
+        while match.pending:
+            problem = self._advance(match, match.pending.pop(0))
+            if problem is not None:
+                return problem
+        return None if moves is None else self._advance(match, moves)
 
     def _advance(self, match: PlayerMatch, moves: tuple[Term, ...]) -> str | None:
         """Apply the game manager's joint move; returns what is wrong, if anything."""
@@ -456,8 +467,8 @@ class PlayerService:
     def _stop(self, match: PlayerMatch, message: Stop) -> Reply:
         got_lock = match.lock.acquire(timeout=1.0)
         try:
-            if match.game_ready.is_set() and match.failure is None and message.moves is not None:
-                problem = self._advance(match, message.moves)
+            if match.game_ready.is_set() and match.failure is None:
+                problem = self._catch_up(match, message.moves)
                 if problem is not None:
                     self._say(f"STOP {match.match_id}: {problem}")
             game, state, agent = match.game, match.state, match.agent
