@@ -182,8 +182,27 @@ def test_observation_planes_of_the_built_in_games() -> None:
     white = obs["white"]["observation"]
     assert white[..., 4].all() and white[..., 5].sum() == 1  # fire phase; the amazon that moved fires
     assert np.array_equal(white[..., 5] * white[..., 0], white[..., 5])
+    from ggp.games.bomberman import BLOCKED_EAST, BLOCKED_NORTH
+    from ggp.games.wallmaze import MAP
+
+    wm = rl.parallel_env("wallmaze")
+    obs, _ = wm.reset()
+    white, black = obs["white"]["observation"], obs["black"]["observation"]
+    assert white.shape == (9, 13, 5)
+    assert white[..., 0].tolist() == [[float(ch == "#") for ch in line] for line in MAP]  # row 0 is y = 9
+    assert np.allclose(white[..., 4], 1 / 30)  # step 1 of 30
+    assert (
+        white[4, 1, 1] == white[4, 11, 2] == white[4, 11, 3] == 1
+    )  # white at (2,5), black and white's target at (12,5)
+    assert black[4, 11, 1] == black[4, 1, 2] == black[4, 1, 3] == 1
+    assert white[..., 1:4].sum() == black[..., 1:4].sum() == 3
     bm = rl.parallel_env("bomberman2p")
     obs, _ = bm.reset()
+    planes = obs["bomberman"]["observation"]
+    north = [[float((x, y) in BLOCKED_NORTH) for x in range(1, 9)] for y in range(8, 0, -1)]
+    east = [[float((x, y) in BLOCKED_EAST) for x in range(1, 9)] for y in range(8, 0, -1)]
+    assert planes[..., 2].tolist() == north and planes[..., 3].tolist() == east
+    assert planes[..., 9].all() and np.allclose(planes[..., 10], 1 / 50) and planes[..., 4:9].sum() == 0
     obs, *_ = bm.step({"bomberman": 6, "bomberwoman": 5})  # bomberman drops a bomb where he stands
     planes = obs["bomberman"]["observation"]
     assert planes[7, 0, 0] == 1 and planes[7, 0, 4] == 1 and planes[0, 7, 1] == 1  # (1,1) bottom left

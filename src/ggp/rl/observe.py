@@ -50,30 +50,25 @@ from ..core.native import KernelGame
 _WM_W, _WM_H, _WM_STEPS = 13, 9, 30
 
 
-def _wallmaze_walls() -> np.ndarray:
+def _wallmaze_blank() -> np.ndarray:
+    """The planes of an empty maze, flat: the walls set, every other channel 0 (copied, then filled in)."""
     from ..games import wallmaze as wm
 
-    walls = np.zeros((_WM_H, _WM_W), dtype=np.float32)
+    planes = np.zeros((_WM_H, _WM_W, 5), dtype=np.float32)
     for c in range(_WM_W * _WM_H):
         if not wm.OPEN[c]:
-            walls[_WM_H - 1 - c // _WM_W, c % _WM_W] = 1.0
-    return walls
+            planes[_WM_H - 1 - c // _WM_W, c % _WM_W, 0] = 1.0
+    return planes.reshape(-1)
 
 
 @nb.njit(cache=True)
-def _wallmaze_one(s, role, walls, targets, out):  # type: ignore[no-untyped-def]
-    # one contiguous pass over the cells (channels last, through a flat view: no view per cell), then the
-    # three cells that are set
+def _wallmaze_one(s, role, blank, targets, out):  # type: ignore[no-untyped-def]
+    # copy the empty maze (a contiguous copy, at memory speed), then the step plane and the three cells set
     flat = out.reshape(-1)
-    wall = walls.reshape(-1)
+    flat[:] = blank
     step = s[2] / _WM_STEPS
     for p in range(_WM_H * _WM_W):
-        j = 5 * p
-        flat[j] = wall[p]
-        flat[j + 1] = 0.0
-        flat[j + 2] = 0.0
-        flat[j + 3] = 0.0
-        flat[j + 4] = step
+        flat[5 * p + 4] = step
     me, other, t = s[role], s[1 - role], targets[role]
     flat[5 * ((_WM_H - 1 - me // _WM_W) * _WM_W + me % _WM_W) + 1] = 1.0
     flat[5 * ((_WM_H - 1 - other // _WM_W) * _WM_W + other % _WM_W) + 2] = 1.0
@@ -90,33 +85,29 @@ def _wallmaze_batch(states, role, walls, targets, out):  # type: ignore[no-untyp
 _BM_N, _BM_STEPS = 8, 50
 
 
-def _bomberman_barriers() -> np.ndarray:
+def _bomberman_blank() -> np.ndarray:
+    """The planes of an empty board, flat: the barriers set, every other channel 0 (copied, then filled in)."""
     from ..games import bomberman as bm
 
-    planes = np.zeros((_BM_N, _BM_N, 2), dtype=np.float32)
+    planes = np.zeros((_BM_N, _BM_N, 11), dtype=np.float32)
     for x in range(1, _BM_N + 1):
         for y in range(1, _BM_N + 1):
-            planes[_BM_N - y, x - 1, 0] = (x, y) in bm.BLOCKED_NORTH
-            planes[_BM_N - y, x - 1, 1] = (x, y) in bm.BLOCKED_EAST
-    return planes
+            planes[_BM_N - y, x - 1, 2] = (x, y) in bm.BLOCKED_NORTH
+            planes[_BM_N - y, x - 1, 3] = (x, y) in bm.BLOCKED_EAST
+    return planes.reshape(-1)
 
 
 @nb.njit(cache=True)
-def _bomberman_one(s, role, barriers, alternating, out):  # type: ignore[no-untyped-def]
-    # one contiguous pass over the cells (channels last, through a flat view), then the set bits of the
-    # bomb and fire bitboards (a handful at most)
+def _bomberman_one(s, role, blank, alternating, out):  # type: ignore[no-untyped-def]
+    # copy the empty board (a contiguous copy), then the two whole-board channels, the players and the set
+    # bits of the bomb and fire bitboards (a handful at most)
     flat = out.reshape(-1)
-    bar = barriers.reshape(-1)
+    flat[:] = blank
     mine = 1.0 if (not alternating) or ((s[2] % 2 == 1) == (role == 0)) else 0.0
     step = s[2] / _BM_STEPS
     for p in range(64):
-        j = 11 * p
-        for k in range(9):
-            flat[j + k] = 0.0
-        flat[j + 2] = bar[2 * p]
-        flat[j + 3] = bar[2 * p + 1]
-        flat[j + 9] = mine
-        flat[j + 10] = step
+        flat[11 * p + 9] = mine
+        flat[11 * p + 10] = step
     me, other = s[role], s[1 - role]
     flat[11 * ((_BM_N - 1 - me // _BM_N) * _BM_N + me % _BM_N)] = 1.0
     flat[11 * ((_BM_N - 1 - other // _BM_N) * _BM_N + other % _BM_N) + 1] = 1.0
@@ -315,12 +306,12 @@ class Observer:
 
             self.shape: tuple[int, ...] = (_WM_H, _WM_W, 5)
             self._one, self._batch = _wallmaze_one, _wallmaze_batch
-            self._args = (_wallmaze_walls(), np.asarray(wm.TARGET, dtype=np.int64))
+            self._args = (_wallmaze_blank(), np.asarray(wm.TARGET, dtype=np.int64))
             self.encoder = _wallmaze_enc
         elif kind == "ggp.games.bomberman":
             self.shape = (_BM_N, _BM_N, 11)
             self._one, self._batch = _bomberman_one, _bomberman_batch
-            self._args = (_bomberman_barriers(), bool(getattr(game, "alternating", False)))
+            self._args = (_bomberman_blank(), bool(getattr(game, "alternating", False)))
             self.encoder = _bomberman_enc
         elif kind == "ggp.games.amazons":
             n = round((len(game.initial_array()) - 3) ** 0.5)
