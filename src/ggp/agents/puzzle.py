@@ -69,11 +69,12 @@ def _playout_template(ctx, s, rng, line, start, buf, joint, res):  # type: ignor
     return res[0], pos
 
 
-def _level1_template(ctx, s, rng, best, best_len, best_goal, budget):  # type: ignore[no-untyped-def]
+def _level1_template(ctx, s, rng, best, best_len, best_goal, budget, width):  # type: ignore[no-untyped-def]
     # Level-1 NMCS from s: at each step every move is tried with one random playout; the walk follows the
     # best line seen, which is kept in best[:best_len] (moves from s) when it beats best_goal.
     # ``budget`` bounds the playouts run (a clock's worth); returns (goal, length, playouts).
-    width = max(1, kernel_max_actions)  # type: ignore[name-defined]  # noqa: F821
+    # ``width``: the kernel's max_actions, an argument (not a bound name) so that one compiled copy serves
+    # every sheet with as many roles.
     buf = np.empty(width, dtype=np.int64)
     moves = np.empty(width, dtype=np.int64)
     joint = np.zeros(1, dtype=np.int64)
@@ -132,9 +133,9 @@ class PuzzleSearch:
         kernel = game.kernel
         self.ctx = kernel.context()
         self.rng = rng_state(seed)
-        namespace = {"kernel_max_actions": kernel.max_actions}
+        self._width = max(1, kernel.max_actions)
         playout = kernel.specialise(_playout_template)
-        self._level1 = kernel.specialise(_level1_template, playout=playout, **namespace)
+        self._level1 = kernel.specialise(_level1_template, playout=playout)
         self._from: np.ndarray | None = None  # the state the line starts from
         self._line = np.zeros(MAX_LINE, dtype=np.int64)
         self._length = 0
@@ -146,7 +147,7 @@ class PuzzleSearch:
         """Compile (or load numba's cache) with a tiny search from ``state``."""
         s = self.game._array_of(state).copy()  # writable, as the search's own copies are: one compiled signature
         scratch = np.zeros(MAX_LINE, dtype=np.int64)
-        self._level1(self.ctx, s, self.rng, scratch, 0, -1, 1)
+        self._level1(self.ctx, s, self.rng, scratch, 0, -1, 1, self._width)
 
     def line(self) -> list[Move]:
         """The best line known, as moves from the state it starts from."""
@@ -197,10 +198,12 @@ class PuzzleSearch:
         self.playouts = 0
         rate = 0.0  # playouts per second, measured
         budget = 1
+        walks = 0
         while self._goal < 100:
             t0 = time.perf_counter()
-            if t0 >= deadline and self._length > 0:  # out of time, and a line to play is known
+            if t0 >= deadline and walks > 0:  # out of time; one walk (a single playout at least) always runs
                 break
+            walks += 1
             if rate > 0:  # at most doubling, as a slow playout may follow fast ones
                 budget = max(1, min(2 * budget, int(rate * max(0.0, min(deadline - t0, seconds / 4)))))
             self._walk(budget)
@@ -214,7 +217,9 @@ class PuzzleSearch:
         # from the best line known, so it never makes it worse.
         assert self._from is not None
         line = self._line.copy()
-        goal, length, runs = self._level1(self.ctx, self._from, self.rng, line, self._length, self._goal, budget)
+        goal, length, runs = self._level1(
+            self.ctx, self._from, self.rng, line, self._length, self._goal, budget, self._width
+        )
         self._runs = int(runs)
         self.playouts += int(runs)
         if goal > self._goal:
