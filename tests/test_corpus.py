@@ -21,8 +21,8 @@ import pytest
 
 import ggp
 from conftest import SHARED
-from ggp.gdl import GDLGame
-from ggp.gdl.game import from_text
+from ggp.gdl import GDLGame, ProverGame
+from ggp.gdl.game import from_text, load_text
 
 CORPUS = SHARED / "corpus"
 
@@ -62,22 +62,22 @@ ALWAYS = [
 ]
 
 #: Sheets that cannot load yet, and why.
-EXPECTED_TO_FAIL = {
-    "ruleDepthExponential": (
-        "infeasible to ground: prereqN holds for every N-bit string (2^20 atoms for N = 20, about 4 million "
-        "atoms and instances in all), past the 3 million the grounder allows; it needs the non-ground evaluator"
-    ),
-    "amazonsTorus": (
-        "too large to ground: a move is a queen move and an arrow in one (259,202 legal moves; 2.9 million rule "
-        "instances); ggp-base's prover could not trace it either"
-    ),
+EXPECTED_TO_FAIL: dict[str, str] = {}
+
+#: Sheets left out of the CI third: too large to ground, they load only after grounding has given up (20 to
+#: 50 s) and are then played by the top-down prover (ggp.gdl.prover), slowly on amazonsTorus (about 25 s a
+#: state for its 4,000 legal moves). ``make test-corpus`` runs them; tests/test_gdl_prover.py tests the
+#: fallback in CI.
+NOT_IN_CI = {
+    "ruleDepthExponential": "prereqN holds for every N-bit string: 2^20 atoms for N = 20, past the 3 million allowed",
+    "amazonsTorus": "a move is a queen move and an arrow in one: 259,202 legal moves, 2.9 million rule instances",
 }
 
 
 def ci_sheets(names: list[str]) -> list[str]:
     """The third of ``names`` that runs by default: :data:`ALWAYS`, then evenly spread others by name."""
     chosen = [n for n in ALWAYS if n in names]
-    rest = [n for n in sorted(names) if n not in chosen and n not in EXPECTED_TO_FAIL]
+    rest = [n for n in sorted(names) if n not in chosen and n not in EXPECTED_TO_FAIL and n not in NOT_IN_CI]
     want = -(-len(names) // 3) - len(chosen)
     step = max(1, len(rest) // max(1, want))
     chosen += rest[::step][: max(0, want)]
@@ -106,6 +106,7 @@ def fresh_cache() -> Iterator[None]:
     """Games are not kept in ggp's load cache after their test: a worker would hold dozens of big networks."""
     yield
     from_text.cache_clear()
+    load_text.cache_clear()
 
 
 def games_of(name: str) -> list[list[dict[str, Any]]]:
@@ -119,7 +120,7 @@ def games_of(name: str) -> list[list[dict[str, Any]]]:
     return [games[g] for g in sorted(games)]
 
 
-def replay(game: GDLGame, name: str) -> int:
+def replay(game: GDLGame | ProverGame, name: str) -> int:
     """Replay every traced game of ``name``; returns the number of states compared."""
     compared = 0
     traced = games_of(name)
@@ -152,7 +153,7 @@ def replay(game: GDLGame, name: str) -> int:
 def test_sheet_loads_and_replays_every_traced_game(name: str) -> None:
     assert MANIFEST, f"the GDL corpus is missing: {CORPUS} must hold MANIFEST.json, kif/ and traces/"
     game = ggp.load(CORPUS / "kif" / f"{name}.kif")
-    assert isinstance(game, GDLGame)
+    assert isinstance(game, ProverGame if name in NOT_IN_CI else GDLGame), f"{name}: {type(game).__name__}"
     assert replay(game, name) > 0
 
 
@@ -161,7 +162,7 @@ def test_sheet_loads_and_replays_every_traced_game(name: str) -> None:
 def test_sheet_ggp_base_could_not_trace_loads_and_plays(name: str) -> None:
     """ggp-base's prover timed out on these: the propnet still loads them and plays a few random steps."""
     game = ggp.load(CORPUS / "kif" / f"{name}.kif")
-    assert isinstance(game, GDLGame)
+    assert isinstance(game, ProverGame if name in NOT_IN_CI else GDLGame), f"{name}: {type(game).__name__}"
     state = game.initial_state()
     for _ in range(5):
         if game.is_terminal(state):

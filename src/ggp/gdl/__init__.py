@@ -5,7 +5,9 @@
 The sheet is parsed and checked (:mod:`ggp.gdl.parser`), grounded bottom-up
 (:mod:`ggp.gdl.grounder`) and built into a propositional network
 (:mod:`ggp.gdl.propnet` builds it, :mod:`ggp.gdl.network` says what its arrays
-mean), evaluated by compiled code shared by every game.
+mean), evaluated by compiled code shared by every game. A sheet too large to
+ground is played instead by a top-down prover (:mod:`ggp.gdl.prover`), chosen
+by itself (:func:`load_text`; ``game.engine`` says which reasoner plays).
 
 Compiled code sees a game as ``game.propnet.net``, a :class:`~ggp.gdl.network.Network`
 of int32 arrays, and the numba functions of :mod:`ggp.gdl.evaluate` over it:
@@ -30,8 +32,9 @@ from __future__ import annotations
 from importlib import resources
 
 from ..core.errors import UnknownGameError
-from .game import GDLGame, GDLState, from_text, load_file
+from .game import GDLGame, GDLState, from_text, load_file, load_text
 from .parser import GDLError, parse_program
+from .prover import ProverGame
 
 #: The games ggp ships a rule sheet for: every ``ggp/games/rules/NAME.kif`` (a new game's sheet is found there).
 BUILTIN_RULES: tuple[str, ...] = tuple(
@@ -66,9 +69,11 @@ __all__ = [
     "GDLError",
     "GDLGame",
     "GDLState",
+    "ProverGame",
     "builtin",
     "from_text",
     "load_file",
+    "load_text",
     "parse_program",
     "rules_text",
 ]

@@ -19,11 +19,27 @@ from ..core.kernels import rng_state
 from ..core.kif import KifSyntaxError, parse_term, term_text
 from ..core.native import KernelGame
 from .evaluate import dn_playouts, pn_goals, pn_load, pn_playouts
-from .grounder import ground
+from .grounder import GroundingTooLarge, ground
 from .kernel import gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet
 from .parser import GDLError, parse_program, show
 from .propnet import build_propnet
+from .prover import ProverGame
+
+#: What each thread loading a rule sheet is doing now (thread id -> stage), for a progress display.
+_STAGES: dict[int, str] = {}
+
+
+def loading_stage(thread_id: int) -> str | None:
+    """What the thread ``thread_id`` is doing while it loads a rule sheet (``grounding``, say), or None."""
+    return _STAGES.get(thread_id)
+
+
+def _stage(what: str | None) -> None:
+    if what is None:
+        _STAGES.pop(threading.get_ident(), None)
+    else:
+        _STAGES[threading.get_ident()] = what
 
 
 class GDLState(State):
@@ -85,15 +101,23 @@ class GDLGame(KernelGame):
     (True, (100,))
     """
 
+    #: Which reasoner plays the game: the propnet (a :class:`~ggp.gdl.prover.ProverGame` says ``prover``).
+    engine = "propnet"
+    #: Why that reasoner.
+    engine_reason = "the sheet grounds"
+
     def __init__(self, text: str, name: str = "gdl", description: str = "") -> None:
         t0 = time.perf_counter()
         self.name = name
         self.rules_text = text
         self.fingerprint = hashlib.sha1(f"{name}\0{text}".encode()).hexdigest()
+        _stage("parsing the rules")
         self.program = parse_program(text, name)
         self.parse_seconds = time.perf_counter() - t0
+        _stage("grounding the rules")
         grounded = ground(self.program)
         self.ground_seconds = time.perf_counter() - t0 - self.parse_seconds
+        _stage("building the propnet")
         self.propnet: Propnet = build_propnet(grounded, self.program)
         self.build_seconds = time.perf_counter() - t0 - self.parse_seconds - self.ground_seconds
         sp = self.program.spelling
@@ -123,8 +147,11 @@ class GDLGame(KernelGame):
         self._lock = threading.Lock()
         self._initial = GDLState(self, bytes(np.asarray(net.init, dtype=np.uint8)))
         self._fastest: bool | None = None  # is the incremental evaluator the faster one here?
+        _stage("compiling the kernel")
         self.kernel = gdl_kernel(self.propnet)
         self.dtype = np.dtype(np.uint8)
+        self.load_seconds = time.perf_counter() - t0
+        _stage(None)
 
     # --- evaluation --------------------------------------------------------------------------
     def _state(self, state: State) -> GDLState:
@@ -378,12 +405,31 @@ def from_text(text: str, name: str = "gdl") -> GDLGame:
     return GDLGame(text, name)
 
 
+@lru_cache(maxsize=32)
+def load_text(text: str, name: str = "gdl") -> GDLGame | ProverGame:
+    """The game a rule sheet's text defines, on the propnet, or on the top-down prover when the sheet is too
+    large to ground (``game.engine`` says which and ``game.engine_reason`` why; cached like :func:`from_text`).
+
+    >>> load_text("(role p) (init s) (<= (legal p go) (true s)) (<= (next t) (does p go))"
+    ...           " (<= terminal (true t)) (goal p 100)", "tiny").engine
+    'propnet'
+    """
+    try:
+        return from_text(text, name)
+    except GroundingTooLarge as exc:
+        _stage("starting the top-down prover (too large to ground)")
+        return ProverGame(text, name, reason=f"grounding is infeasible: {exc}")
+    finally:
+        _stage(None)
+
+
 #: The largest rule sheet file read (the largest built-in sheet is about 10 KB; a GGP message at most 4 MiB).
 MAX_SHEET_BYTES = 16 * 1024 * 1024
 
 
-def load_file(path: str | Path) -> GDLGame:
-    """The game of a rule sheet file, named after the file (``rules/wallmaze.kif`` is ``wallmaze``)."""
+def load_file(path: str | Path) -> GDLGame | ProverGame:
+    """The game of a rule sheet file, named after the file (``rules/wallmaze.kif`` is ``wallmaze``); see
+    :func:`load_text` for the reasoner it plays on."""
     p = Path(path)
     try:
         with p.open("rb") as fh:
@@ -398,7 +444,7 @@ def load_file(path: str | Path) -> GDLGame:
         raise GDLError(f"{p.name}: a rule sheet must be UTF-8 text ({exc})") from None
     if "\x00" in text:
         raise GDLError(f"{p.name}: a rule sheet is text, but this file holds NUL bytes (is it binary?)")
-    return from_text(text, p.stem)
+    return load_text(text, p.stem)
 
 
-__all__ = ["GDLGame", "GDLState", "from_text", "load_file", "show"]
+__all__ = ["GDLGame", "GDLState", "from_text", "load_file", "load_text", "show"]

@@ -83,9 +83,14 @@ _LOOPS_PER_FUNCTION = 12
 _CHUNK = 1 << 16
 
 
+class GroundingTooLarge(GDLLimitError):
+    """Grounding gave up because the sheet is too large to ground (not because time ran out or it was
+    cancelled): a reasoner that does not ground (:mod:`ggp.gdl.prover`) may still play it."""
+
+
 def too_large(where: str) -> GDLLimitError:
     """The error of a grounding that grew past :data:`MAX_ATOMS` or :data:`MAX_DEPTH`."""
-    return GDLLimitError(
+    return GroundingTooLarge(
         f"{where}grounding gave up (over {MAX_ATOMS:,} atoms and rule instances, or terms nested over {MAX_DEPTH} "
         "deep): the sheet is too large to ground, or its rules build ever larger terms (a recursion through a "
         "function term such as (<= (next (count (s ?n))) (true (count ?n))) has no end)"
@@ -128,7 +133,7 @@ class _Budget:
 
     def check(self, running: int = 0) -> None:
         if self.used + running > MAX_STEPS:
-            raise GDLLimitError(
+            raise GroundingTooLarge(
                 f"{self.where}grounding gave up after {MAX_STEPS:,} join steps: the rules join relations "
                 "that find few matches in very many tries (reorder or split the rule bodies)"
             )
@@ -759,11 +764,11 @@ class Grounder:
         kept: list[GroundRule] = keep if keep is not None else []
         # the first round joins what is there: a rule with a literal of a relation still empty finds nothing
         # (its instances come later, from the new rows of that relation)
-        rows = self.store.rows
+        stored = self.store.rows
         full = [
             (str(r.head[0]), self._compile(_make_plan(r, None, skip_neg, self.store.estimate), keeping, recursive))
             for r in rules
-            if all(rows.get(str(lit.atom[0])) or str(lit.atom[0]) in self.lazy for lit in r.body if lit.kind == "pos")
+            if all(stored.get(str(lit.atom[0])) or str(lit.atom[0]) in self.lazy for lit in r.body if lit.kind == "pos")
         ]
         # per relation, the rules to run on its new rows: (head, key of the delta literal, its values, run)
         by_delta: dict[str, list[tuple[str, _Key, Row, Any]]] = {}

@@ -1,0 +1,632 @@
+"""The fallback reasoner: GDL rules evaluated top-down, without grounding, for sheets too large to ground.
+
+Some sheets are small to play but huge to ground: ``ruleDepthExponential``
+defines ``prereqN`` over every N-bit string (2^20 ground atoms for N = 20),
+yet a state asks about a handful of them. :class:`ProverGame` answers the
+questions a state asks (``legal``, ``terminal``, ``goal``, ``next``) by
+resolution from the query down, as ggp-base's prover does, with tabling:
+
+- each subgoal (an atom with its variables renamed canonically) is solved
+  once per state and its answers kept; the relations that depend on neither
+  ``true`` nor ``does`` keep their answers across states;
+- a recursive subgoal is solved to a fixpoint: the goals of a strongly
+  connected group of calls are re-run until no answer is added, then all of
+  them are complete at once (so left recursion terminates and is complete);
+- negation is by failure over a complete subgoal (the parser has checked the
+  negation is stratified).
+
+:func:`~ggp.gdl.game.load_text` picks this engine by itself when grounding
+gives up as too large; the game says so in :attr:`ProverGame.engine_reason`.
+It is the Python Game API only, with no compiled kernel: searches that need
+one (compiled MCTS, ``ggp random --compiled``) refuse such a game.
+
+>>> game = ProverGame("(role p) (init (s 0)) (succ 0 1) (<= (legal p go) (true (s ?x)))"
+...                   " (<= (next (s ?y)) (true (s ?x)) (succ ?x ?y)) (<= terminal (true (s 1)))"
+...                   " (goal p 100)", name="tiny")
+>>> s = game.next_state(game.initial_state(), ["go"])
+>>> game.state_facts(s), game.is_terminal(s), game.goals(s)
+(['(s 1)'], True, (100,))
+"""
+
+from __future__ import annotations
+
+import gc
+import html
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import MoveSyntaxError, StateFormatError
+from ..core.game import Game, Move, State
+from ..core.kif import KifSyntaxError, Term, parse_term
+from .parser import (
+    Atom,
+    GDLError,
+    GDLLimitError,
+    Literal,
+    Program,
+    Rule,
+    check_bounds,
+    parse_program,
+    reaches,
+    show,
+    term_vars,
+)
+
+#: States whose answers are kept (each holds the tables of its subgoals).
+_CACHED_STATES = 64
+#: The Python recursion a proof may use: deep recursive rules nest calls.
+_RECURSION = 20_000
+#: Most answers one question may find (rules that build ever larger terms would find them forever).
+MAX_ANSWERS = 5_000_000
+#: How deeply an answer's terms may nest (as in a rule sheet's text).
+MAX_TERM_DEPTH = 100
+
+
+def _is_var(t: Term) -> bool:
+    return isinstance(t, str) and t[:1] == "?"
+
+
+def _walk(t: Term, s: dict[str, Term]) -> Term:
+    while isinstance(t, str) and t[:1] == "?" and t in s:
+        t = s[t]
+    return t
+
+
+def _subst_atom(atom: Atom, s: dict[str, Term]) -> Atom:
+    return tuple(_subst(x, s) for x in atom)
+
+
+def _subst(t: Term, s: dict[str, Term]) -> Term:
+    if isinstance(t, str):
+        if t[:1] == "?":
+            v = s.get(t)
+            return t if v is None else _subst(v, s)
+        return t
+    return tuple(_subst(x, s) for x in t)
+
+
+def _unify(a: Term, b: Term, s: dict[str, Term]) -> bool:
+    """Extend ``s`` so that ``a`` and ``b`` are equal; False (``s`` partly extended) if they cannot be."""
+    a = _walk(a, s)
+    b = _walk(b, s)
+    if a == b:
+        return True
+    if isinstance(a, str) and a[:1] == "?":
+        s[a] = b
+        return True
+    if isinstance(b, str) and b[:1] == "?":
+        s[b] = a
+        return True
+    if isinstance(a, str) or isinstance(b, str) or len(a) != len(b):
+        return False
+    return all(_unify(x, y, s) for x, y in zip(a, b, strict=True))
+
+
+def _ground(t: Term) -> bool:
+    if isinstance(t, str):
+        return t[:1] != "?"
+    return all(_ground(x) for x in t)
+
+
+def _depth(t: Term) -> int:
+    if isinstance(t, str):
+        return 0
+    return 1 + max(_depth(x) for x in t)
+
+
+def _canon(atom: Atom) -> Atom:
+    """The atom with its variables renamed in order of appearance (the table key of a subgoal)."""
+    names: dict[str, str] = {}
+
+    def walk(t: Term) -> Term:
+        if isinstance(t, str):
+            if t[:1] == "?":
+                return names.setdefault(t, f"?\x00{len(names)}")
+            return t
+        return tuple(walk(x) for x in t)
+
+    return tuple(walk(x) for x in atom)
+
+
+def _functor(t: Term) -> Term:
+    return t if isinstance(t, str) else t[0]
+
+
+class _Entry:
+    """A subgoal's table: its answers (ground atoms) and where its evaluation stands."""
+
+    __slots__ = ("active", "answers", "complete", "depth", "low", "seen", "sweep")
+
+    def __init__(self) -> None:
+        self.answers: list[Atom] = []
+        self.seen: set[Atom] = set()
+        self.complete = False
+        self.active = False
+        self.depth = 0
+        self.low = 0
+        self.sweep = -1
+
+
+class _Context:
+    """One state (and joint move, for ``next``): its facts by functor and its subgoal tables."""
+
+    def __init__(self, facts: frozenset[Term], does: dict[str, Term] | None) -> None:
+        self.facts = facts
+        self.by_functor: dict[Term, list[Term]] = {}
+        for f in facts:
+            self.by_functor.setdefault(_functor(f), []).append(f)
+        self.does = does or {}
+        self.table: dict[Atom, _Entry] = {}
+
+
+class Prover:
+    """Tabled top-down evaluation of a checked GDL program (see the module's docstring)."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        dynamic = reaches(program, {"true", "does"})
+        self.static_rel = {r.relation for r in program.rules} - dynamic
+        self.rules: dict[tuple[str, int], list[Rule]] = {}
+        for rule in program.rules:
+            self.rules.setdefault((rule.relation, len(rule.head)), []).append(rule)
+        # a relation's rules by their head's first argument, when it is a constant (facts mostly)
+        self.by_first: dict[tuple[str, int], tuple[dict[Term, list[Rule]], list[Rule]]] = {}
+        for key, rules in self.rules.items():
+            if key[1] < 2:
+                continue
+            indexed: dict[Term, list[Rule]] = {}
+            other: list[Rule] = []
+            for rule in rules:
+                first = rule.head[1]
+                if _ground(first):
+                    indexed.setdefault(first, []).append(rule)
+                else:
+                    other.append(rule)
+            self.by_first[key] = (indexed, other)
+        self.static_table: dict[Atom, _Entry] = {}
+        self._bodies: dict[int, list[tuple[Literal, tuple[str, ...]]]] = {
+            id(rule): [(lit, tuple(sorted(term_vars(lit.atom)))) for lit in rule.body] for rule in program.rules
+        }
+        self._rule_vars = {id(rule): tuple(sorted(term_vars(rule.head))) for rule in program.rules}
+        self._orders: dict[tuple[int, frozenset[str]], list[Literal]] = {}
+        self._stack_depth = 0
+        self._low = 0
+        self._changes = 0
+        self._changes_at_ask = 0
+        self._sweeps = 0
+        self._sweep_at: list[int] = []  # the current sweep of the active subgoal at each depth
+        self._pending: list[_Entry] = []
+        self.lock = threading.RLock()  # the tables are shared: one proof at a time
+
+    # --- queries ---------------------------------------------------------------------------------
+    def ask(self, atom: Atom, ctx: _Context) -> list[Atom]:
+        """Every ground instance of ``atom`` that holds in ``ctx``."""
+        with self.lock:
+            limit = sys.getrecursionlimit()
+            if limit < _RECURSION:
+                sys.setrecursionlimit(_RECURSION)
+            self._stack_depth = 0
+            self._low = 1 << 60
+            self._changes_at_ask = self._changes
+            collecting = gc.isenabled()
+            gc.disable()  # tables are acyclic; the cyclic collector would rescan them all, again and again
+            try:
+                return list(self._solve(atom, ctx))
+            except RecursionError:
+                self._forget(ctx)
+                raise GDLError(
+                    f"{self.program.name}: the rules recurse too deeply for the fallback reasoner (asking {show(atom)})"
+                ) from None
+            except BaseException:
+                self._forget(ctx)
+                raise
+            finally:
+                if collecting:
+                    gc.enable()
+                if limit < _RECURSION:
+                    sys.setrecursionlimit(limit)
+
+    def _check(self) -> None:
+        check_bounds(f"{self.program.name}: ", "proving")
+        if self._changes - self._changes_at_ask > MAX_ANSWERS:
+            raise GDLLimitError(
+                f"{self.program.name}: the fallback reasoner gave up after {MAX_ANSWERS:,} answers to one "
+                "question: the rules build ever larger terms, or the game is too large"
+            )
+
+    def _forget(self, ctx: _Context) -> None:
+        """After a proof broke off: drop every table it left unfinished."""
+        ctx.table.clear()
+        for key in [k for k, e in self.static_table.items() if not e.complete]:
+            del self.static_table[key]
+        self._pending.clear()
+        self._sweep_at.clear()
+
+    # --- tabled resolution -----------------------------------------------------------------------
+    def _solve(self, atom: Atom, ctx: _Context) -> list[Atom]:
+        rel = str(atom[0])
+        if rel == "true":
+            return self._true(atom, ctx)
+        if rel == "does":
+            return self._does(atom, ctx)
+        key = atom if _ground(atom) else _canon(atom)
+        table = self.static_table if rel in self.static_rel else ctx.table
+        e = table.get(key)
+        if e is None:
+            e = table[key] = _Entry()
+        elif e.complete:
+            return e.answers
+        elif e.active:  # a recursive call: the answers so far, and the caller is in the group of e
+            self._low = min(self._low, e.depth)
+            return e.answers
+        elif e.low < len(self._sweep_at) and self._sweep_at[e.low] == e.sweep:
+            # a member of a group still being swept, evaluated in this sweep already: its answers so far
+            self._low = min(self._low, e.low)
+            return e.answers
+        outer_low = self._low
+        outer_pending = len(self._pending)
+        e.active = True
+        e.depth = self._stack_depth
+        self._stack_depth += 1
+        self._sweep_at.append(0)
+        try:
+            while True:
+                self._low = 1 << 60
+                before = self._changes
+                self._sweeps += 1
+                self._sweep_at[e.depth] = self._sweeps
+                self._evaluate(key, e, ctx)
+                low = self._low
+                if low < e.depth or low > e.depth or self._changes == before:
+                    break  # part of a group led from below; or not recursive; or the group reached its fixpoint
+        finally:
+            self._stack_depth -= 1
+            self._sweep_at.pop()
+            e.active = False
+        if low >= e.depth:  # e leads its group (or is alone): the group is complete
+            e.complete = True
+            for member in self._pending[outer_pending:]:
+                member.complete = True
+            del self._pending[outer_pending:]
+            self._low = outer_low
+        else:  # provisional until the group's leader (at depth low) finds its fixpoint
+            e.low = low
+            e.sweep = self._sweep_at[low]
+            self._pending.append(e)
+            self._low = min(outer_low, low)
+        return e.answers
+
+    def _evaluate(self, key: Atom, e: _Entry, ctx: _Context) -> None:
+        rel_key = (str(key[0]), len(key))
+        rules = self.rules.get(rel_key, ())
+        index = self.by_first.get(rel_key)
+        if index is not None and _ground(key[1]):
+            rules = index[0].get(key[1], []) + index[1]
+        rule_vars = self._rule_vars
+        for rule in rules:
+            s: dict[str, Term] = {}
+            # the rule's variables are the sheet's (?x); the subgoal's are canonical (?\x000): they never meet
+            if not _unify(rule.head, key, s):
+                continue
+            bound = frozenset(v for v in rule_vars[id(rule)] if _ground(_subst(v, s)))
+            order = self._orders.get((id(rule), bound))
+            if order is None:
+                order = self._orders[(id(rule), bound)] = self._order(self._bodies[id(rule)], bound)
+            for found in self._body(order, 0, s, ctx):
+                answer = _subst_atom(key, found)
+                if answer not in e.seen:
+                    if _depth(answer) > MAX_TERM_DEPTH:
+                        raise GDLLimitError(
+                            f"{self.program.name}: the fallback reasoner gave up: {show(key)} has answers with "
+                            f"terms nested over {MAX_TERM_DEPTH} deep (the rules build ever larger terms)"
+                        )
+                    e.seen.add(answer)
+                    e.answers.append(answer)
+                    self._changes += 1
+                    if self._changes & 0xFFF == 0:
+                        self._check()
+
+    def _body(self, order: list[Literal], i: int, s: dict[str, Term], ctx: _Context) -> Iterator[dict[str, Term]]:
+        if i == len(order):
+            yield s
+            return
+        lit = order[i]
+        if lit.kind == "distinct":
+            if _subst(lit.atom[0], s) != _subst(lit.atom[1], s):
+                yield from self._body(order, i + 1, s, ctx)
+            return
+        if lit.kind == "same":
+            t = dict(s)
+            if _unify(lit.atom[0], lit.atom[1], t):
+                yield from self._body(order, i + 1, t, ctx)
+            return
+        goal = _subst_atom(lit.atom, s)
+        if lit.kind == "neg":
+            if not self._solve(goal, ctx):
+                yield from self._body(order, i + 1, s, ctx)
+            return
+        for answer in list(self._solve(goal, ctx)):
+            t = dict(s)
+            if _unify(goal, answer, t):
+                yield from self._body(order, i + 1, t, ctx)
+
+    @staticmethod
+    def _order(lits: list[tuple[Literal, tuple[str, ...]]], bound: frozenset[str]) -> list[Literal]:
+        """The order to prove a body in, given the variables the head binds: at each point a check whose
+        variables are bound, else a fact of the state or move, else the first positive literal left (whose
+        answers bind its variables; negations and distinct wait for theirs, as the rule is safe)."""
+        left = list(lits)
+        known = set(bound)
+        out: list[Literal] = []
+        while left:
+            pick = next((k for k, (_, names) in enumerate(left) if known.issuperset(names)), -1)
+            if pick < 0:
+                pos = [k for k, (lit, _) in enumerate(left) if lit.kind == "pos"]
+                state = [k for k in pos if left[k][0].atom[0] in ("true", "does")]
+                pick = state[0] if state else pos[0] if pos else 0
+            lit, names = left.pop(pick)
+            out.append(lit)
+            known.update(names)
+        return out
+
+    def _true(self, atom: Atom, ctx: _Context) -> list[Atom]:
+        pattern = atom[1]
+        if _ground(pattern):
+            return [atom] if pattern in ctx.facts else []
+        out: list[Atom] = []
+        for fact in ctx.by_functor.get(_functor(pattern), ()):
+            if _unify(pattern, fact, {}):
+                out.append(("true", fact))
+        return out
+
+    def _does(self, atom: Atom, ctx: _Context) -> list[Atom]:
+        out = []
+        for role, move in ctx.does.items():
+            candidate: Atom = ("does", role, move)
+            if _unify(atom, candidate, {}):
+                out.append(candidate)
+        return out
+
+
+class ProverState(State):
+    """A state of a :class:`ProverGame`: the set of facts that hold (inner terms of ``true``)."""
+
+    __slots__ = ("_facts", "_game", "_hash")
+
+    def __init__(self, game: ProverGame, facts: frozenset[Term]) -> None:
+        self._game = game
+        self._facts = facts
+        self._hash = hash((game.name, facts))
+
+    @property
+    def game(self) -> ProverGame:
+        return self._game
+
+    @property
+    def facts(self) -> frozenset[Term]:
+        return self._facts
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProverState):
+            return NotImplemented
+        return self._facts == other._facts and self._game.name == other._game.name
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"<State {self._game.name} {' '.join(self._game.state_facts(self))}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore_state, (self._game.rules_text, self._game.name, self._game.engine_reason, self._facts))
+
+
+def _restore_state(text: str, name: str, reason: str, facts: frozenset[Term]) -> ProverState:
+    return ProverState(ProverGame(text, name, reason=reason), facts)
+
+
+class ProverGame(Game):
+    """A GDL game played by the tabled top-down :class:`Prover` instead of a propnet (see the module).
+
+    Actions are numbered in the order moves are first met (a role's moves are
+    not known before play finds them without grounding), so :meth:`num_actions`
+    grows as play goes on; an action once given keeps its move.
+    """
+
+    #: Which reasoner plays the game (a :class:`~ggp.gdl.GDLGame` says ``propnet``).
+    engine = "prover"
+
+    def __init__(
+        self, text: str, name: str = "gdl", description: str = "", *, reason: str = "", program: Program | None = None
+    ) -> None:
+        t0 = time.perf_counter()
+        self.name = name
+        self.rules_text = text
+        self.program = program if program is not None else parse_program(text, name)
+        self.engine_reason = reason or "asked for"
+        sp = self.program.spelling
+        self._spelling = sp
+        self.roles = tuple(sp.get(r, r) for r in self.program.roles)
+        self.description = description or f"a game read from a GDL rule sheet ({len(self.roles)} roles)"
+        self.prover = Prover(self.program)
+        self._contexts: OrderedDict[frozenset[Term], _Context] = OrderedDict()
+        self._lock = threading.Lock()
+        init = self.prover.ask(("init", "?x"), _Context(frozenset(), None))
+        self._initial = ProverState(self, frozenset(a[1] for a in init))
+        self._moves: list[list[Move]] = [[] for _ in self.roles]
+        self._move_terms: list[list[Term]] = [[] for _ in self.roles]
+        self._move_index: list[dict[Term, int]] = [{} for _ in self.roles]
+        self.load_seconds = time.perf_counter() - t0
+
+    # --- evaluation ------------------------------------------------------------------------------
+    def _state(self, state: State) -> ProverState:
+        if not isinstance(state, ProverState) or state._game.name != self.name:
+            got = state.game.name if isinstance(state, State) else type(state).__name__
+            raise TypeError(f"{self.name}: expected a state of {self.name}, got {got}")
+        return state
+
+    def _context(self, state: ProverState) -> _Context:
+        with self._lock:
+            ctx = self._contexts.get(state._facts)
+            if ctx is None:
+                ctx = self._contexts[state._facts] = _Context(state._facts, None)
+                if len(self._contexts) > _CACHED_STATES:
+                    self._contexts.popitem(last=False)
+            else:
+                self._contexts.move_to_end(state._facts)
+            return ctx
+
+    def _legal_terms(self, state: ProverState, r: int) -> list[Term]:
+        role = self.program.roles[r]
+        return [a[2] for a in self.prover.ask(("legal", role, "?m"), self._context(state))]
+
+    def _action(self, r: int, term: Term) -> int:
+        index = self._move_index[r]
+        a = index.get(term)
+        if a is None:
+            with self._lock:
+                a = index.get(term)
+                if a is None:
+                    a = index[term] = len(self._moves[r])
+                    self._moves[r].append(Move(show(term, self._spelling)))
+                    self._move_terms[r].append(term)
+        return a
+
+    # --- the Game API ----------------------------------------------------------------------------
+    def initial_state(self) -> ProverState:
+        return self._initial
+
+    def legal_moves(self, state: State, role: str) -> tuple[Move, ...]:
+        r = self.role_index(role)
+        s = self._state(state)
+        moves = sorted(self._moves[r][self._action(r, t)] for t in self._legal_terms(s, r))
+        if not moves and not self.is_terminal(s):
+            raise GDLError(
+                f"{self.name}: role {role} has no legal move in a non-terminal state; every role must have a "
+                f"legal move until the game ends. The state: {' '.join(self.state_facts(s)[:12])}"
+            )
+        return tuple(moves)
+
+    def is_terminal(self, state: State) -> bool:
+        return bool(self.prover.ask(("terminal",), self._context(self._state(state))))
+
+    def goals(self, state: State) -> tuple[int, ...]:
+        s = self._state(state)
+        ctx = self._context(s)
+        terminal = self.is_terminal(s)
+        out = []
+        for r, role in enumerate(self.program.roles):
+            values = sorted({int(str(a[2])) for a in self.prover.ask(("goal", role, "?v"), ctx) if str(a[2]).isdigit()})
+            if terminal and not values:
+                raise GDLError(
+                    f"{self.name}: the game is over but no 'goal' rule gives role {self.roles[r]} a value "
+                    f"in this state: {' '.join(self.state_facts(s))}"
+                )
+            if terminal and len(values) > 1:
+                raise GDLError(
+                    f"{self.name}: the game is over and the 'goal' rules give role {self.roles[r]} several "
+                    f"values ({', '.join(map(str, values))}) in this state: {' '.join(self.state_facts(s))}"
+                )
+            out.append(values[-1] if values else 0)
+        return tuple(out)
+
+    def parse_move(self, text: str) -> Move:
+        if not isinstance(text, str):
+            raise MoveSyntaxError(f"{self.name}: a move is KIF text, not {type(text).__name__}")
+        try:
+            term = _lower(parse_term(text))
+        except KifSyntaxError as exc:
+            raise MoveSyntaxError(f"{self.name}: {text!r} is not a move ({exc})") from None
+        return Move(show(term, self._spelling))
+
+    # --- the action core -------------------------------------------------------------------------
+    def num_actions(self, role: str) -> int:
+        return len(self._moves[self.role_index(role)])
+
+    def legal_actions(self, state: State, role: str) -> np.ndarray:
+        r = self.role_index(role)
+        terms = self._legal_terms(self._state(state), r)
+        return np.array(sorted(self._action(r, t) for t in terms), dtype=np.int64)
+
+    def action_to_move(self, state: State | None, role: str, action: int) -> Move:
+        moves = self._moves[self.role_index(role)]
+        if not 0 <= action < len(moves):
+            raise ValueError(f"{self.name}: {role}'s actions met so far are 0 to {len(moves) - 1}, not {action}")
+        return moves[action]
+
+    def move_to_action(self, state: State | None, role: str, move: Move | str) -> int:
+        text = move.text if isinstance(move, Move) else self.parse_move(move).text
+        try:
+            term = _lower(parse_term(text))
+        except KifSyntaxError:
+            return -1
+        r = self.role_index(role)
+        a = self._move_index[r].get(term)
+        if a is None and state is not None and term in self._legal_terms(self._state(state), r):
+            a = self._action(r, term)
+        return -1 if a is None else a
+
+    def _apply_legal(self, state: State, actions: Sequence[int]) -> ProverState:
+        s = self._state(state)
+        does = {
+            role: self._move_terms[r][a] for r, (role, a) in enumerate(zip(self.program.roles, actions, strict=True))
+        }
+        nxt = self.prover.ask(("next", "?x"), _Context(s._facts, does))
+        return ProverState(self, frozenset(a[1] for a in nxt))
+
+    # --- presentation and storage ----------------------------------------------------------------
+    def state_facts(self, state: State) -> list[str]:
+        return sorted(show(f, self._spelling) for f in self._state(state)._facts)
+
+    def render(self, state: State) -> str:
+        facts = self.state_facts(state)
+        status = "terminal" if self.is_terminal(state) else "in play"
+        return "\n".join([f"{self.name} ({status}), {len(facts)} facts:", *(f"  {f}" for f in facts)])
+
+    def svg(self, state: State, size: int = 360) -> str:
+        lines = self.render(state).splitlines()
+        line_h = 16
+        height = line_h * (len(lines) + 1)
+        rows = "".join(f'<text x="8" y="{line_h * (i + 1)}">{html.escape(t)}</text>' for i, t in enumerate(lines))
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{height}" '
+            f'viewBox="0 0 {size} {height}" font-family="monospace" font-size="12">'
+            f'<rect width="{size}" height="{height}" fill="white"/>{rows}</svg>'
+        )
+
+    def state_to_dict(self, state: State) -> dict[str, Any]:
+        return {"game": self.name, "facts": self.state_facts(state)}
+
+    def state_from_dict(self, data: dict[str, Any]) -> ProverState:
+        if not isinstance(data, dict):
+            raise StateFormatError(f"{self.name}: a state must be a JSON object, not {type(data).__name__}")
+        if data.get("game", self.name) != self.name:
+            raise StateFormatError(f"this state is of {data.get('game')!r}, not of {self.name!r}")
+        facts = data.get("facts")
+        if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
+            raise StateFormatError(f"{self.name}: a state document has 'facts', a list of KIF texts")
+        terms = set()
+        for f in facts:
+            try:
+                terms.add(_lower(parse_term(f)))
+            except KifSyntaxError as exc:
+                raise StateFormatError(f"{self.name}: {f!r} is not a fact ({exc})") from None
+        return ProverState(self, frozenset(terms))
+
+    def __repr__(self) -> str:
+        return f"<ProverGame {self.name!r}: {len(self.program.rules)} rules, not grounded>"
+
+
+def _lower(t: Term) -> Term:
+    if isinstance(t, str):
+        return t.lower()
+    return tuple(_lower(x) for x in t)
+
+
+__all__ = ["Prover", "ProverGame", "ProverState"]
