@@ -408,13 +408,17 @@ def run_cores(args: argparse.Namespace) -> None:
         game = ggp.load(name if name in ggp.game_names() else str(sheet(name)))
         state = game.initial_state()
         counts: dict[int, list[int]] = {1: [], 2: []}
+        # CPU seconds the process got per wall second: how many cores the machine's load left us.
+        cores: dict[int, list[float]] = {1: [], 2: []}
         agents = {}
         for threads in (1, 2):
             agents[threads] = agent = MCTSAgent(threads=threads, seed=1, ponder=False)
             agent.start(game, game.roles[0])
         for _ in range(args.repeats):
             for threads in (1, 2):  # alternated, so both see the same load
+                cpu, wall = time.process_time(), time.perf_counter()
                 result = agents[threads]._parallel(state, args.seconds)
+                cores[threads].append((time.process_time() - cpu) / (time.perf_counter() - wall))
                 counts[threads].append(result.simulations)
                 agents[threads]._trees[0].reset(state)
                 for t in agents[threads]._trees:
@@ -430,6 +434,10 @@ def run_cores(args: argparse.Namespace) -> None:
             "sims_1_thread": counts[1],
             "sims_2_threads": counts[2],
             "speedup": round(two / max(one, 1), 2),
+            "cores_got_1_thread": round(statistics.median(cores[1]), 2),
+            "cores_got_2_threads": round(statistics.median(cores[2]), 2),
+            # Simulations per CPU second, 2 threads against 1: the parallel efficiency, whatever the load.
+            "efficiency": round((two / statistics.median(cores[2])) / max(one / statistics.median(cores[1]), 1e-9), 2),
             "sims_per_s_2_threads": round(two / args.seconds),
             "plain_sims_per_s": round(plain_rate),
             "vs_plain": round(two / args.seconds / max(plain_rate, 1e-9), 1),
@@ -438,7 +446,8 @@ def run_cores(args: argparse.Namespace) -> None:
         }
         record("cores", row)
         print(
-            f"{name:20} 1 thread {one:>10,.0f}  2 threads {two:>10,.0f}  x{row['speedup']}  "
+            f"{name:20} 1 thread {one:>10,.0f}  2 threads {two:>10,.0f}  x{row['speedup']} (cores got "
+            f"{row['cores_got_1_thread']} / {row['cores_got_2_threads']}, efficiency {row['efficiency']})  "
             f"plain {plain_rate:,.0f}/s (compiled x{row['vs_plain']}), load {row['load']:.1f}",
             flush=True,
         )
