@@ -1,13 +1,19 @@
-"""Random-playout speed of the GDL reasoner against the native engines.
+"""Random-playout speed of the GDL reasoner, what each propnet optimisation pays, and the native engines.
 
-    python bench/gdl_speed.py [--repeat 3] [--seconds 1.0]
+    python bench/gdl_speed.py [--repeat 5] [--seconds 0.5] [--corpus NAME ...] [--no-native]
 
-For each rule sheet in ../shared/gdl (and tic-tac-toe, written below), and for
-ggp's own sheets of the built-in games: the time to parse, ground and build the
-propnet, its size, and the state transitions per second of uniformly random
-playouts (a transition: the legal moves of every role, the terminal test and the
-next state), with the native engine's speed on the same game and the ratio.
-Figures are medians of ``--repeat`` runs of about ``--seconds`` each.
+For each rule sheet in ../shared/gdl, tic-tac-toe, ggp's own sheets of the
+built-in games and the corpus sheets named: the time to parse and ground, to
+build the propnet as the program gives it and optimised (constants folded,
+one-literal gates and equal gates merged, single-reader gates flattened, dead
+gates dropped), their sizes, and the state transitions per second of uniformly
+random playouts (a transition: the legal moves of every role, the terminal
+test and the next state) on both networks by both evaluators (the sweep, and
+the differential one with its legal sets), then through the game's kernel
+(``ggp.core.kernels.random_playouts``: what agents run on, in the mode the
+kernel picked) and the native engine. Every figure is the median of
+``--repeat`` repetitions of about ``--seconds`` each, interleaved, so a busy
+moment of the machine hurts all columns of a row alike.
 """
 
 from __future__ import annotations
@@ -16,61 +22,79 @@ import argparse
 import os
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 import ggp
 import ggp.gdl
-from ggp.core.kernels import random_playouts
-from ggp.gdl import BUILTIN_RULES, GDLGame, from_text, rules_text
+from ggp.core.kernels import random_playouts, rng_state
+from ggp.gdl import BUILTIN_RULES, from_text, rules_text
+from ggp.gdl.evaluate import dn_playouts, pn_playouts
+from ggp.gdl.grounder import ground
+from ggp.gdl.kernel import evaluation_mode
+from ggp.gdl.network import Network
+from ggp.gdl.parser import parse_program
+from ggp.gdl.propnet import build_propnet
 
 SHARED = Path(os.environ.get("GGP_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
 TICTACTOE = (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text()
 
-
-def gdl_rate(game: GDLGame, seconds: float, repeat: int, incremental: bool) -> float:
-    game.random_playouts(2, seed=0, incremental=incremental)  # compile (or load from numba's cache)
-    count = 4
-    while True:  # size a run to about `seconds`
-        t = time.perf_counter()
-        game.random_playouts(count, seed=1, incremental=incremental)
-        if time.perf_counter() - t > seconds / 4 or count > 1 << 20:
-            break
-        count *= 2
-    count = max(1, int(count * seconds / max(time.perf_counter() - t, 1e-6)))
-    rates = []
-    for i in range(repeat):
-        t = time.perf_counter()
-        _, _, n = game.random_playouts(count, seed=100 + i, incremental=incremental)
-        rates.append(n / (time.perf_counter() - t))
-    return statistics.median(rates)
+Play = Callable[[int, int], int]
 
 
-def native_rate(name: str, seconds: float, repeat: int) -> float:
-    game = ggp.load(name)
-    kernel = game.kernel  # type: ignore[attr-defined]
-    s0 = game.initial_state().array  # type: ignore[attr-defined]
-    random_playouts(kernel, s0, 2)
-    count = 16
-    while True:
-        t = time.perf_counter()
-        random_playouts(kernel, s0, count, seed=1)
-        if time.perf_counter() - t > seconds / 4 or count > 1 << 22:
-            break
-        count *= 2
-    count = max(1, int(count * seconds / max(time.perf_counter() - t, 1e-6)))
-    rates = []
-    for i in range(repeat):
-        t = time.perf_counter()
-        _, lengths = random_playouts(kernel, s0, count, seed=100 + i)
-        rates.append(float(lengths.sum()) / (time.perf_counter() - t))
-    return statistics.median(rates)
+def network_play(net: Network, incremental: bool) -> Play:
+    """``play(count, seed) -> transitions`` of the reasoner's own playout loop on ``net``."""
+    roles = int(net.header[3])
+    base0 = np.asarray(net.init, dtype=np.uint8).copy()
+
+    def play(count: int, seed: int) -> int:
+        goals = np.zeros((count, roles), dtype=np.int64)
+        lengths = np.zeros(count, dtype=np.int64)
+        error = np.zeros(2, dtype=np.int64)
+        args = (net, base0, count, rng_state(seed), 100_000, goals, lengths, error)
+        return int(dn_playouts(*args, 0) if incremental else pn_playouts(*args))
+
+    return play
+
+
+def kernel_play(game: Any) -> Play:
+    kernel, start = game.kernel, game.initial_array()
+    return lambda count, seed: int(random_playouts(kernel, start, count, seed)[1].sum())
+
+
+def rates(plays: dict[str, Play], seconds: float, repeat: int) -> dict[str, float]:
+    """Median transitions/s of each play, each sized to about ``seconds``, repetitions interleaved."""
+    counts = {}
+    for name, play in plays.items():
+        play(2, 0)  # compile, or load numba's cache
+        count = 2
+        while True:
+            began = time.perf_counter()
+            play(count, 1)
+            spent = time.perf_counter() - began
+            if spent > seconds / 4 or count > 1 << 22:
+                break
+            count *= 2
+        counts[name] = max(1, int(count * seconds / max(spent, 1e-6)))
+    got: dict[str, list[float]] = {name: [] for name in plays}
+    for rep in range(repeat):
+        for name, play in plays.items():
+            began = time.perf_counter()
+            done = play(counts[name], 100 + rep)
+            got[name].append(done / max(time.perf_counter() - began, 1e-9))
+    return {name: statistics.median(r) for name, r in got.items()}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--seconds", type=float, default=1.0)
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=0.5)
+    ap.add_argument("--corpus", nargs="*", default=["connectFour", "hex"], help="corpus sheets to add")
+    ap.add_argument("--no-native", action="store_true", help="skip the native engines")
     args = ap.parse_args()
     sheets: list[tuple[str, str, str, str | None]] = []  # label, name, text, native name
     for path in sorted((SHARED / "gdl").glob("*.kif")):
@@ -78,32 +102,54 @@ def main() -> None:
     sheets.append(("tictactoe (bench)", "tictactoe", TICTACTOE, None))
     for name in BUILTIN_RULES:
         sheets.append((f"ggp rules/{name}.kif", name, rules_text(name), name))
+    for name in args.corpus:
+        path = SHARED / "corpus" / "kif" / f"{name}.kif"
+        if path.is_file():
+            sheets.append((f"corpus/{name}.kif", name, path.read_text(), None))
+    columns = ["raw sweep", "raw diff", "opt sweep", "opt diff", "kernel", "native"]
     head = (
-        f"{'rule sheet':28} {'load s':>6} {'ground':>6} {'base':>5} {'does':>5} {'gates':>6} {'lits':>7} "
-        f"{'sweep tr/s':>10} {'incr. tr/s':>10} {'native tr/s':>11} {'ratio':>6}"
+        f"{'rule sheet':28} {'ground':>6} {'build':>6} {'+opt':>5} {'gates':>15} {'lits':>15} "
+        + " ".join(f"{c:>10}" for c in columns)
+        + f" {'mode':>6} {'nat/best':>8}"
     )
     print(head)
     print("-" * len(head))
     for label, name, text, native in sheets:
+        began = time.perf_counter()
+        program = parse_program(text, name)
+        grounded = ground(program)
+        ground_s = time.perf_counter() - began
+        began = time.perf_counter()
+        raw = build_propnet(grounded, program, optimise=False)
+        build_s = time.perf_counter() - began
+        began = time.perf_counter()
+        opt = build_propnet(grounded, program, optimise=True)
+        opt_s = time.perf_counter() - began - build_s
         from_text.cache_clear()
-        t = time.perf_counter()
         game = from_text(text, name)
-        load = time.perf_counter() - t
-        pn = game.propnet
-        sweep = gdl_rate(game, args.seconds, args.repeat, incremental=False)
-        incr = gdl_rate(game, args.seconds, args.repeat, incremental=True)
-        nat = native_rate(native, args.seconds, args.repeat) if native else float("nan")
-        ratio = f"{nat / max(sweep, incr):5.0f}x" if native else "   n/a"
-        nat_s = f"{nat:11,.0f}" if native else f"{'n/a':>11}"
+        plays = {
+            "raw sweep": network_play(raw.net, False),
+            "raw diff": network_play(raw.net, True),
+            "opt sweep": network_play(opt.net, False),
+            "opt diff": network_play(opt.net, True),
+            "kernel": kernel_play(game),
+        }
+        if native is not None and not args.no_native:
+            plays["native"] = kernel_play(ggp.load(native))
+        got = rates(plays, args.seconds, args.repeat)
+        best = max(got["opt sweep"], got["opt diff"], got["kernel"])
+        ratio = f"{got['native'] / best:7.1f}x" if "native" in got else f"{'n/a':>8}"
+        figures = " ".join(f"{got[c]:10,.0f}" if c in got else f"{'n/a':>10}" for c in columns)
         print(
-            f"{label:28} {load:6.2f} {game.ground_seconds:6.2f} {pn.num_base:5} {int(pn.header[2]):5} "
-            f"{pn.num_gates:6} {pn.num_literals:7} {sweep:10,.0f} {incr:10,.0f} {nat_s} {ratio}",
+            f"{label:28} {ground_s:6.2f} {build_s:6.2f} {opt_s:5.2f} {raw.num_gates:>7}>{opt.num_gates:<7} "
+            f"{raw.num_literals:>7}>{opt.num_literals:<7} {figures} {evaluation_mode(game.kernel)[:6]:>6} {ratio}",
             flush=True,
         )
     print(
-        "\nload s: parse + ground + build the propnet; ground: the grounding part. tr/s: state transitions per "
-        "second\n(legal moves of every role, terminal test, next state) in uniformly random playouts, by the "
-        "sweeping and\nthe incremental evaluator (random_playouts uses the faster). ratio = native tr/s / best GDL tr/s."
+        "\nground: parse + ground, s; build: the propnet as the program gives it; +opt: the optimisation passes. "
+        "Figures: transitions/s\n(every role's legal moves, the terminal test, the next state) in uniformly random "
+        "playouts: the reasoner's own loop\nby sweep and differentially on the raw and the optimised network, the "
+        "game's kernel (mode: how it evaluates)\nand the native kernel; nat/best = native / the best GDL figure."
     )
 
 

@@ -8,13 +8,21 @@ the same random joint move. Run for the shared rule sheets and for ggp's own.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import ggp
+import ggp.gdl
 from conftest import GAME_NAMES, SHARED
+from ggp.core.kernels import rng_state
 from ggp.gdl import builtin, load_file
+from ggp.gdl.evaluate import dn_playouts, pn_playouts
+from ggp.gdl.grounder import ground
+from ggp.gdl.parser import parse_program
+from ggp.gdl.propnet import build_propnet
 
 # Games per pair: Amazons games are long (about 90 and 140 states) with many moves.
 GAMES = {"amazons_10x10": 4, "amazons_8x8": 6, "bomberman": 30, "bomberman2p": 30, "wallmaze": 30}
@@ -80,3 +88,109 @@ def test_incremental_and_sweeping_evaluators_play_the_same_games(name: str, shee
         incremental = game.random_playouts(count, seed=21, incremental=True, scratch=scratch)
         assert (incremental[0] == sweep[0]).all() and (incremental[1] == sweep[1]).all()
         assert incremental[2] == sweep[2]
+
+
+# --- the propnet's optimisations and the kernel's two modes --------------------------------------
+# Sheets beside the shared ones: tic-tac-toe, and two corpus sheets whose networks have cyclic blocks
+# (recursive definitions evaluated to a least fixpoint), the part of the evaluators easiest to get wrong.
+CORPUS_SHEETS = ["atariGoVariant_7x7", "cubicup_3player"]
+
+
+def _sheet(which: str) -> tuple[str, str]:
+    kind, _, name = which.partition(":")
+    if kind == "shared":
+        return (SHARED / "gdl" / f"{name}.kif").read_text(), name
+    if kind == "corpus":
+        return (SHARED / "corpus" / "kif" / f"{name}.kif").read_text(), name
+    if kind == "ggp":
+        from ggp.gdl import rules_text
+
+        return rules_text(name), name
+    return (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), "tictactoe"
+
+
+SHEETS = (
+    [f"shared:{n}" for n in GAME_NAMES]
+    + [f"ggp:{n}" for n in ("bomberman2p", "wallmaze")]
+    + ["tictactoe"]
+    + [f"corpus:{n}" for n in CORPUS_SHEETS]
+)
+
+
+def _playouts(net: Any, incremental: bool, count: int, seed: int, scratch: int = 0) -> tuple[Any, ...]:
+    roles = int(net.header[3])
+    goals = np.zeros((count, roles), dtype=np.int64)
+    lengths = np.zeros(count, dtype=np.int64)
+    error = np.zeros(2, dtype=np.int64)
+    args = (net, np.asarray(net.init, dtype=np.uint8).copy(), count, rng_state(seed), 400, goals, lengths, error)
+    n = dn_playouts(*args, scratch) if incremental else pn_playouts(*args)
+    return goals, lengths, n, tuple(error)
+
+
+@pytest.mark.parametrize("which", SHEETS)
+def test_optimised_network_plays_the_same_games_as_the_raw_one(which: str) -> None:
+    """Folding, merging, flattening and dropping gates changes no legal move, next state, terminal test or goal:
+    the optimised network, by either evaluator, plays exactly the games the program's own network plays."""
+    text, name = _sheet(which)
+    program = parse_program(text, name)
+    grounded = ground(program)
+    raw = build_propnet(grounded, program, optimise=False)
+    opt = build_propnet(grounded, program, optimise=True)
+    assert opt.num_gates <= raw.num_gates and opt.move_texts == raw.move_texts
+    assert opt.base_texts == raw.base_texts
+    count = 4 if "amazons" in name else 12
+    expected = _playouts(raw.net, False, count, seed=5)
+    assert expected[2] > 0 and expected[3] == (0, 0)
+    for incremental, scratch in ((False, 0), (True, 0), (True, 9)):
+        got = _playouts(opt.net, incremental, count, seed=5, scratch=scratch)
+        assert (got[0] == expected[0]).all() and (got[1] == expected[1]).all(), (incremental, scratch)
+        assert got[2:] == expected[2:]
+
+
+@pytest.mark.parametrize("which", ["shared:bomberman2p", "shared:wallmaze", "tictactoe", "corpus:atariGoVariant_7x7"])
+def test_kernel_modes_agree_and_a_context_follows_any_jump(which: str) -> None:
+    """The kernel's sweep and differential modes give the same perft counts and random games; one context asked
+    about states in any order (as a search's is: a leaf, then the root again) answers as a fresh one does."""
+    from ggp.core.kernels import perft, random_playouts
+    from ggp.gdl import from_text
+    from ggp.gdl.kernel import DIFFERENTIAL, SWEEP, gdl_kernel
+
+    text, name = _sheet(which)
+    game = from_text(text, name)
+    sweep, diff = gdl_kernel(game.propnet, SWEEP), gdl_kernel(game.propnet, DIFFERENTIAL)
+    start = game.initial_array()
+    assert perft(sweep, start, 3) == perft(diff, start, 3) > 0
+    a, b = random_playouts(sweep, start, 8, seed=4), random_playouts(diff, start, 8, seed=4)
+    assert (a[0] == b[0]).all() and (a[1] == b[1]).all()
+    rng = random.Random(3)
+    states = []
+    for _ in range(6):  # states from several random games
+        s = game.initial_state()
+        for _ in range(rng.randrange(1, 30)):
+            if game.is_terminal(s):
+                break
+            s = game.next_state(s, [rng.choice(game.legal_moves(s, r)) for r in game.roles])
+        states.append(game.array_of(s).copy())
+    width = max(1, diff.max_actions)
+    for kernel in (sweep, diff):
+        shared = kernel.context()
+        for s in [*states, *states[::-1], start]:
+            fresh = kernel.context()
+            for role in range(len(game.roles)):
+                got, want = np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64)
+                n = kernel.legal(shared, s, role, got)
+                assert n == kernel.legal(fresh, s, role, want) and (got[:n] == want[:n]).all()
+            assert kernel.terminal(shared, s) == kernel.terminal(fresh, s)
+            goals, expected = np.zeros(len(game.roles), np.int64), np.zeros(len(game.roles), np.int64)
+            kernel.goals(shared, s, goals)
+            kernel.goals(fresh, s, expected)
+            assert (goals == expected).all()
+            if not kernel.terminal(shared, s) and n > 0:
+                joint = np.zeros(len(game.roles), dtype=np.int64)
+                for role in range(len(game.roles)):
+                    m = kernel.legal(fresh, s, role, want)
+                    joint[role] = want[rng.randrange(m)]
+                after, expected_after = s.copy(), s.copy()
+                kernel.apply(shared, after, joint)
+                kernel.apply(kernel.context(), expected_after, joint)
+                assert (after == expected_after).all()

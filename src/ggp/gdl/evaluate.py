@@ -271,11 +271,16 @@ def pn_playouts(
 
 # The differential state ``dn`` is a tuple of arrays: (values, counts, stack, dirty blocks, per
 # legal entry whether it is in its role's legal set, per role a Fenwick tree over its entries,
-# per role how many are legal). The legal sets change with the gates that flip, so a random legal
-# move costs a logarithmic walk, not a scan over every move the role might ever make (Amazons:
-# thousands). The walk picks the same move as a scan would for the same random number, so both
-# evaluators play the same games.
-DN_VALS, DN_CNT, DN_STACK, DN_DIRTY, DN_IN, DN_TREE, DN_COUNT = range(7)
+# per role how many are legal, per base proposition whether it is touched, the touched ones and
+# how many, the base propositions a step changed, per role the does node set now). The legal sets
+# change with the gates that flip,
+# so a random legal move costs a logarithmic walk, not a scan over every move the role might ever
+# make (Amazons: thousands); the walk picks the same move as a scan would for the same random
+# number, so both evaluators play the same games. A base proposition is touched when it or its
+# next-state node changes; a step compares only the touched ones (hex: a few of 7,052).
+DN_VALS, DN_CNT, DN_STACK, DN_DIRTY, DN_IN, DN_TREE, DN_COUNT, DN_TFLAG, DN_TLIST, DN_TCOUNT, DN_CHANGED, DN_DOES = (
+    range(12)
+)
 
 
 @nb.njit(cache=True)
@@ -293,6 +298,11 @@ def dn_alloc(net: Network, scratch: int) -> tuple[np.ndarray, ...]:
         np.zeros(nlegal, dtype=np.uint8),
         np.zeros(nlegal + nroles, dtype=np.int32),
         np.zeros(nroles, dtype=np.int32),
+        np.zeros(header[H_NBASE], dtype=np.uint8),
+        np.zeros(header[H_NBASE], dtype=np.int32),
+        np.zeros(1, dtype=np.int32),
+        np.zeros(header[H_NBASE], dtype=np.int32),
+        np.full(nroles, -1, dtype=np.int32),
     )
 
 
@@ -303,7 +313,7 @@ def dn_init(net: Network, vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -
     if base.shape[0] != header[1] or vals.shape[0] < header[0] or cnt.shape[0] < header[0]:
         raise ValueError("dn_init: base holds one bit per base proposition, vals and cnt an entry per node")
     dn = dn_alloc(net, 1)
-    _dn_init(net, (vals, cnt, dn[2], dn[3], dn[4], dn[5], dn[6]), base)
+    _dn_init(net, (vals, cnt, dn[2], dn[3], dn[4], dn[5], dn[6], dn[7], dn[8], dn[9], dn[10], dn[11]), base)
 
 
 @nb.njit(cache=True)
@@ -317,6 +327,7 @@ def _dn_init(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None
     thr = net.threshold
     vals[:] = 0
     vals[1] = 1
+    dn[DN_DOES][:] = -1
     for i in range(nbase):
         vals[2 + i] = base[i]
     _eval(net, vals, 0)
@@ -349,6 +360,27 @@ def _dn_init(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None
             if j <= m:
                 tree[off + j] += tree[off + i]
         lcount[r] = n
+    # every base proposition touched: the next step compares them all
+    tflag, tlist = dn[DN_TFLAG], dn[DN_TLIST]
+    for i in range(nbase):
+        tflag[i] = 1
+        tlist[i] = i
+    dn[DN_TCOUNT][0] = nbase
+
+
+@nb.njit(cache=True, inline="always")
+def _touch(net: Network, dn: tuple[np.ndarray, ...], n: int) -> None:
+    # Node n changed: the base propositions that watch it may differ from their next value now.
+    tflag, tlist, tcount = dn[DN_TFLAG], dn[DN_TLIST], dn[DN_TCOUNT]
+    nof = net.next_of
+    t = tcount[0]
+    for q in range(net.next_of_ptr[n], net.next_of_ptr[n + 1]):
+        i = nof[q]
+        if tflag[i] == 0:
+            tflag[i] = 1
+            tlist[t] = i
+            t += 1
+    tcount[0] = t
 
 
 @nb.njit(cache=True, inline="always")
@@ -449,7 +481,7 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
     fo_ptr = net.fanout_ptr
     fo = net.fanout
     cyc = net.cyclic
-    lof_ptr = net.legal_of_ptr
+    watch = net.watch
     blocks = net.blocks
     nblocks = blocks.shape[0] // 3
     ndirty = 0
@@ -460,8 +492,12 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
             e = stack[top]
             n = e >> 1
             v = e & 1
-            if lof_ptr[n] != lof_ptr[n + 1]:
-                _legal_flip(net, dn, n)
+            w = watch[n]
+            if w != 0:
+                if w & 1:
+                    _legal_flip(net, dn, n)
+                if w & 2:
+                    _touch(net, dn, n)
             for k in range(fo_ptr[n], fo_ptr[n + 1]):
                 r = fo[k]
                 g = r >> 2
@@ -533,11 +569,13 @@ def dn_set(
         return False
     vals[node] = value
     stack[0] = 2 * node + value
-    sets = dn_alloc(net, 1)  # (legal sets of their own: these arrays hold only values and counts)
-    return _dn_propagate(net, (vals, cnt, stack, dirty, sets[4], sets[5], sets[6]), 1)
+    sets = dn_alloc(net, 1)  # (legal sets and touched lists of their own: these arrays hold only values and counts)
+    return _dn_propagate(
+        net, (vals, cnt, stack, dirty, sets[4], sets[5], sets[6], sets[7], sets[8], sets[9], sets[10], sets[11]), 1
+    )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _dn_load(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None:
     """Bring a loaded state (no move made) to state ``base`` by propagating the base propositions that differ."""
     vals, stack = dn[DN_VALS], dn[DN_STACK]
@@ -557,58 +595,83 @@ def _dn_load(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None
 
 
 @nb.njit(cache=True)
-def _dn_step(net: Network, dn: tuple[np.ndarray, ...], does: np.ndarray, nxt: np.ndarray) -> None:
-    """From a loaded state, play ``does`` (a does node per role, -1: none): the next state into ``nxt``, and loaded."""
-    vals, stack = dn[DN_VALS], dn[DN_STACK]
+def _dn_step(net: Network, dn: tuple[np.ndarray, ...], does: np.ndarray) -> int:
+    """From a loaded state, play ``does`` (a does node per role, -1: none) and load the next state (the moves
+    stay set in the values, which no legal, goal or terminal node reads).
+
+    Returns how many base propositions changed; they are the first entries of ``dn[DN_CHANGED]``.
+    """
+    vals, stack, current = dn[DN_VALS], dn[DN_STACK], dn[DN_DOES]
+    tflag, tlist, tcount, changed = dn[DN_TFLAG], dn[DN_TLIST], dn[DN_TCOUNT], dn[DN_CHANGED]
     nbase = net.header[H_NBASE]
     nxt_node = net.next
     capacity = stack.shape[0]
+    # The moves stay set after the step: legality, goals and termination never depend on them
+    # (the parser sees to it), so only the next step's moves need to change, and a role that
+    # repeats its move (the idle role's noop) costs nothing.
     top = 0
     ok = True
     for r in range(does.shape[0]):
         d = does[r]
-        if d >= 0 and vals[d] == 0:
-            if top >= capacity:
-                ok = False
-                break
+        c = current[r]
+        if d == c:
+            continue
+        if top + 2 > capacity:
+            ok = False
+            break
+        if c >= 0:
+            vals[c] = 0
+            stack[top] = 2 * c
+            top += 1
+        if d >= 0:
             vals[d] = 1
             stack[top] = 2 * d + 1
             top += 1
+        current[r] = d
     if not ok or not _dn_propagate(net, dn, top):
         # out of scratch space: this step from scratch
-        for i in range(nbase):
-            nxt[i] = vals[2 + i]
-        _dn_init(net, dn, nxt)
+        old = vals[2 : 2 + nbase].copy()
+        _dn_init(net, dn, old)
         for r in range(does.shape[0]):
             if does[r] >= 0:
                 vals[does[r]] = 1
         _eval(net, vals, 2)
+        nxt = np.empty(nbase, dtype=np.uint8)
+        nch = 0
         for i in range(nbase):
             nxt[i] = vals[nxt_node[i]]
+            if nxt[i] != old[i]:
+                changed[nch] = i
+                nch += 1
         _dn_init(net, dn, nxt)
-        return
-    for i in range(nbase):
-        nxt[i] = vals[nxt_node[i]]
+        return nch
+    # only a touched base proposition can differ from its next value
+    nch = 0
+    for q in range(tcount[0]):
+        i = tlist[q]
+        tflag[i] = 0
+        if vals[nxt_node[i]] != vals[2 + i]:
+            changed[nch] = i
+            nch += 1
+    tcount[0] = 0
     top = 0
-    for r in range(does.shape[0]):
-        d = does[r]
-        if d >= 0 and vals[d] == 1:
-            if top >= capacity:
-                _dn_init(net, dn, nxt)
-                return
-            vals[d] = 0
-            stack[top] = 2 * d
-            top += 1
-    for i in range(nbase):
-        if vals[2 + i] != nxt[i]:
-            if top >= capacity:
-                _dn_init(net, dn, nxt)
-                return
-            vals[2 + i] = nxt[i]
-            stack[top] = 2 * (2 + i) + nxt[i]
-            top += 1
-    if top > 0 and not _dn_propagate(net, dn, top):
+    flipped = 0
+    while ok and flipped < nch:
+        if top >= capacity:
+            ok = False
+            break
+        i = changed[flipped]
+        v = 1 - vals[2 + i]
+        vals[2 + i] = v
+        stack[top] = 2 * (2 + i) + v
+        top += 1
+        flipped += 1
+    if not ok or not _dn_propagate(net, dn, top):
+        nxt = vals[2 : 2 + nbase].copy()  # the next state: the changes not flipped yet, flipped
+        for q in range(flipped, nch):
+            nxt[changed[q]] = 1 - nxt[changed[q]]
         _dn_init(net, dn, nxt)
+    return nch
 
 
 @nb.njit(cache=True)
@@ -652,12 +715,10 @@ def dn_playouts(
     evaluated from scratch instead.
     """
     header = net.header
-    nbase = header[1]
     nroles = header[3]
     _check_playout_arrays(net, base0, count, out_goals, out_lengths, error)
     dn = dn_alloc(net, scratch)
     vals = dn[DN_VALS]
-    nxt = np.empty(nbase, dtype=np.uint8)
     does = np.full(nroles, -1, dtype=np.int32)
     _dn_init(net, dn, base0)
     transitions = 0
@@ -670,7 +731,7 @@ def dn_playouts(
                 break
             if not _dn_random_joint(net, dn, rng, does, error):
                 return transitions
-            _dn_step(net, dn, does, nxt)
+            _dn_step(net, dn, does)
             steps += 1
             transitions += 1
         if error[0] != 0:

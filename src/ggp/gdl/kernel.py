@@ -12,7 +12,8 @@ network the same shape as a built-in game's rules:
 * ``terminal(ctx, s)``, ``goals(ctx, s, out)`` and ``rollout(ctx, s, rng)``.
 
 ``ctx`` is a :func:`context`: the network and the values of all its nodes for
-the state it last saw. Its mode says how they are kept: differentially (asked
+the state it last saw, packed into three arrays (a call from Python types each
+array it is given, so a context of a few dozen arrays cost 70 us a call). Its mode says how they are kept: differentially (asked
 about another state, it propagates only the base propositions that differ, and
 a move only the inputs it sets; consecutive states in a playout or a search
 path differ in a handful of propositions, so a step costs a small part of a
@@ -27,13 +28,23 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
-from typing import Any
 
 import numba as nb
 import numpy as np
 
 from ..core.kernels import Kernel, rng_state
 from .evaluate import (
+    DN_CHANGED,
+    DN_CNT,
+    DN_COUNT,
+    DN_DIRTY,
+    DN_DOES,
+    DN_IN,
+    DN_STACK,
+    DN_TCOUNT,
+    DN_TFLAG,
+    DN_TLIST,
+    DN_TREE,
     DN_VALS,
     _dn_init,
     _dn_load,
@@ -46,7 +57,7 @@ from .evaluate import (
     _read_goals,
     dn_alloc,
 )
-from .network import H_NBASE, H_NROLES, H_TERMINAL, Propnet
+from .network import H_NBASE, H_NROLES, H_TERMINAL, Network, Propnet
 
 #: A random playout gives up after this many steps (a rule sheet's game may never end).
 MAX_ROLLOUT_STEPS = 100_000
@@ -57,11 +68,46 @@ SWEEP, DIFFERENTIAL = 0, 1
 F_LOADED, F_MODE, F_GOALS = 0, 1, 2
 
 
-def context(propnet: Propnet, mode: int = DIFFERENTIAL) -> tuple[Any, ...]:
+# A context is three arrays, since every call from Python into compiled code types its arguments,
+# at about 1.6 us per array of a tuple: the network packed into one int32 array (shared by the
+# contexts of a sheet), the evaluation state's int32 arrays packed into another, its uint8 arrays
+# into a third. Each compiled entry point unpacks them into views (a few instructions).
+#: The int32 state's slots (after the network's, in the same numbering of starts).
+_NET = len(Network._fields)
+S_CNT, S_STACK, S_DIRTY, S_TREE, S_LCOUNT, S_TLIST, S_TCOUNT, S_CHANGED, S_CUR, S_FLAGS, S_DOES, S_GCOUNT, S_USTARTS = (
+    range(13)
+)
+#: The uint8 state's slots: values, legal-set membership, touched flags, next-state scratch.
+U_VALS, U_IN, U_TFLAG, U_NXT = range(4)
+
+
+def _pack(arrays: list[np.ndarray]) -> np.ndarray:
+    # starts of each array (and the end) first, then the arrays
+    head = len(arrays) + 1
+    starts = [head]
+    for arr in arrays:
+        starts.append(starts[-1] + len(arr))
+    out: np.ndarray = np.zeros(starts[-1], dtype=np.int32)
+    out[:head] = starts
+    for arr, start in zip(arrays, starts, strict=False):
+        out[start : start + len(arr)] = arr
+    return out
+
+
+def packed_network(propnet: Propnet) -> np.ndarray:
+    """The network's arrays in one int32 array (made once per propnet)."""
+    packed = propnet.__dict__.get("_packed")
+    if packed is None:
+        packed = propnet.__dict__["_packed"] = _pack([np.asarray(a, dtype=np.int32) for a in propnet.net])
+    return packed
+
+
+def context(propnet: Propnet, mode: int = DIFFERENTIAL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A fresh evaluation context for ``propnet``, evaluating by ``mode`` (:data:`SWEEP` or :data:`DIFFERENTIAL`).
 
-    (net, the differential state (see :func:`ggp.gdl.evaluate.dn_alloc`; a sweep uses its values),
-    flags, the joint move's input nodes, goal counts, next-state scratch).
+    (the packed network, the packed int32 state, the packed uint8 state): the network, the
+    differential state (see :func:`ggp.gdl.evaluate.dn_alloc`; a sweep uses its values), flags,
+    the joint move's input nodes, goal counts and next-state scratch.
     """
     if mode not in (SWEEP, DIFFERENTIAL):
         raise ValueError(f"a GDL kernel context evaluates by sweep ({SWEEP}) or differentially ({DIFFERENTIAL})")
@@ -69,25 +115,78 @@ def context(propnet: Propnet, mode: int = DIFFERENTIAL) -> tuple[Any, ...]:
     header = net.header
     nbase = int(header[H_NBASE])
     nroles = int(header[H_NROLES])
-    flags = np.zeros(3, dtype=np.int64)
+    dn = dn_alloc(net, 0)
+    flags = np.zeros(3, dtype=np.int32)
     flags[F_MODE] = mode
-    return (
-        net,
-        dn_alloc(net, 0),
-        flags,
-        np.full(nroles, -1, dtype=np.int32),
-        np.zeros(nroles, dtype=np.int64),
-        np.zeros(nbase, dtype=np.uint8),
+    ints = [dn[DN_CNT], dn[DN_STACK], dn[DN_DIRTY], dn[DN_TREE], dn[DN_COUNT], dn[DN_TLIST], dn[DN_TCOUNT]]
+    ints += [dn[DN_CHANGED], dn[DN_DOES], flags, np.full(nroles, -1, dtype=np.int32), np.zeros(nroles, dtype=np.int32)]
+    uints = [dn[DN_VALS], dn[DN_IN], dn[DN_TFLAG], np.zeros(nbase, dtype=np.uint8)]
+    ustarts = np.cumsum([0] + [len(a) for a in uints]).astype(np.int32)
+    return packed_network(propnet), _pack([*ints, ustarts]), np.concatenate(uints)
+
+
+@nb.njit(cache=True, inline="always")
+def _slot(a, k):  # type: ignore[no-untyped-def]
+    return a[a[k] : a[k + 1]]
+
+
+@nb.njit(cache=True, inline="always")
+def _uslot(i, u, k):  # type: ignore[no-untyped-def]
+    starts = _slot(i, S_USTARTS)
+    return u[starts[k] : starts[k + 1]]
+
+
+@nb.njit(cache=True, inline="always")
+def _unpack(ctx):  # type: ignore[no-untyped-def]
+    p, i, u = ctx[0], ctx[1], ctx[2]
+    net = Network(
+        _slot(p, 0), _slot(p, 1), _slot(p, 2), _slot(p, 3), _slot(p, 4), _slot(p, 5),
+        _slot(p, 6), _slot(p, 7), _slot(p, 8), _slot(p, 9), _slot(p, 10), _slot(p, 11),
+        _slot(p, 12), _slot(p, 13), _slot(p, 14), _slot(p, 15), _slot(p, 16), _slot(p, 17),
+        _slot(p, 18), _slot(p, 19), _slot(p, 20), _slot(p, 21), _slot(p, 22), _slot(p, 23),
+    )  # fmt: skip
+    dn = (
+        _uslot(i, u, U_VALS),
+        _slot(i, S_CNT),
+        _slot(i, S_STACK),
+        _slot(i, S_DIRTY),
+        _uslot(i, u, U_IN),
+        _slot(i, S_TREE),
+        _slot(i, S_LCOUNT),
+        _uslot(i, u, U_TFLAG),
+        _slot(i, S_TLIST),
+        _slot(i, S_TCOUNT),
+        _slot(i, S_CHANGED),
+        _slot(i, S_CUR),
     )
+    return net, dn, _slot(i, S_FLAGS), _slot(i, S_DOES), _slot(i, S_GCOUNT), _uslot(i, u, U_NXT)
 
 
-@nb.njit(cache=True)
-def _ensure(ctx, s):  # type: ignore[no-untyped-def]
+# positions of the network's arrays in its pack, for the entry points that read only a few
+_HEADER, _LEGAL_PTR, _LEGAL_NODE = (Network._fields.index(f) for f in ("header", "legal_ptr", "legal_node"))
+
+
+@nb.njit(cache=True, inline="always")
+def _loaded(ctx, s):  # type: ignore[no-untyped-def]
+    # Whether the values hold s already, checked on the values alone: the questions asked of one
+    # state after another (terminal? legal moves? after a move) then unpack no more than they read.
+    i, u = ctx[1], ctx[2]
+    if _slot(i, S_FLAGS)[F_LOADED] == 0:
+        return False
+    vals = _uslot(i, u, U_VALS)
+    for k in range(s.shape[0]):  # noqa: SIM110 (a loop, not a generator, in compiled code)
+        if vals[2 + k] != s[k]:
+            return False
+    return True
+
+
+@nb.njit(cache=True, inline="always")
+def _ensure(v, s):  # type: ignore[no-untyped-def]
     # Make the values hold state s. Differentially: propagate only the base propositions that
     # differ from the state they hold now (a step or two in a search or a playout changes a
     # handful). By sweep: evaluate the legal moves and the terminal test afresh, unless s is
-    # the state already loaded.
-    net, dn, flags = ctx[0], ctx[1], ctx[2]
+    # the state already loaded. (v: an unpacked context.)
+    net, dn, flags = v[0], v[1], v[2]
     vals = dn[DN_VALS]
     if flags[F_MODE] == DIFFERENTIAL:
         if flags[F_LOADED] == 1:
@@ -112,12 +211,21 @@ def _ensure(ctx, s):  # type: ignore[no-untyped-def]
 @nb.njit(cache=True)
 def legal(ctx, s, role, out):  # type: ignore[no-untyped-def]
     """Write ``role``'s legal actions in ``s`` into ``out``; return how many."""
-    _ensure(ctx, s)
-    net, vals = ctx[0], ctx[1][DN_VALS]
-    lptr = net.legal_ptr
-    lnode = net.legal_node
+    if not _loaded(ctx, s):
+        _ensure(_unpack(ctx), s)
+    p, i, u = ctx[0], ctx[1], ctx[2]
+    lptr = _slot(p, _LEGAL_PTR)
     lo = lptr[role]
     n = 0
+    if _slot(i, S_FLAGS)[F_MODE] == DIFFERENTIAL:  # the legal sets hold the answer, entry by entry
+        lin = _uslot(i, u, U_IN)
+        for k in range(lo, lptr[role + 1]):
+            if lin[k] == 1:
+                out[n] = k - lo
+                n += 1
+        return n
+    vals = _uslot(i, u, U_VALS)
+    lnode = _slot(p, _LEGAL_NODE)
     for k in range(lo, lptr[role + 1]):
         if vals[lnode[k]] == 1:
             out[n] = k - lo
@@ -126,45 +234,51 @@ def legal(ctx, s, role, out):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _step(ctx, s):  # type: ignore[no-untyped-def]
-    # Play the joint move in ctx[3] (does nodes) from the loaded state s, into s.
-    net, dn, flags, does, nxt = ctx[0], ctx[1], ctx[2], ctx[3], ctx[5]
+def _step(v, s):  # type: ignore[no-untyped-def]
+    # Play the joint move in v[3] (does nodes) from the loaded state s, into s.
+    net, dn, flags, does, nxt = v[0], v[1], v[2], v[3], v[5]
     if flags[F_MODE] == DIFFERENTIAL:
-        _dn_step(net, dn, does, nxt)  # and the values hold the next state
+        changed = dn[DN_CHANGED]
+        for q in range(_dn_step(net, dn, does)):  # and the values hold the next state
+            i = changed[q]
+            s[i] = 1 - s[i]
     else:
         _next(net, dn[DN_VALS], does, nxt)  # the values still hold s's legal moves: reloaded when asked
-    s[:] = nxt
+        s[:] = nxt
 
 
 @nb.njit(cache=True)
 def apply(ctx, s, joint):  # type: ignore[no-untyped-def]
     """Play ``joint`` (one action per role) in ``s``, in place."""
-    _ensure(ctx, s)
-    net, does = ctx[0], ctx[3]
+    v = _unpack(ctx)
+    _ensure(v, s)
+    net, does = v[0], v[3]
     lptr = net.legal_ptr
     ldoes = net.legal_does
     for r in range(does.shape[0]):
         does[r] = ldoes[lptr[r] + joint[r]]
-    _step(ctx, s)
+    _step(v, s)
 
 
 @nb.njit(cache=True)
 def terminal(ctx, s):  # type: ignore[no-untyped-def]
     """Whether ``s`` is terminal."""
-    _ensure(ctx, s)
-    return ctx[1][DN_VALS][ctx[0].header[H_TERMINAL]] == 1
+    if not _loaded(ctx, s):
+        _ensure(_unpack(ctx), s)
+    return _uslot(ctx[1], ctx[2], U_VALS)[_slot(ctx[0], _HEADER)[H_TERMINAL]] == 1
 
 
 @nb.njit(cache=True)
 def goals(ctx, s, out):  # type: ignore[no-untyped-def]
     """Write each role's goal in ``s`` into ``out`` (the highest true value; 0 where none is true)."""
-    _ensure(ctx, s)
-    flags = ctx[2]
-    vals = ctx[1][DN_VALS]
+    v = _unpack(ctx)
+    _ensure(v, s)
+    flags = v[2]
+    vals = v[1][DN_VALS]
     if flags[F_MODE] == SWEEP and flags[F_GOALS] == 0:
-        _eval(ctx[0], vals, 1)
+        _eval(v[0], vals, 1)
         flags[F_GOALS] = 1
-    _read_goals(ctx[0], vals, out, ctx[4])
+    _read_goals(v[0], vals, out, v[4])
     for r in range(out.shape[0]):
         if out[r] < 0:
             out[r] = 0
@@ -173,11 +287,12 @@ def goals(ctx, s, out):  # type: ignore[no-untyped-def]
 @nb.njit(cache=True)
 def _rollout_steps(ctx, s, rng, max_steps):  # type: ignore[no-untyped-def]
     # The random playout, at most max_steps joint moves; returns how many it made.
-    net, dn, flags, does = ctx[0], ctx[1], ctx[2], ctx[3]
+    v = _unpack(ctx)
+    net, dn, flags, does = v[0], v[1], v[2], v[3]
     vals = dn[DN_VALS]
     term = net.header[H_TERMINAL]
     error = np.zeros(2, dtype=np.int64)
-    _ensure(ctx, s)
+    _ensure(v, s)
     steps = 0
     while steps < max_steps:
         if vals[term] == 1:
@@ -187,7 +302,7 @@ def _rollout_steps(ctx, s, rng, max_steps):  # type: ignore[no-untyped-def]
                 break
         elif not _random_joint(net, vals, rng, does, error):
             break
-        _step(ctx, s)
+        _step(v, s)
         if flags[F_MODE] == SWEEP:  # (a differential step leaves s loaded)
             _load(net, vals, s)
             flags[F_GOALS] = 0
@@ -211,7 +326,8 @@ def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
     Differential evaluation wins when a step changes a small part of the network; a small
     network, or one where most gates change every step (a step counter read by every rule),
     is faster swept. Both modes play the same games for the same generator, so the timing
-    compares equal work; about ``budget`` seconds in all.
+    compares equal work; about ``budget`` seconds of processor time in all (processor time, so
+    that other processes on a busy machine do not decide it).
     """
     init = np.asarray(propnet.net.init, dtype=np.uint8)
     contexts = [context(propnet, SWEEP), context(propnet, DIFFERENTIAL)]
@@ -221,7 +337,7 @@ def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
     while True:
         for mode in (SWEEP, DIFFERENTIAL):
             s = init.copy()
-            began = time.perf_counter()
+            began = time.process_time()
             done = 0
             rng = rng_state(1)
             while done < steps:
@@ -231,7 +347,7 @@ def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
                         break
                     s[:] = init
                 done += made
-            elapsed = time.perf_counter() - began
+            elapsed = time.process_time() - began
             spent += elapsed
             best[mode] = min(best[mode], elapsed / max(done, 1))
         if spent >= budget or steps >= 1 << 16:
@@ -284,7 +400,8 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
 
 def evaluation_mode(kernel: Kernel) -> str:
     """How a rule sheet's kernel evaluates its network: "sweep" or "differential"."""
-    return "sweep" if kernel.context()[2][F_MODE] == SWEEP else "differential"
+    i = kernel.context()[1]
+    return "sweep" if i[i[S_FLAGS] + F_MODE] == SWEEP else "differential"
 
 
 def _check(propnet: Propnet, s: np.ndarray) -> None:

@@ -66,6 +66,12 @@ class Network(NamedTuple):
     legal_of_ptr: np.ndarray
     legal_of: np.ndarray
     legal_role: np.ndarray
+    #: Per node, the base propositions whose next value it is, or which it is (``next_of_ptr[n]`` to
+    #: ``next_of_ptr[n + 1]`` in ``next_of``): a step looks only at those whose node changed.
+    next_of_ptr: np.ndarray
+    next_of: np.ndarray
+    #: Per node: 1 if it decides a legal entry, plus 2 if a base proposition watches it.
+    watch: np.ndarray
 
 
 PHASE_A, PHASE_G, PHASE_C = 0, 1, 2

@@ -300,7 +300,7 @@ class _Builder:
             np.array(next_node, dtype=i32),
             np.array(init, dtype=i32),
             *_fanout(n_nodes, first_gate, order, blocks, full_ptr, lits, kind),
-            *_legal_of(n_nodes, legal_ptr, legal_node),
+            *_watches(n_nodes, legal_ptr, legal_node, next_node),
         )
         return Propnet(net, roles, base_texts, base_terms, move_texts, n_gates, len(lits))
 
@@ -347,21 +347,40 @@ def _fanout(
     )
 
 
-def _legal_of(n_nodes: int, legal_ptr: list[int], legal_node: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per node, the legal entries whose legality it is; per legal entry, its role."""
+def _watches(n_nodes: int, legal_ptr: list[int], legal_node: list[int], next_node: list[int]) -> tuple[np.ndarray, ...]:
+    """Per node, the legal entries whose legality it is and the base propositions that watch it; per entry, its role."""
     entries: list[list[int]] = [[] for _ in range(n_nodes)]
     role = []
     for r in range(len(legal_ptr) - 1):
         for k in range(legal_ptr[r], legal_ptr[r + 1]):
             entries[legal_node[k]].append(k)
             role.append(r)
-    ptr = [0]
-    flat: list[int] = []
-    for es in entries:
-        flat.extend(es)
-        ptr.append(len(flat))
+    bases: list[list[int]] = [[] for _ in range(n_nodes)]
+    for i, n in enumerate(next_node):
+        bases[2 + i].append(i)
+        if n != 2 + i:
+            bases[n].append(i)
+
+    def csr(lists: list[list[int]]) -> tuple[list[int], list[int]]:
+        ptr = [0]
+        flat: list[int] = []
+        for items in lists:
+            flat.extend(items)
+            ptr.append(len(flat))
+        return ptr, flat
+
+    lptr, lflat = csr(entries)
+    nptr, nflat = csr(bases)
+    watch = [(1 if entries[n] else 0) | (2 if bases[n] else 0) for n in range(n_nodes)]
     i32 = np.int32
-    return np.array(ptr, dtype=i32), np.array(flat, dtype=i32), np.array(role, dtype=i32)
+    return (
+        np.array(lptr, dtype=i32),
+        np.array(lflat, dtype=i32),
+        np.array(role, dtype=i32),
+        np.array(nptr, dtype=i32),
+        np.array(nflat, dtype=i32),
+        np.array(watch, dtype=i32),
+    )
 
 
 def build_propnet(gp: GroundProgram, program: Program, optimise: bool = True) -> Propnet:
@@ -378,6 +397,11 @@ def build_propnet(gp: GroundProgram, program: Program, optimise: bool = True) ->
 # are kept as they are, with their inputs renamed.
 
 
+#: Networks with more literals than this (once dead gates are dropped) are not simplified further: the
+#: passes cost about a second per million literals, and the largest sheets must still load in 30 s.
+MAX_OPTIMISE_LITERALS = 1_000_000
+
+
 def optimise_network(
     first_gate: int,
     kind: list[int],
@@ -391,12 +415,18 @@ def optimise_network(
     Constants are folded (and a gate reading a literal and its negation), single-literal gates
     become the literal they read, equal gates (De Morgan duals too) become one, a gate read only
     by a gate of its own kind is merged into its reader (``flatten``; an OR read negated by an AND
-    merges as its negated literals), and gates no output needs are dropped.
+    merges as its negated literals), and gates no output needs are dropped (only that, past
+    :data:`MAX_OPTIMISE_LITERALS`).
     """
+    # (dead gates first: large sheets have many, and every pass costs Python time per literal)
+    kind, gate_lits, cyclic_of, outputs = _reachable(first_gate, kind, gate_lits, cyclic_of, outputs)
+    if sum(map(len, gate_lits)) > MAX_OPTIMISE_LITERALS:
+        return kind, gate_lits, cyclic_of, outputs
     kind, gate_lits, cyclic_of, outputs = _canonical(first_gate, kind, gate_lits, cyclic_of, outputs)
     if flatten:
-        gate_lits = _flatten(first_gate, kind, gate_lits, cyclic_of, outputs)
-        kind, gate_lits, cyclic_of, outputs = _canonical(first_gate, kind, gate_lits, cyclic_of, outputs)
+        flat = _flatten(first_gate, kind, gate_lits, cyclic_of, outputs)
+        if flat is not gate_lits:
+            kind, gate_lits, cyclic_of, outputs = _canonical(first_gate, kind, flat, cyclic_of, outputs)
     return _reachable(first_gate, kind, gate_lits, cyclic_of, outputs)
 
 
@@ -476,6 +506,7 @@ def _canonical(
 def _flatten(
     first_gate: int, kind: list[int], gate_lits: list[list[int]], cyclic_of: list[int], outputs: list[int]
 ) -> list[list[int]]:
+    """Gates merged into their only reader of the same kind (``gate_lits`` itself if none is)."""
     readers = [0] * (first_gate + len(kind))
     for gl in gate_lits:
         for lit in gl:
@@ -483,6 +514,7 @@ def _flatten(
     for node in outputs:
         readers[node] += 1
     flat: list[list[int]] = []
+    merged = False
     for g, gl in enumerate(gate_lits):
         if cyclic_of[g]:
             flat.append(gl)
@@ -494,13 +526,15 @@ def _flatten(
             if c >= 0 and readers[lit >> 1] == 1 and not cyclic_of[c]:
                 if kind[c] == k and not lit & 1:
                     out.extend(flat[c])
+                    merged = True
                     continue
                 if kind[c] != k and lit & 1:  # not (a or b) = not a and not b, and its dual
                     out.extend(m ^ 1 for m in flat[c])
+                    merged = True
                     continue
             out.append(lit)
         flat.append(out)
-    return flat
+    return flat if merged else gate_lits
 
 
 def _reachable(
