@@ -246,7 +246,8 @@ def _vector_step_template(  # type: ignore[no-untyped-def]
         t = kernel_terminal(ctx, row)  # type: ignore[name-defined]  # noqa: F821
         term[i] = t
         rewards[i] = 0.0
-        mask[i, :] = t  # a row about to restart takes any action
+        for k in range(width):  # a row about to restart takes any action
+            mask[i, k] = t
         if t:
             kernel_goals(ctx, row, res)  # type: ignore[name-defined]  # noqa: F821
             rewards[i] = (res[role] - 50.0) / 50.0
@@ -359,7 +360,7 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
             obs, mask, joints = self._spare
         bad = self._step(
             self._ctx, self._s, self._term, a, self._r, self._init, self._rng, self._buf, self._joint, self._res,
-            joints, rewards, obs, self._mask, mask, self._rg.observer.aux,
+            joints, rewards, obs.reshape(self.num_envs, -1), self._mask, mask, self._rg.observer.aux,
         )  # fmt: skip
         if bad:
             i = bad - 1
