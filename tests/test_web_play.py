@@ -283,3 +283,23 @@ def test_a_sheet_without_a_board_shows_its_facts(client: TestClient) -> None:
     assert [m["move"] for m in view["legal"]["a"]] == ["(add 1)", "(add 2)"]
     done = move(client, view["id"], "a", "(add 2)", 0)
     assert done["terminal"] and done["goals"] == {"a": 100}
+
+
+def test_friends_agree_a_draw_and_an_agent_takes_no_offer(client: TestClient) -> None:
+    gid = play(client, game="wallmaze", mode="friend")["id"]
+    friend = TestClient(client.app, base_url=BASE)
+    friend.post(f"/api/games/{gid}/seats/black")
+    assert friend.post(f"/api/games/{gid}/draw", json={"role": "white"}).status_code == 403  # not its seat
+    offered = client.post(f"/api/games/{gid}/draw", json={"role": "white"}).json()
+    assert offered["draw_offers"] == ["white"] and not offered["terminal"]
+    # the offer lasts until the next step: a move clears it
+    client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": "(move 2 5 3 5)", "step": 0})
+    assert move(friend, gid, "black", "(move 12 5 11 5)", 0)["draw_offers"] == []
+    client.post(f"/api/games/{gid}/draw", json={"role": "white"})
+    drawn = friend.post(f"/api/games/{gid}/draw", json={"role": "black"}).json()
+    assert drawn["terminal"] and drawn["ended"] == "drawn" and drawn["goals"] == {"white": 50, "black": 50}
+    assert drawn["result"] == "draw agreed"
+    assert client.get(f"/api/games/{gid}/record").json()["web"]["goals"] == [50, 50]
+    against = play(client, game="wallmaze", mode="computer")["id"]
+    r = client.post(f"/api/games/{against}/draw", json={"role": "white"})
+    assert r.status_code == 400 and "agents take no draw offers" in r.json()["detail"]

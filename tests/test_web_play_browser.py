@@ -338,3 +338,25 @@ def test_labels_names_focus_and_contrast(server: BackgroundServer, page: Any) ->
         (s, round(r, 2)) for s, r in page.evaluate(CONTRAST, "p, li, label, a, button, h1, h2, span, div") if r < 4.5
     ]
     assert low == [], low
+
+
+def test_a_friend_by_link_and_a_draw_by_agreement(server: BackgroundServer, browser: Any, page: Any) -> None:
+    page.goto(server.url + "/")
+    page.locator("#game-wallmaze").get_by_role("button", name="Play a friend (by link)").click()
+    link = page.locator("#invite-link").input_value()
+    context, friend, errors = new_page(browser)
+    try:
+        friend.goto(link)
+        friend.locator('button[data-seat="black"]').click()
+        expect(friend.locator("#controls")).to_contain_text("Your move as black")
+        expect(page.locator("#invite")).to_be_hidden()  # the seat is taken: no more invitation
+        page.locator("#action-draw").click()
+        expect(page.locator("#draw-offered")).to_be_visible()
+        expect(friend.locator("#action-draw")).to_contain_text("accept the draw (white offers it)")
+        friend.locator("#action-draw").click()
+        expect(friend.locator("#result-side")).to_have_text("A draw.")
+        expect(page.locator("#result-side")).to_have_text("A draw.")
+        expect(page.locator("#result-title")).to_contain_text("draw agreed")
+    finally:
+        context.close()
+    assert not errors, errors

@@ -404,6 +404,19 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
         return shown(match, request, svg=True)
 
     @router.post(
+        "/games/{match_id}/draw",
+        summary="Offer a draw for a seat you own, or accept the other's offer (matches of people only)",
+        responses={403: {"description": "not your seat"}, 409: {"description": "the match is over"}},
+    )
+    async def api_draw(match_id: str, body: ResignIn, request: Request) -> Any:
+        match = await get_match(match_id)
+        try:
+            await manager.offer_draw(match, body.role, seat_cookies.Seats(request).token(body.role))
+        except MoveRejected as exc:
+            return rejected(exc, body.role)
+        return shown(match, request, svg=True)
+
+    @router.post(
         "/games/{match_id}/abort",
         summary="Abort a match before its first move (any seat owner)",
         responses={403: {"description": "you own no seat"}, 409: {"description": "moves were made"}},

@@ -185,6 +185,8 @@ class LiveMatch:
         self.watchers = 0
         #: The manager's clock when something last happened (a move, a watcher came or went, it was opened).
         self.last_active = clock()
+        #: The roles whose players offer a draw in the step in progress (people only; cleared by the next step).
+        self.draw_offers: set[str] = set()
         #: The id of the rematch someone asked for, once there is one (so the other player can join it).
         self.rematch: str | None = None
         #: Why the match left the manager (``unloaded`` or ``deleted``); None while it is live.
@@ -915,6 +917,27 @@ class Manager:
         goals = tuple(0 if r == role else 100 for r in match.roles)
         self._finish(match, "resigned", goals, f"{role} resigned")
 
+    async def offer_draw(self, match: LiveMatch, role: str, token: str | None) -> None:
+        """``role`` offers a draw, or accepts one: once every role has, the match ends drawn (50 each).
+
+        A draw by agreement fits a match of people only (an agent takes no offers). An offer lasts until the
+        next step. :class:`MoveRejected`: 400 for an unknown or agent role or a match with agents, 403 without
+        the seat's token, 409 if over.
+        """
+        self._check_role(match, role)
+        if not match.is_human(role):
+            raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
+        self._check_owner(match, role, token, "offer a draw")
+        if match.over:
+            raise MoveRejected(409, f"the match is already over ({match.result_text})")
+        if not all(match.is_human(r) for r in match.roles):
+            raise MoveRejected(400, "agents take no draw offers: play on, or resign")
+        match.draw_offers.add(role)
+        if match.draw_offers >= set(match.roles):
+            self._finish(match, "drawn", tuple(50 for _ in match.roles), "draw agreed")
+        else:
+            match.changed()
+
     async def abort(self, match: LiveMatch, token: str | None) -> None:
         """End the match without a result, before any joint move was made; the owner of any seat may.
 
@@ -1094,6 +1117,7 @@ class Manager:
         match.step_times.clear()
         match.step_faults.clear()
         match.step_forced.clear()
+        match.draw_offers.clear()
         if terminal:
             match.ended = "terminal"
             match._goals = goals

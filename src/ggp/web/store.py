@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS matches (
     status   TEXT NOT NULL,              -- playing | over
     goals    TEXT,                       -- JSON list in role order, once over (null for an aborted match)
     pending  TEXT NOT NULL DEFAULT '{}', -- JSON {role: move} submitted by people for the next step
-    ended    TEXT,                       -- terminal | resigned | aborted, once over (schema 2)
+    ended    TEXT,                       -- terminal | resigned | drawn | aborted, once over (schema 2)
     result   TEXT                        -- the outcome in words, once over (schema 2)
 );
 CREATE TABLE IF NOT EXISTS steps (
@@ -263,9 +263,9 @@ class Store:
             )
 
     def finish(self, match_id: str, ended: str, goals: Sequence[int] | None, result: str) -> None:
-        """End a match being played without a terminal state (``resigned`` or ``aborted``)."""
-        if ended not in ("resigned", "aborted"):
-            raise ValueError(f"a match is finished early by 'resigned' or 'aborted', not {ended!r}")
+        """End a match being played without a terminal state (``resigned``, ``drawn`` by agreement or ``aborted``)."""
+        if ended not in ("resigned", "drawn", "aborted"):
+            raise ValueError(f"a match is finished early by 'resigned', 'drawn' or 'aborted', not {ended!r}")
         with self._lock, self._db:
             self._db.execute(
                 "UPDATE matches SET status = 'over', ended = ?, goals = ?, result = ?, pending = '{}', updated = ? "

@@ -104,6 +104,7 @@ def view(
         "moves": history(match),
         "explain": explanations(match),
         "rematch": match.rematch,
+        "draw_offers": sorted(match.draw_offers),
     }
     if fam in ("grid", "facts"):
         out["facts"] = ui.generic_svg(game, state)[1] if fam == "grid" else game.state_facts(state)

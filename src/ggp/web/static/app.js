@@ -412,6 +412,24 @@
             act("POST", `/api/games/${id}/resign`, { role: who }, (data) => render(data)),
           ),
         );
+        const people = Object.values(view.players).every((p) => p === "human");
+        const offers = view.draw_offers || [];
+        if (people && view.roles.length > 1 && !offers.includes(who)) {
+          const label = offers.length ? `accept the draw (${offers.join(", ")} offers it)` : "offer a draw";
+          box.append(
+            el(
+              "button",
+              {
+                class: "action",
+                id: "action-draw",
+                onclick: () => act("POST", `/api/games/${id}/draw`, { role: who }, (data) => render(data)),
+              },
+              label,
+            ),
+          );
+        } else if (people && offers.includes(who)) {
+          box.append(el("span", { class: "muted", id: "draw-offered" }, "you offered a draw"));
+        }
         if (view.step === 0) {
           box.append(
             twoStep("abort", "abort the game", "really abort it?", () =>
