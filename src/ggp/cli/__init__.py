@@ -5,6 +5,7 @@
     ggp games                                    # the games, one line each
     ggp show bomberman2p                         # the initial position
     ggp rules wallmaze                           # ggp's GDL rule sheet of a game
+    ggp info ../shared/corpus/kif/hex.kif        # roles, reasoner, propositions, gates, load time
     ggp play wallmaze --white human --black random --seed 1
     ggp perft amazons_8x8 3                      # 70386
     ggp random amazons_10x10 --games 1000 --seed 1 [--compiled]
@@ -39,12 +40,13 @@ from types import ModuleType
 
 from .. import __version__
 from ..core.errors import GGPError
-from . import bench, games, host, match, perft, play, playouts, replay, selfplay, serve, tournament, web
+from . import bench, games, host, info, match, perft, play, playouts, replay, selfplay, serve, tournament, web
 from .common import UsageError, clip
 
 #: The command modules, in the order of ``ggp -h`` (``games`` adds games, show and rules).
 COMMANDS: tuple[ModuleType, ...] = (
     games,
+    info,
     play,
     perft,
     playouts,

@@ -10,6 +10,7 @@ from rich.text import Text
 from ..registry import game_names, load
 from .argtypes import game_ref
 from .common import console
+from .loading import load_game
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +40,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    game = load(args.game)
+    game = load_game(args.game)
     print(f"{game.name}: {game.description}")
     print(f"roles: {', '.join(game.roles)}")
     print(game.initial_state())

@@ -7,8 +7,8 @@ import time
 from typing import Any
 
 from ..core.game import Game, State
-from ..registry import load
 from .argtypes import MAX_PERFT_DEPTH, game_ref, perft_depth
+from .loading import load_game
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +48,7 @@ def perft_api(game: Game, state: State, depth: int) -> int:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    game = load(args.game)
+    game = load_game(args.game)
     state = game.initial_state()
     fast = None if args.api else kernel_and_array(game, state)
     compiled_in = 0.0

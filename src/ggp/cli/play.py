@@ -7,9 +7,9 @@ import random
 
 from ..agents import Agent, describe_agents, make_agent
 from ..core.game import Game
-from ..registry import load
 from .argtypes import game_ref, player_spec, seed
 from .common import HUMAN, SEED_HELP, UsageError
+from .loading import load_game
 from .terminal import Quit, play
 
 
@@ -55,7 +55,7 @@ def role_parser(game: Game) -> argparse.ArgumentParser:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    game = load(args.game)
+    game = load_game(args.game)
     options = role_parser(game).parse_args(args.options)
     players: dict[str, Agent | None] = {}
     for i, role in enumerate(game.roles):

@@ -13,10 +13,10 @@ from collections import Counter
 from rich.text import Text
 
 from ..core.game import Game, random_playout
-from ..registry import load
 from .argtypes import MAX_GAMES, game_count, game_ref
 from .argtypes import seed as seed_number
 from .common import SEED_HELP, UsageError, console
+from .loading import load_game
 from .perft import kernel_and_array
 
 
@@ -84,7 +84,7 @@ def random_games_compiled(game: Game, count: int, seed: int) -> tuple[list[tuple
 
 
 def cmd_random(args: argparse.Namespace) -> int:
-    game = load(args.game)
+    game = load_game(args.game)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     if args.compiled:
         goals, lengths, elapsed = random_games_compiled(game, args.games, seed)

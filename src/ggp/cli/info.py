@@ -1,0 +1,72 @@
+"""``ggp info GAME``: what a game or rule sheet is made of, which reasoner plays it, and how long it took to load."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from rich.text import Text
+
+from ..core.game import Game
+from .argtypes import game_ref
+from .common import console
+from .loading import load_game
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "info",
+        help="what a game or rule sheet is made of and which reasoner plays it",
+        description=(
+            "Load GAME (a built-in game or a GDL rule sheet's path) and print its roles, the reasoner that "
+            "plays it and why, its propositional network's size (base propositions, inputs, gates) and the "
+            "time each stage of loading took."
+        ),
+    )
+    p.add_argument("game", metavar="GAME", type=game_ref)
+    p.set_defaults(func=cmd_info)
+
+
+def facts(game: Game, seconds: float) -> list[tuple[str, str]]:
+    """The lines ``ggp info`` prints: (label, value)."""
+    rows = [("game", game.name), ("roles", ", ".join(game.roles))]
+    engine = getattr(game, "engine", None)
+    propnet: Any = getattr(game, "propnet", None)
+    if engine is None:
+        rows.append(("engine", "native (a compiled kernel written for this game)"))
+        rows.append(("load", f"{seconds:.2f} s"))
+        rows.append(("actions", ", ".join(f"{r} {game.num_actions(r):,}" for r in game.roles)))
+        return rows
+    rows.append(("engine", f"{engine} ({getattr(game, 'engine_reason', '')})"))
+    if propnet is not None:
+        stages = ", ".join(
+            f"{what} {getattr(game, attr, 0.0):.2f} s"
+            for what, attr in (("parse", "parse_seconds"), ("ground", "ground_seconds"), ("build", "build_seconds"))
+        )
+        rows.append(("load", f"{getattr(game, 'load_seconds', seconds):.2f} s ({stages})"))
+        rows.append(("base", f"{propnet.num_base:,} propositions (facts a state may hold)"))
+        inputs = [len(texts) for texts in propnet.move_texts]
+        per_role = ", ".join(f"{r} {n:,}" for r, n in zip(game.roles, inputs, strict=True))
+        rows.append(("inputs", f"{sum(inputs):,} propositions (moves: {per_role})"))
+        rows.append(("gates", f"{propnet.num_gates:,}"))
+        rows.append(("max legal", f"{getattr(game, 'max_legal', 0):,} moves of one role in one state, at most"))
+    else:
+        rows.append(("load", f"{getattr(game, 'load_seconds', seconds):.2f} s"))
+        program = getattr(game, "program", None)
+        if program is not None:
+            rows.append(("rules", f"{len(program.rules):,} (not grounded: no propositions or gates)"))
+    return rows
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    began = time.perf_counter()
+    game = load_game(args.game)
+    rows = facts(game, time.perf_counter() - began)
+    out = console()
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        line = Text(f"{label:<{width}}  {value}")
+        line.stylize("bold", 0, len(label))
+        out.print(line, soft_wrap=True)
+    return 0
