@@ -28,6 +28,8 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 import ggp
+from ggp.protocol import GGPServer, PlayerConfig, PlayerService, Reply
+from ggp.protocol.messages import Play, parse_message
 from ggp.web.app import create_app
 from ggp.web.arena import ArenaError, check_url
 from ggp.web.limits import Limits
@@ -227,3 +229,43 @@ def test_a_player_that_stops_answering_is_paused(tmp_path: Path, players: list[S
         after = client.get(f"/api/arena/players/{gone['id']}").json()
         assert after["status"] == "paused" and "did not answer" in after["reason"]
         assert client.get("/api/arena/matches").json()["matches"] == []
+
+
+class Cheater:
+    """A player that follows the match with a real service but answers every PLAY with a move of no game."""
+
+    def __init__(self) -> None:
+        self.service = PlayerService(PlayerConfig(spec="random", name="cheater", seed=3))
+
+    def app(self, text: str, received: float) -> Reply:
+        reply = self.service.handle(text, received)
+        if isinstance(parse_message(text), Play):
+            return Reply(200, "(move 9 9 9 9)")
+        return reply
+
+
+def test_a_player_whose_moves_keep_failing_is_paused_after_two_matches(tmp_path: Path) -> None:
+    honest = GGPServer("127.0.0.1", 0, PlayerService(PlayerConfig(spec="random", name="honest", seed=4)).handle)
+    cheater = GGPServer("127.0.0.1", 0, Cheater().app)
+    honest.start()
+    cheater.start()
+    try:
+        with arena_client(tmp_path) as client:
+            good = register(client, "honest", f"http://127.0.0.1:{honest.port}").json()["id"]
+            bad = register(client, "cheater", f"http://127.0.0.1:{cheater.port}").json()["id"]
+            first = play_round(client)
+            assert len(first) == 1 and finished(client, first[0])["status"] == "over"
+            record = client.get(f"/api/arena/matches/{first[0]}/record").json()
+            assert any(f["kind"] == "illegal" for m in record["moves"] for f in m["faults"])  # recorded as today
+            errors = client.get(f"/api/arena/matches/{first[0]}/ggp-base").json()["errors"]
+            assert any(e.startswith("illegal") for step in errors for e in step)
+            assert client.get(f"/api/arena/players/{bad}").json()["status"] == "active"  # one strike only
+            second = play_round(client)
+            assert len(second) == 1 and finished(client, second[0])["status"] == "over"
+            after = client.get(f"/api/arena/players/{bad}").json()
+            assert after["status"] == "paused" and "faulty moves" in after["reason"]
+            assert client.get(f"/api/arena/players/{good}").json()["status"] == "active"
+            assert play_round(client) == []  # nobody left to play the honest player
+    finally:
+        honest.close()
+        cheater.close()
