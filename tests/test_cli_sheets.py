@@ -156,3 +156,23 @@ def test_a_slow_load_reports_its_stage(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert game.roles == ("p",)
     assert "loading " + str(path) + ": grounding the rules" in err.getvalue()
     load_text.cache_clear()
+
+
+def test_bench_corpus_quick(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ggp bench --corpus``: transitions/s per sheet, the native ratio where ggp has the game, the median."""
+    import json
+
+    from ggp.bench.corpus import QUICK
+
+    assert main(["bench", "--quick", "--corpus", "--json"]) == 0
+    (section,) = json.loads(capsys.readouterr().out)["sections"].values()
+    assert section["status"] == "ok", section["error"]
+    *rows, median = section["rows"]
+    assert [r["sheet"] for r in rows] == sorted(QUICK)
+    assert all(r["engine"] == "propnet" and r["kernel"] > 0 and r["load"] > 0 for r in rows)
+    (amazons,) = [r for r in rows if r["sheet"] == "amazons_8x8"]
+    assert amazons["native"] > 0 and amazons["ratio"] == pytest.approx(amazons["native"] / amazons["kernel"])
+    rates = sorted(r["kernel"] for r in rows)
+    assert median["sheet"] == "median of 3 sheets" and median["kernel"] == rates[1]
+    assert main(["bench", "--corpus", "--only", "random"]) == 2
+    assert "--corpus is --only corpus" in capsys.readouterr().err

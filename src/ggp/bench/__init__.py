@@ -69,7 +69,7 @@ __all__ = [
 
 #: The modules that hold the sections, in the order ``ggp bench`` runs them. Each defines
 #: ``SECTIONS = {key: (title, runner)}`` with ``runner(cfg: Config) -> Section``.
-_MODULES = ("native", "startup", "gdl", "rl")
+_MODULES = ("native", "startup", "gdl", "corpus", "rl")
 
 _RUNNERS: dict[str, Callable[[Config], Section]] = {}
 _TITLES: dict[str, str] = {}

@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SECTIONS",
         help=f"comma-separated sections to run ({', '.join(SECTIONS)})",
     )
+    p.add_argument("--corpus", action="store_true", help="the GDL corpus section alone (as --only corpus)")
     p.set_defaults(func=cmd_bench)
 
 
@@ -34,6 +35,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .. import bench
 
     only = None
+    if args.corpus:
+        if args.only is not None and args.only.strip() != "corpus":
+            raise UsageError("--corpus is --only corpus: give one or the other")
+        args.only = "corpus"
     if args.only is not None:
         only = [key.strip() for key in args.only.split(",") if key.strip()]
         unknown = [key for key in only if key not in bench.SECTIONS]
