@@ -296,9 +296,19 @@ def grid_of(game: Game) -> Grid | None:
         words = _words(fact)
         if len(words) >= 3:
             groups.setdefault((words[0], len(words) - 1), set()).add((words[1], words[2]))
+    # a two-argument relation that holds once per first argument is a value ((heap a 3): heap a has 3), not cells
+    counts: dict[tuple[str, int], set[str]] = {}
+    totals: dict[tuple[str, int], int] = {}
+    for fact in game.state_facts(game.initial_state()):
+        words = _words(fact)
+        if len(words) == 3:
+            counts.setdefault((words[0], 2), set()).add(words[1])
+            totals[(words[0], 2)] = totals.get((words[0], 2), 0) + 1
     best: Grid | None = None
     best_score = 0
     for (head, arity), pairs in groups.items():
+        if arity == 2 and (head, 2) in totals and totals[(head, 2)] == len(counts[(head, 2)]) > 1:
+            continue
         xs = {p[0] for p in pairs}
         ys = {p[1] for p in pairs}
         if not (2 <= len(xs) <= 32 and 2 <= len(ys) <= 32):
