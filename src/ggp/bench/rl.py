@@ -21,14 +21,32 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numba as nb
 import numpy as np
 
+from ..core.kernels import rng_below, rng_state
 from .base import Column, Config, Section, rate_ratio, short_error, time_rates
 
 AEC_TARGET = 3.0
 VECTOR_BATCH = 1024
 VECTOR_TARGETS = {"wallmaze": 1_000_000, "bomberman": 1_000_000, "bomberman2p": 1_000_000, "amazons_10x10": 300_000}
 EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "examples" / "train_wallmaze.py"
+
+
+@nb.njit(cache=True)
+def _random_legal(masks, rng, out):  # type: ignore[no-untyped-def]
+    # a uniformly random legal action per row, read from the (rows, actions) bool masks
+    for i in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            n += masks[i, a]
+        k = rng_below(rng, n)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
 
 
 def _aec_workload(env: Any, seed: int) -> Any:
@@ -100,13 +118,13 @@ def _vector_rows(cfg: Config, sec: Section) -> None:
         for copy in (True, False):
             venv = ggp.rl.vector_env(name, VECTOR_BATCH, seed=1, copy=copy)
             venv.reset()
-            rng = np.random.default_rng(2)
+            rng = rng_state(2)
+            actions = np.zeros(VECTOR_BATCH, dtype=np.int64)
 
-            def run(count: int, venv: Any = venv, rng: Any = rng) -> float:
+            def run(count: int, venv: Any = venv, rng: Any = rng, actions: Any = actions) -> float:
                 spent = 0.0
                 for _ in range(count):
-                    masks = venv.action_masks()
-                    actions = (rng.random(masks.shape) * masks).argmax(axis=1)  # a random legal action per row
+                    _random_legal(venv.action_masks(), rng, actions)  # a random legal action per row
                     began = time.perf_counter()
                     venv.step(actions)
                     spent += time.perf_counter() - began

@@ -130,22 +130,26 @@ def _bomberman_batch(states, role, barriers, alternating, out):  # type: ignore[
 # --- amazons -------------------------------------------------------------------------------------
 @nb.njit(cache=True)
 def _amazons_one(s, role, n, out):  # type: ignore[no-untyped-def]
-    # one contiguous pass over the cells (channels last, through a flat view)
+    # one contiguous pass, row by row (no division per cell: n is not a compile-time constant)
     flat = out  # one row, flat: (rows * columns * channels,), channels last
     nn = n * n
     own = role + 1
     turn = 1.0 if s[nn] == role else 0.0
     fire = s[nn + 1] == 1
     phase = 1.0 if fire else 0.0
-    for c in range(nn):
-        v = s[c]
-        j = 6 * ((n - 1 - c // n) * n + c % n)
-        flat[j] = 1.0 if v == own else 0.0
-        flat[j + 1] = 1.0 if v != 0 and v != 3 and v != own else 0.0
-        flat[j + 2] = 1.0 if v == 3 else 0.0
-        flat[j + 3] = turn
-        flat[j + 4] = phase
-        flat[j + 5] = 0.0
+    for y in range(n):
+        j = 6 * (n - 1 - y) * n
+        c = y * n
+        for _ in range(n):
+            v = s[c]
+            flat[j] = 1.0 if v == own else 0.0
+            flat[j + 1] = 1.0 if v != 0 and v != 3 and v != own else 0.0
+            flat[j + 2] = 1.0 if v == 3 else 0.0
+            flat[j + 3] = turn
+            flat[j + 4] = phase
+            flat[j + 5] = 0.0
+            j += 6
+            c += 1
     if fire:
         c = s[nn + 2]
         flat[6 * ((n - 1 - c // n) * n + c % n) + 5] = 1.0
