@@ -614,6 +614,8 @@ class Arena:
                     ready.append(p)
                     continue
                 try:
+                    # again before each match: the name may resolve elsewhere now (and the allow-list change)
+                    await asyncio.to_thread(check_url, p.url, self.limits.arena_allow)
                     await asyncio.to_thread(ask_info, p.url, self.transport)
                     ready.append(p)
                 except ArenaError as exc:

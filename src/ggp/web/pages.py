@@ -199,7 +199,7 @@ def build_router(
             request,
             "history.html",
             {
-                "games": [summary(m) for m in rows],
+                "games": [titled(summary(m)) for m in rows],
                 "page": page,
                 "pages": max(1, (total + PER_PAGE - 1) // PER_PAGE),
                 "total": total,
