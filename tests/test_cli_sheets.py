@@ -57,7 +57,9 @@ def test_info_on_a_corpus_sheet(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.search(rf"^gates\s+{pn.num_gates:,}$", out, re.M)
     inputs = sum(len(t) for t in pn.move_texts)
     assert re.search(rf"^inputs\s+{inputs:,} propositions", out, re.M)
-    assert re.search(r"^load\s+[\d.]+ s \(parse [\d.]+ s, ground [\d.]+ s, build [\d.]+ s\)$", out, re.M)
+    assert re.search(
+        r"^load\s+[\d.]+ s \(parse [\d.]+ s, ground [\d.]+ s, build [\d.]+ s, kernel [\d.]+ s\)$", out, re.M
+    )
 
 
 def test_info_says_when_the_prover_plays_and_why(prover_sheet: str, capsys: pytest.CaptureFixture[str]) -> None:

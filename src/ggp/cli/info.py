@@ -28,6 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_info)
 
 
+#: The stages of loading a rule sheet onto the propnet, and the game attributes that time them.
+STAGES = (("parse", "parse_seconds"), ("ground", "ground_seconds"), ("build", "build_seconds"))
+
+
 def facts(game: Game, seconds: float) -> list[tuple[str, str]]:
     """The lines ``ggp info`` prints: (label, value)."""
     rows = [("game", game.name), ("roles", ", ".join(game.roles))]
@@ -40,11 +44,11 @@ def facts(game: Game, seconds: float) -> list[tuple[str, str]]:
         return rows
     rows.append(("engine", f"{engine} ({getattr(game, 'engine_reason', '')})"))
     if propnet is not None:
-        stages = ", ".join(
-            f"{what} {getattr(game, attr, 0.0):.2f} s"
-            for what, attr in (("parse", "parse_seconds"), ("ground", "ground_seconds"), ("build", "build_seconds"))
-        )
-        rows.append(("load", f"{getattr(game, 'load_seconds', seconds):.2f} s ({stages})"))
+        parts = [(what, float(getattr(game, attr, 0.0))) for what, attr in STAGES]
+        total = float(getattr(game, "load_seconds", seconds))
+        parts.append(("kernel", max(0.0, total - sum(t for _, t in parts))))  # compiling it, choosing its evaluator
+        stages = ", ".join(f"{what} {t:.2f} s" for what, t in parts)
+        rows.append(("load", f"{total:.2f} s ({stages})"))
         rows.append(("base", f"{propnet.num_base:,} propositions (facts a state may hold)"))
         inputs = [len(texts) for texts in propnet.move_texts]
         per_role = ", ".join(f"{r} {n:,}" for r, n in zip(game.roles, inputs, strict=True))
