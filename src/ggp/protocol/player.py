@@ -209,6 +209,8 @@ class PlayerService:
             state = game.initial_state()
             for role in game.roles:
                 game.legal_moves(state, role)
+            with contextlib.suppress(Exception):  # the agent's search compiled for this game (minutes, once)
+                make_agent(self.config.spec).start(game, game.roles[0])
         _builtin_sheets()
         tiny = gdl_game(parse_terms(_TINY))
         s = tiny.initial_state()
