@@ -150,7 +150,8 @@ def test_optimised_network_plays_the_same_games_as_the_raw_one(which: str) -> No
 @pytest.mark.parametrize("which", ["shared:bomberman2p", "shared:wallmaze", "tictactoe", "corpus:atariGoVariant_7x7"])
 def test_kernel_modes_agree_and_a_context_follows_any_jump(which: str) -> None:
     """The kernel's sweep and differential modes give the same perft counts and random games; one context asked
-    about states in any order (as a search's is: a leaf, then the root again) answers as a fresh one does."""
+    about states in any order (as a search's is: a leaf, a rollout from it, then the root again) answers as a
+    fresh one does."""
     from ggp.core.kernels import perft, random_playouts
     from ggp.gdl import from_text
     from ggp.gdl.kernel import DIFFERENTIAL, SWEEP, gdl_kernel
@@ -185,6 +186,11 @@ def test_kernel_modes_agree_and_a_context_follows_any_jump(which: str) -> None:
             kernel.goals(shared, s, goals)
             kernel.goals(fresh, s, expected)
             assert (goals == expected).all()
+            # a rollout from here leaves the context at a game's end (and, differentially, bookmarks s)
+            ended, expected_end = s.copy(), s.copy()
+            kernel.rollout(shared, ended, rng_state(len(states)))
+            kernel.rollout(kernel.context(), expected_end, rng_state(len(states)))
+            assert (ended == expected_end).all()
             if not kernel.terminal(shared, s) and n > 0:
                 joint = np.zeros(len(game.roles), dtype=np.int64)
                 for role in range(len(game.roles)):
