@@ -142,11 +142,12 @@ def main() -> None:
         figures = " ".join(f"{got[c]:10,.0f}" if c in got else f"{'n/a':>10}" for c in columns)
         print(
             f"{label:28} {ground_s:6.2f} {build_s:6.2f} {opt_s:5.2f} {raw.num_gates:>7}>{opt.num_gates:<7} "
-            f"{raw.num_literals:>7}>{opt.num_literals:<7} {figures} {evaluation_mode(game.kernel)[:6]:>6} {ratio}",
+            f"{raw.num_literals:>7}>{opt.num_literals:<7} {figures} {evaluation_mode(game.kernel).replace("differential", "diff"):>6} {ratio}",
             flush=True,
         )
     print(
-        "\nground: parse + ground, s; build: the propnet as the program gives it; +opt: the optimisation passes. "
+        "\nground: parse + ground, s; build: the propnet as the program gives it; +opt: what the optimisation passes add "
+        "(a difference of two timings: noise can make it negative). "
         "Figures: transitions/s\n(every role's legal moves, the terminal test, the next state) in uniformly random "
         "playouts: the reasoner's own loop\nby sweep and differentially on the raw and the optimised network, the "
         "game's kernel (mode: how it evaluates)\nand the native kernel; nat/best = native / the best GDL figure."
