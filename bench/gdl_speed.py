@@ -139,10 +139,11 @@ def main() -> None:
         got = rates(plays, args.seconds, args.repeat)
         best = max(got["opt sweep"], got["opt diff"], got["kernel"])
         ratio = f"{got['native'] / best:7.1f}x" if "native" in got else f"{'n/a':>8}"
+        mode = evaluation_mode(game.kernel).replace("differential", "diff")
         figures = " ".join(f"{got[c]:10,.0f}" if c in got else f"{'n/a':>10}" for c in columns)
         print(
             f"{label:28} {ground_s:6.2f} {build_s:6.2f} {opt_s:5.2f} {raw.num_gates:>7}>{opt.num_gates:<7} "
-            f"{raw.num_literals:>7}>{opt.num_literals:<7} {figures} {evaluation_mode(game.kernel).replace("differential", "diff"):>6} {ratio}",
+            f"{raw.num_literals:>7}>{opt.num_literals:<7} {figures} {mode:>6} {ratio}",
             flush=True,
         )
     print(
