@@ -19,7 +19,7 @@ a move only the inputs it sets; consecutive states in a playout or a search
 path differ in a handful of propositions, so a step costs a small part of a
 sweep) or by sweeping the network's phases (faster for small networks and for
 those that change all over at every step). :func:`fastest_mode` picks one per
-sheet when its kernel is made, by a short measurement. A context is not shared
+sheet by a short measurement when its kernel's first context is made. A context is not shared
 between threads; each search owns one.
 """
 
@@ -364,10 +364,19 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
 
     Actions of role r are indices into ``propnet.move_texts[r]``. Every sheet
     with the same number of roles shares one set of compiled loops. ``mode``
-    says how contexts evaluate the network (None: :func:`fastest_mode` measures).
+    says how contexts evaluate the network (None: :func:`fastest_mode` measures, once, when the
+    first context is made).
     """
-    if mode is None:
-        mode = fastest_mode(propnet)
+    # The measurement runs when the first context is made, not when the sheet loads: a fresh
+    # process would otherwise load the compiled rollout from numba's cache (most of a second)
+    # for every sheet it merely reads.
+    chosen = [] if mode is None else [mode]
+
+    def make_context() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not chosen:
+            chosen.append(fastest_mode(propnet))
+        return context(propnet, chosen[0])
+
     header = propnet.net.header
     nroles = int(header[H_NROLES])
     lptr = propnet.net.legal_ptr
@@ -393,7 +402,7 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
         max_actions=width,
         dtype=np.dtype(np.uint8),
         namespace=namespace,
-        make_context=lambda: context(propnet, mode),
+        make_context=make_context,
         check=lambda s: _check(propnet, s),
     )
 
