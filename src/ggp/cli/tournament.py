@@ -60,8 +60,13 @@ def workers_arg(text: str) -> int:
         value = int(text.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, not {text[:40]!r}") from None
-    if not 1 <= value <= MAX_RAY_WORKERS:
-        raise argparse.ArgumentTypeError(f"must be 1 to {MAX_RAY_WORKERS} (Ray) or {MAX_WORKERS} (local), not {value}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    if value > MAX_RAY_WORKERS:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_WORKERS} processes with the local backend, or at most {MAX_RAY_WORKERS} Ray "
+            f"workers with --backend ray; not {value}"
+        )
     return value
 
 
