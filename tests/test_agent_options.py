@@ -18,6 +18,7 @@ import pytest
 import ggp
 from conftest import GAME_NAMES
 from ggp.agents import AGENTS, Agent, Range, agent_options, make_agent
+from ggp.agents.mcts import MAX_THREADS
 from ggp.agents.options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY
 from ggp.agents.uct import MAX_TREE_BYTES, UCTSearch, search
 
@@ -33,6 +34,11 @@ HOSTILE_VALUES: list[Any] = [float("nan"), float("inf"), -float("inf"), -1, 10**
 HOSTILE_FLAG_VALUES: list[Any] = [0, 1, 2, 0.0, np.int64(1), None]
 # What a numeric option refuses besides: bools and their numpy cousins.
 HOSTILE_NUMBER_VALUES: list[Any] = [True, False, np.bool_(True)]
+
+
+def is_flag(name: str, key: str) -> bool:
+    """Whether ``key`` is a true-or-false option of agent ``name`` (declared ``bool``, so without a range)."""
+    return agent_options(name)[key] is bool
 
 
 def quoted(text: str) -> str:
@@ -59,7 +65,7 @@ def test_every_option_of_every_agent_declares_its_values() -> None:
     assert set(BUILT_IN) <= set(AGENTS)
     for name, key in OPTIONS:
         declared = Range.of(agent_options(name)[key])
-        assert declared is not None or key == "reuse", f"{name}: {key} declares no range"
+        assert declared is not None or is_flag(name, key), f"{name}: {key} declares no range"
     ranges = {key: Range.of(agent_options("mcts")[key]) for key in agent_options("mcts")}
     assert ranges == {
         "time": Range(gt=0, le=MAX_SECONDS),
@@ -68,6 +74,10 @@ def test_every_option_of_every_agent_declares_its_values() -> None:
         "seed": Range(ge=0, le=MAX_SEED),
         "reuse": None,
         "capacity": Range(ge=MIN_CAPACITY, le=MAX_CAPACITY),
+        "threads": Range(ge=1, le=MAX_THREADS),
+        "solve": None,
+        "puzzle": None,
+        "ponder": None,
     }
     assert Range.of(agent_options("random")["seed"]) == Range(ge=0, le=MAX_SEED)
     assert Range.of(agent_options("bomberman")["seed"]) == Range(ge=0, le=MAX_SEED)
@@ -76,7 +86,7 @@ def test_every_option_of_every_agent_declares_its_values() -> None:
 @pytest.mark.parametrize(("name", "key"), OPTIONS)
 @pytest.mark.parametrize("text", HOSTILE_TEXTS)
 def test_a_spec_with_a_hostile_value_is_refused_naming_agent_option_and_range(name: str, key: str, text: str) -> None:
-    if key == "reuse" and text == "True":
+    if is_flag(name, key) and text == "True":
         text = "maybe"  # 'True' is a fine flag
     with pytest.raises(ValueError) as info:
         make_agent(f"{name}:{key}={text}")
@@ -89,7 +99,7 @@ def test_a_spec_with_a_hostile_value_is_refused_naming_agent_option_and_range(na
 @pytest.mark.parametrize(("name", "key"), OPTIONS)
 def test_direct_construction_refuses_hostile_values_too(name: str, key: str) -> None:
     factory = AGENTS[name]
-    extra = HOSTILE_FLAG_VALUES if key == "reuse" else HOSTILE_NUMBER_VALUES
+    extra = HOSTILE_FLAG_VALUES if is_flag(name, key) else HOSTILE_NUMBER_VALUES
     for value in HOSTILE_VALUES + extra:
         with pytest.raises(ValueError) as info:
             factory(**{key: value})
@@ -101,7 +111,7 @@ def test_direct_construction_refuses_hostile_values_too(name: str, key: str) -> 
 @pytest.mark.parametrize(("name", "key"), OPTIONS)
 def test_defaults_given_to_make_agent_are_checked_as_well(name: str, key: str) -> None:
     with pytest.raises(ValueError, match=f"^{name}: {key} must be "):
-        make_agent(name, **{key: float("nan") if key != "reuse" else 7})
+        make_agent(name, **{key: 7 if is_flag(name, key) else float("nan")})
 
 
 def test_mcts_c_nan_is_refused_before_any_search() -> None:
