@@ -71,7 +71,10 @@ def test_make_agent_defaults_fill_unset_options_only() -> None:
 @pytest.mark.parametrize(
     ("spec", "needle"),
     [
-        ("minimax", "the known agents are: amazons (options: time, sims, c, seed, reuse, capacity), bomberman"),
+        (
+            "minimax",
+            "the known agents are: amazons (options: time, sims, c, seed, reuse, capacity, threads, solve, puzzle, ponder), bomberman",
+        ),
         ("", "empty agent spec"),
         (":seed=1", "empty agent spec"),
         ("random:depth=3", "its options are: seed"),

@@ -66,7 +66,7 @@ def agent_options(name: str) -> dict[str, Any]:
 
     >>> opts = agent_options("mcts")
     >>> list(opts)
-    ['time', 'sims', 'c', 'seed', 'reuse', 'capacity']
+    ['time', 'sims', 'c', 'seed', 'reuse', 'capacity', 'threads', 'solve', 'puzzle', 'ponder']
     >>> str(Range.of(opts["c"]))
     '>= 0 and <= 100'
     """

@@ -81,7 +81,8 @@ def agents_for(game: Game, registered: Mapping[str, Any]) -> list[str]:
 
     >>> import ggp
     >>> from ggp.agents import AGENTS
-    >>> agents_for(ggp.load("wallmaze"), AGENTS)
+    >>> built_in = {name: AGENTS[name] for name in ("amazons", "bomberman", "mcts", "random", "wallmaze")}
+    >>> agents_for(ggp.load("wallmaze"), built_in)
     ['mcts', 'random', 'wallmaze']
     """
     out = []
