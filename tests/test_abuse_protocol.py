@@ -146,6 +146,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         # the native engines load in the background: one built-in match, so later clocks are not spent on it
         assert post(player.port, start("warm", "white", WALLMAZE, "60", "5")) == (200, "ready")
         assert post(player.port, "(ABORT warm)") == (200, "aborted")
+        # and its compiled code is warm: on a cold numba cache, compiling in the background holds numba's lock
+        # for minutes, which would make the first PLAYs of these tests wait on it past their clocks
+        warmed = time.monotonic() + 900  # a guard against a hang, not a wait
+        while "warm: the engines and the agent's compiled code are ready" not in log.read_text():
+            assert proc.poll() is None and time.monotonic() < warmed, log.read_text()[-3000:]
+            time.sleep(0.2)
         yield player
         assert proc.poll() is None, "ggp serve died during the tests: " + log.read_text()[-3000:]
     finally:

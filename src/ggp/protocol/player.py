@@ -221,6 +221,7 @@ class PlayerService:
             game = gdl_game(parse_terms(text))
             with contextlib.suppress(Exception):  # an agent that cannot play these sheets has nothing to warm
                 make_agent(self.config.spec).start(game, game.roles[0])
+        self._say("warm: the engines and the agent's compiled code are ready")
 
     # --- messages -------------------------------------------------------------------------------
     def handle(self, text: str, received: float | None = None) -> Reply:
@@ -410,9 +411,11 @@ class PlayerService:
         try:
             with bounded(cancel=match.cancelled):
                 game = match.gdl if match.gdl is not None else gdl_game(match.rules)
+            # moves the sheet does not know are refused before its kernel is compiled (seconds, on a cold cache)
+            joints = [[game.parse_move(t) for t in joint] for joint in (*match.history, texts)]
             state = game.initial_state()
-            for joint in (*match.history, texts):
-                state = game.next_state(state, [game.parse_move(t) for t in joint])
+            for joint in joints:
+                state = game.next_state(state, joint)
         except Exception as exc:  # GGPError mostly; any failure of the reasoner leaves the match as it was
             self._say(f"match {match.match_id}: the rule sheet's reasoner refuses the match too: {exc}")
             return False
