@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import html
 import threading
 import time
 from collections import OrderedDict
@@ -25,6 +24,7 @@ from .network import H_MAXLEGAL, H_TERMINAL, Propnet
 from .parser import GDLError, parse_program, show
 from .propnet import build_propnet
 from .prover import ProverGame
+from .view import FactsView
 
 #: What each thread loading a rule sheet is doing now (thread id -> stage), for a progress display.
 _STAGES: dict[int, str] = {}
@@ -88,7 +88,7 @@ def _restore_state(text: str, name: str, bits: bytes) -> GDLState:
     return GDLState(from_text(text, name), bits)
 
 
-class GDLGame(KernelGame):
+class GDLGame(FactsView, KernelGame):
     """A game defined by a GDL rule sheet, played on a compiled propnet.
 
     >>> game = GDLGame("(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go))"
@@ -278,22 +278,6 @@ class GDLGame(KernelGame):
         texts = self.propnet.base_texts
         bits = s._bits
         return [texts[i] for i in range(len(bits)) if bits[i]]
-
-    def render(self, state: State) -> str:
-        facts = self.state_facts(state)
-        status = "terminal" if self.is_terminal(state) else "in play"
-        return "\n".join([f"{self.name} ({status}), {len(facts)} facts:", *(f"  {f}" for f in facts)])
-
-    def svg(self, state: State, size: int = 360) -> str:
-        lines = self.render(state).splitlines()
-        line_h = 16
-        height = line_h * (len(lines) + 1)
-        rows = "".join(f'<text x="8" y="{line_h * (i + 1)}">{html.escape(text)}</text>' for i, text in enumerate(lines))
-        return (
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{height}" '
-            f'viewBox="0 0 {size} {height}" font-family="monospace" font-size="12">'
-            f'<rect width="{size}" height="{height}" fill="white"/>{rows}</svg>'
-        )
 
     def state_to_dict(self, state: State) -> dict[str, Any]:
         return {"game": self.name, "facts": self.state_facts(state)}

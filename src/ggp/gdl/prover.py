@@ -31,7 +31,6 @@ one (compiled MCTS, ``ggp random --compiled``) refuse such a game.
 from __future__ import annotations
 
 import gc
-import html
 import sys
 import threading
 import time
@@ -57,6 +56,7 @@ from .parser import (
     show,
     term_vars,
 )
+from .view import FactsView
 
 #: States whose answers are kept (each holds the tables of its subgoals).
 _CACHED_STATES = 64
@@ -431,7 +431,7 @@ def _restore_state(text: str, name: str, reason: str, facts: frozenset[Term]) ->
     return ProverState(ProverGame(text, name, reason=reason), facts)
 
 
-class ProverGame(Game):
+class ProverGame(FactsView, Game):
     """A GDL game played by the tabled top-down :class:`Prover` instead of a propnet (see the module).
 
     Actions are numbered in the order moves are first met (a role's moves are
@@ -583,22 +583,6 @@ class ProverGame(Game):
     # --- presentation and storage ----------------------------------------------------------------
     def state_facts(self, state: State) -> list[str]:
         return sorted(show(f, self._spelling) for f in self._state(state)._facts)
-
-    def render(self, state: State) -> str:
-        facts = self.state_facts(state)
-        status = "terminal" if self.is_terminal(state) else "in play"
-        return "\n".join([f"{self.name} ({status}), {len(facts)} facts:", *(f"  {f}" for f in facts)])
-
-    def svg(self, state: State, size: int = 360) -> str:
-        lines = self.render(state).splitlines()
-        line_h = 16
-        height = line_h * (len(lines) + 1)
-        rows = "".join(f'<text x="8" y="{line_h * (i + 1)}">{html.escape(t)}</text>' for i, t in enumerate(lines))
-        return (
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{height}" '
-            f'viewBox="0 0 {size} {height}" font-family="monospace" font-size="12">'
-            f'<rect width="{size}" height="{height}" fill="white"/>{rows}</svg>'
-        )
 
     def state_to_dict(self, state: State) -> dict[str, Any]:
         return {"game": self.name, "facts": self.state_facts(state)}
