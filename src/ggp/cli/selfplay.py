@@ -12,7 +12,7 @@ import argparse
 from ..match.plugins import canonical_module_name
 from .argtypes import agent_spec, game_ref, positive_int, seed
 from .common import UsageError, console
-from .tournament import add_backend_options, check_backend_options, live_progress, workers_arg
+from .tournament import LiveCounts, add_backend_options, check_backend_options, live_progress, workers_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -71,21 +71,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     out = console()
     with live_progress(out, "games") as progress:
         task = progress.add_task("games", total=args.games, running=0, failed=0)
-        running: set[int] = set()
-        failed = 0
+        counts_shown = LiveCounts(progress, task)
 
         def on_event(event: SelfplayEvent) -> None:
-            nonlocal failed
-            if event.kind == "started" and event.index is not None:
-                running.add(event.index)
-            elif event.index is not None:
-                running.discard(event.index)
-            failed += event.kind in ("failed", "cancelled")
-            if event.kind == "done":
-                progress.advance(task)
-            elif event.kind in ("crash", "failed", "cancelled"):
-                progress.console.print(event.text, soft_wrap=True)
-            progress.update(task, running=len(running), failed=failed)
+            counts_shown.see(event.kind, event.index, event.text)
 
         def skip_existing(n: int) -> None:
             progress.update(task, completed=n)

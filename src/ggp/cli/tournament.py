@@ -21,6 +21,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -153,6 +154,34 @@ def live_progress(out: Console, noun: str, table: Callable[[], RenderableType | 
     if table is not None and out.is_terminal:
         return _TableProgress(*columns, table=table, console=out)
     return Progress(*columns, console=out)
+
+
+class LiveCounts:
+    """Keeps a :func:`live_progress` bar's running and failed counts from a run's events (a tournament's
+    matches, self-play games), and prints above the bar the events worth reading (crashes, failures).
+    """
+
+    #: Events that only move the counts.
+    QUIET = frozenset({"started", "done", "worker", "shard"})
+
+    def __init__(self, progress: Progress, task: TaskID) -> None:
+        self.progress = progress
+        self.task = task
+        self.running: set[int] = set()
+        self.failed = 0
+
+    def see(self, kind: str, key: int | None, text: str) -> None:
+        """One event of kind ``kind`` about item ``key`` (None: about no one item)."""
+        if kind == "started" and key is not None:
+            self.running.add(key)
+        elif key is not None:
+            self.running.discard(key)
+        self.failed += kind in ("failed", "cancelled")
+        if kind == "done":
+            self.progress.advance(self.task)
+        elif kind not in self.QUIET:
+            self.progress.console.print(text, soft_wrap=True)
+        self.progress.update(self.task, running=len(self.running), failed=self.failed)
 
 
 class Standings:
@@ -344,23 +373,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         standings = Standings()
         with live_progress(out, "matches", standings.table) as progress:
             task = progress.add_task("matches", total=total, completed=counts["done"], running=0, failed=0)
-            running: set[int] = set()
-            failed = 0
+            counts_shown = LiveCounts(progress, task)
 
             def on_event(event: RunEvent) -> None:
-                nonlocal failed
-                if event.kind == "started" and event.match_id is not None:
-                    running.add(event.match_id)
-                elif event.match_id is not None:
-                    running.discard(event.match_id)
-                failed += event.kind in ("failed", "cancelled")
-                if event.kind == "done":
-                    progress.advance(task)
-                    if event.record is not None:
-                        standings.add(event.record.agents, event.record.goals)
-                elif event.kind not in ("started", "worker"):
-                    progress.console.print(event.text, soft_wrap=True)
-                progress.update(task, running=len(running), failed=failed)
+                counts_shown.see(event.kind, event.match_id, event.text)
+                if event.kind == "done" and event.record is not None:
+                    standings.add(event.record.agents, event.record.goals)
 
             summary = run_tournament(
                 db_path,
