@@ -327,9 +327,9 @@ def test_the_grid_is_found_in_corpus_sheets(sheet: str, board: tuple[str, int, i
         svg, facts = ui.generic_svg(game, game.initial_state())
         assert svg == "" and facts == game.state_facts(game.initial_state())
         return
-    assert grid is not None and (grid.head, len(grid.xs), len(grid.ys)) == board
+    assert grid is not None and (grid.relation, len(grid.columns), len(grid.rows)) == board
     svg, rest = ui.generic_svg(game, game.initial_state())
     assert svg.count("data-gcell=") == board[1] * board[2]
-    assert not any(f.startswith(f"({grid.head} ") for f in rest)  # the board's facts are drawn, not listed
+    assert not any(f.startswith(f"({grid.relation} ") for f in rest)  # the board's facts are drawn, not listed
     moves = ui.annotate_generic(game, list(game.legal_moves(game.initial_state(), game.roles[0])))
     assert moves and all(m["cells"] for m in moves)  # every first move names squares to click

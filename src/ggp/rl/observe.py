@@ -36,15 +36,15 @@ by :func:`find_grid`).
 from __future__ import annotations
 
 import weakref
-from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import numba as nb
 import numpy as np
 
-from ..core.kif import parse_term
 from ..core.native import KernelGame
+from ..gdl.grid import MAX_BOARD as MAX_BOARD
+from ..gdl.grid import Grid, grid_of
+from ..gdl.grid import find_grid as find_grid
 
 # --- wall maze ----------------------------------------------------------------------------------
 _WM_W, _WM_H, _WM_STEPS = 13, 9, 30
@@ -184,109 +184,8 @@ def _flat_enc(s, role, aux, out):  # type: ignore[no-untyped-def]
 
 
 # --- rule sheets ---------------------------------------------------------------------------------
-#: A grid axis has at least this many values, so that a relation like (score ?player ?points) is no board.
-MIN_AXIS = 3
-#: The largest board tensor built (cells times channels).
-MAX_BOARD = 1 << 20
-
-
-@dataclass(frozen=True)
-class GridLayout:
-    """Where a rule sheet's grid relation puts each base proposition in the board tensor.
-
-    ``relation`` is the relation's name and arity; ``axes`` the two argument
-    positions read as (column, row); ``columns``, ``rows`` and ``channels`` the
-    values along each (a channel is the tuple of the other arguments, the
-    piece); ``index``, ``row``, ``col``, ``channel`` say that base proposition
-    ``index[k]`` sets ``board[row[k], col[k], channel[k]]``.
-    """
-
-    relation: str
-    arity: int
-    axes: tuple[int, int]
-    columns: tuple[str, ...]
-    rows: tuple[str, ...]
-    channels: tuple[tuple[str, ...], ...]
-    index: np.ndarray
-    row: np.ndarray
-    col: np.ndarray
-    channel: np.ndarray
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        return (len(self.rows), len(self.columns), len(self.channels))
-
-
-def _ordered(values: set[str]) -> tuple[str, ...]:
-    if all(v.lstrip("-").isdigit() for v in values):
-        return tuple(sorted(values, key=int))
-    return tuple(sorted(values))
-
-
-def find_grid(base_facts: list[str]) -> GridLayout | None:
-    """The board a rule sheet's state forms, if it forms one: the grid relation's layout, or None.
-
-    How it is found: the base propositions are grouped by relation name and
-    arity; a relation with two or more arguments of plain symbols is a
-    candidate. Its last argument is the piece (the content of the cell) when
-    it has three or more arguments; of the others, the two with the most
-    distinct values are the column and the row (the earlier argument is the
-    column: ``(cell ?x ?y ?piece)`` gives ``board[y, x, piece]``), and any
-    others join the piece to make the channel (``(cell ?board ?x ?y ?piece)``
-    has a channel per board and piece). A relation of two arguments is an
-    occupancy grid of one channel. Values are ordered as numbers when they
-    all are, else as text. The candidate must have at least 3 values on each
-    axis and cover at least half of the cells; of the candidates, the one with
-    the most propositions wins.
-
-    >>> layout = find_grid(["(cell 1 1 x)", "(cell 1 1 b)", "(cell 2 1 b)", "(cell 3 1 b)", "(cell 1 2 b)",
-    ...                     "(cell 2 2 b)", "(cell 3 2 b)", "(cell 1 3 b)", "(cell 2 3 o)", "(cell 3 3 b)",
-    ...                     "(control white)"])
-    >>> layout.relation, layout.shape, layout.channels
-    ('cell', (3, 3, 3), (('b',), ('o',), ('x',)))
-    """
-    groups: dict[tuple[str, int], list[tuple[int, tuple[str, ...]]]] = {}
-    for i, text in enumerate(base_facts):
-        try:
-            term = parse_term(text)
-        except ValueError:
-            continue
-        if isinstance(term, str) or len(term) < 3 or not all(isinstance(a, str) for a in term):
-            continue
-        name, args = term[0], tuple(str(a) for a in term[1:])
-        groups.setdefault((str(name).lower(), len(args)), []).append((i, args))
-    best: GridLayout | None = None
-    for (name, arity), members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        if best is not None and len(members) <= len(best.index):
-            break
-        layout = _layout(name, arity, members)
-        if layout is not None:
-            best = layout
-    return best
-
-
-def _layout(name: str, arity: int, members: list[tuple[int, tuple[str, ...]]]) -> GridLayout | None:
-    coords = list(range(arity - 1)) if arity >= 3 else [0, 1]
-    distinct = [len({args[p] for _, args in members}) for p in range(arity)]
-    # the two coordinates with the most values; a tie goes to the later one, nearer the piece
-    ax = sorted(sorted(coords, key=lambda p: (distinct[p], p))[-2:])
-    if min(distinct[ax[0]], distinct[ax[1]]) < MIN_AXIS:
-        return None
-    columns = _ordered({args[ax[0]] for _, args in members})
-    rows = _ordered({args[ax[1]] for _, args in members})
-    rest = [p for p in range(arity) if p not in ax]
-    channels = tuple(sorted(Counter(tuple(args[p] for p in rest) for _, args in members)))
-    cells = {(args[ax[0]], args[ax[1]]) for _, args in members}
-    if 2 * len(cells) < len(columns) * len(rows) or len(columns) * len(rows) * len(channels) > MAX_BOARD:
-        return None
-    ci = {v: k for k, v in enumerate(columns)}
-    ri = {v: k for k, v in enumerate(rows)}
-    chi = {v: k for k, v in enumerate(channels)}
-    index = np.array([i for i, _ in members], dtype=np.int64)
-    col = np.array([ci[args[ax[0]]] for _, args in members], dtype=np.int64)
-    row = np.array([ri[args[ax[1]]] for _, args in members], dtype=np.int64)
-    channel = np.array([chi[tuple(args[p] for p in rest)] for _, args in members], dtype=np.int64)
-    return GridLayout(name, arity, (ax[0], ax[1]), columns, rows, channels, index, row, col, channel)
+# A sheet's board tensor is laid out by the grid the web app draws too: found once, in ggp.gdl.grid.
+GridLayout = Grid
 
 
 # --- the observer --------------------------------------------------------------------------------
@@ -329,7 +228,7 @@ class Observer:
             self.shape = (len(game.initial_array()),)
             self._one = self._batch = None
             self._args = ()
-            self.board = find_grid(list(game.base_facts))  # type: ignore[attr-defined]
+            self.board = grid_of(game)
             self.board_shape = self.board.shape if self.board is not None else None
         else:  # a kernel game ggp.rl does not know: its state array, as numbers
             self.shape = (len(game.initial_array()),)

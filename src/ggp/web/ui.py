@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.game import Game, Move, State
+from ..gdl.grid import grid_of
 
 
 def family(game: Game) -> str:
@@ -215,111 +216,8 @@ def readable(game: Game, move: str) -> str:
 
 
 # --- the generic view: any rule sheet ----------------------------------------------------------------
-class Grid:
-    """A board found in a sheet's facts: the relation ``head`` whose first two arguments are a cell's x and y.
-
-    ``xs`` and ``ys`` are the values the coordinates take, in order; the other arguments are what the cell holds.
-    """
-
-    def __init__(self, head: str, arity: int, xs: list[str], ys: list[str]) -> None:
-        self.head = head
-        self.arity = arity
-        self.xs = xs
-        self.ys = ys
-
-    def cells(self, facts: list[str]) -> tuple[dict[tuple[str, str], list[str]], list[str]]:
-        """What each cell holds in a state with ``facts``, and the facts that are not of the board."""
-        out: dict[tuple[str, str], list[str]] = {}
-        rest = []
-        for fact in facts:
-            words = _words(fact)
-            if words and words[0] == self.head and len(words) == self.arity + 1:
-                content = " ".join(words[3:]) or words[0]
-                if content.lower() not in _BLANK:
-                    out.setdefault((words[1], words[2]), []).append(content)
-            else:
-                rest.append(fact)
-        return out, rest
-
-    def move_cells(self, move: str) -> list[str]:
-        """The cells (``"i j"`` indexes into ``xs`` and ``ys``) a move names: each (x, y) pair among its
-        arguments; a move with one argument that is a column's x names that column's cells."""
-        args = _words(move)[1:]
-        xi = {x: i for i, x in enumerate(self.xs)}
-        yi = {y: j for j, y in enumerate(self.ys)}
-        found = []
-        k = 0
-        while k + 1 < len(args):
-            if args[k] in xi and args[k + 1] in yi:
-                found.append(f"{xi[args[k]]} {yi[args[k + 1]]}")
-                k += 2
-            else:
-                k += 1
-        if not found and len(args) == 1 and args[0] in xi:
-            found = [f"{xi[args[0]]} {j}" for j in range(len(self.ys))]
-        return found
-
-
-_BLANK = {"b", "blank", "empty", "e", "none", "0"} - {"0"}
-_GRIDS: dict[int, Grid | None] = {}
-
-
-def _words(fact: str) -> list[str]:
-    """A flat fact's words: ``(cell 1 2 x)`` -> ``["cell", "1", "2", "x"]`` (nested terms keep their text)."""
-    text = fact.strip()
-    if not text.startswith("("):
-        return [text]
-    inner = text[1:-1]
-    if "(" in inner:
-        return [inner.split()[0], inner]  # nested: not a grid fact
-    return inner.split()
-
-
-def _order(values: set[str]) -> list[str]:
-    if all(v.lstrip("-").isdigit() for v in values):
-        return sorted(values, key=int)
-    return sorted(values, key=lambda v: (len(v), v))
-
-
-def grid_of(game: Game) -> Grid | None:
-    """The board of a rule sheet's states, if its facts describe one (None otherwise); found once per game.
-
-    The candidate is the relation of two or more flat arguments (three or more preferred) whose first two take from 2 to 32 values
-    each and whose facts cover at least half of the x, y pairs; the one covering most cells wins.
-    """
-    key = id(game)
-    if key in _GRIDS:
-        return _GRIDS[key]
-    base = getattr(game, "base_facts", None)
-    facts = list(base) if base is not None else game.state_facts(game.initial_state())
-    groups: dict[tuple[str, int], set[tuple[str, str]]] = {}
-    for fact in facts:
-        words = _words(fact)
-        if len(words) >= 3:
-            groups.setdefault((words[0], len(words) - 1), set()).add((words[1], words[2]))
-    # a two-argument relation that holds once per first argument is a value ((heap a 3): heap a has 3), not cells
-    counts: dict[tuple[str, int], set[str]] = {}
-    totals: dict[tuple[str, int], int] = {}
-    for fact in game.state_facts(game.initial_state()):
-        words = _words(fact)
-        if len(words) == 3:
-            counts.setdefault((words[0], 2), set()).add(words[1])
-            totals[(words[0], 2)] = totals.get((words[0], 2), 0) + 1
-    best: Grid | None = None
-    best_score = 0
-    for (head, arity), pairs in groups.items():
-        if arity == 2 and (head, 2) in totals and totals[(head, 2)] == len(counts[(head, 2)]) > 1:
-            continue
-        xs = {p[0] for p in pairs}
-        ys = {p[1] for p in pairs}
-        if not (2 <= len(xs) <= 32 and 2 <= len(ys) <= 32):
-            continue
-        score = len(pairs) + (10_000 if arity >= 3 else 0)  # a relation that says what a cell holds first
-        if len(pairs) * 2 < len(xs) * len(ys) or score <= best_score:
-            continue
-        best, best_score = Grid(head, arity, _order(xs), _order(ys)), score
-    _GRIDS[key] = best
-    return best
+#: What a cell holds when it is empty, in the sheets' own words: not drawn.
+_BLANK = {"b", "blank", "empty", "e", "none"}
 
 
 _PALETTE = ["#1d4ed8", "#b91c1c", "#047857", "#7c3aed", "#b45309", "#0e7490", "#be185d", "#4d7c0f"]
@@ -344,33 +242,33 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
     if grid is None:
         return "", facts
     held, rest = grid.cells(facts)
-    nx, ny = len(grid.xs), len(grid.ys)
+    nx, ny = len(grid.columns), len(grid.rows)
     cell = max(16, min(56, size // max(nx, ny)))
     pad = 22
     width, height = pad + nx * cell, pad + ny * cell
     # numbered rows go up, as ranks and ggp's own boards do (y to the north); named rows read down
-    up = all(y.lstrip("-").isdigit() for y in grid.ys)
+    up = all(y.lstrip("-").isdigit() for y in grid.rows)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{html.escape(game.name)} board, {nx} by {ny}" font-family="sans-serif" '
         f'data-up="{1 if up else 0}">'
     ]
     colours: dict[str, str] = {}
-    for i, x in enumerate(grid.xs):
+    for i, x in enumerate(grid.columns):
         parts.append(
             f'<text x="{pad + i * cell + cell / 2}" y="15" text-anchor="middle" font-size="11" fill="#333">'
             f"{html.escape(x)}</text>"
         )
-    for j, y in enumerate(grid.ys):
+    for j, y in enumerate(grid.rows):
         row = ny - 1 - j if up else j
         top = pad + row * cell
         parts.append(
             f'<text x="11" y="{top + cell / 2 + 4}" text-anchor="middle" font-size="11" fill="#333">'
             f"{html.escape(y)}</text>"
         )
-        for i, x in enumerate(grid.xs):
+        for i, x in enumerate(grid.columns):
             shade = "#f4f1ea" if (i + j) % 2 == 0 else "#e6e0d2"
-            what = held.get((x, y), [])
+            what = [c for c in held.get((i, j), []) if c.lower() not in _BLANK]
             label = f"({x}, {y})" + (f": {', '.join(what)}" if what else ": empty")
             parts.append(
                 f'<rect data-gcell="{i} {j}" x="{pad + i * cell}" y="{top}" width="{cell}" '
@@ -409,7 +307,7 @@ def annotate_generic(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
             "from": None,
             "to": None,
             "dir": None,
-            "cells": grid.move_cells(m.text) if grid else [],
+            "cells": [f"{i} {j}" for i, j in grid.move_cells(m.text)] if grid else [],
         }
         for m in moves
     ]
