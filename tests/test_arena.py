@@ -90,7 +90,8 @@ def register(client: TestClient, name: str, url: str) -> Any:
 
 def play_round(client: TestClient) -> list[str]:
     """One matchmaking round, run on the app's event loop; the ids of the matches it started."""
-    return list(client.portal.call(client.app.state.arena.round))  # type: ignore[attr-defined]
+    assert client.portal is not None  # inside the client's with-block
+    return list(client.portal.call(client.app.state.arena.round))  # type: ignore[attr-defined,call-arg]
 
 
 def finished(client: TestClient, match_id: str) -> dict[str, Any]:
@@ -269,3 +270,32 @@ def test_a_player_whose_moves_keep_failing_is_paused_after_two_matches(tmp_path:
     finally:
         honest.close()
         cheater.close()
+
+
+# --- sheets on the prover ------------------------------------------------------------------------------------
+#: Reachability over a cycle (tests/test_gdl_prover.py's sheet), as a GGP host sends it.
+REACH = (
+    "(role p) (init (at a)) (edge a b) (edge b c) (edge c d) (edge d b) (edge e a)"
+    " (<= (path ?x ?y) (path ?x ?z) (edge ?z ?y)) (<= (path ?x ?y) (edge ?x ?y))"
+    " (<= (legal p (go ?y)) (true (at ?x)) (path ?x ?y)) (<= (next (at ?y)) (does p (go ?y)))"
+    " (<= terminal (true (at d))) (<= (goal p 100) (true (at d))) (<= (goal p 0) (not (true (at d))))"
+)
+
+
+def test_a_player_plays_a_sheet_too_large_to_ground_on_the_prover(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registered player is sent any sheet: one the grounder gives up on is recognised on the prover."""
+    from ggp.core.kif import parse_terms
+    from ggp.gdl import grounder, load_text
+    from ggp.protocol.recognize import recognize
+
+    monkeypatch.setattr(grounder, "MAX_ATOMS", 20)  # REACH's paths are over 20 atoms: grounding gives up
+    load_text.cache_clear()
+    try:
+        found = recognize(parse_terms(REACH))
+        assert found.native is None and found.game.engine == "prover"  # type: ignore[attr-defined]
+        service = PlayerService(PlayerConfig(spec="random", name="any", seed=2))
+        assert service.handle(f"(START arena.1 p ({REACH}) 10 5)").body.lower() == "ready"
+        assert service.handle("(PLAY arena.1 NIL)").body in ("(go b)", "(go c)", "(go d)")
+        assert service.match is not None and service.match.game.engine == "prover"  # type: ignore[union-attr]
+    finally:
+        load_text.cache_clear()

@@ -183,7 +183,8 @@ def test_amazons_moves_read_as_squares_and_a_forced_arrow_is_announced(client: T
     for x, y in [(8, 8), (7, 6), (6, 3), (3, 7)]:
         put(x, y, "B")
     put(2, 1, ".")  # white's one way out: a1-b1, and then the only square to shoot at is a1
-    put(7, 8, "."), put(6, 8, ".")  # black has a choice, so its move is its own
+    put(7, 8, ".")  # black has a choice, so its move is its own
+    put(6, 8, ".")
     state = game.state_from_dict({**doc, "board": "/".join("".join(r) for r in rows), "to_act": "white"})
     match.states[-1] = state
     forced = move(client, gid, "white", "(move 1 1 2 1)", match.step)
@@ -266,6 +267,45 @@ def test_an_upload_is_checked_by_the_reasoner(client: TestClient) -> None:
     view = play(client, game=key, mode="watch", level="easy")
     final = wait(client, view["id"])
     assert final["terminal"] and final["title"] == "My game"
+
+
+#: Reachability over a cycle (tests/test_gdl_prover.py's sheet), tagged so that no other test's cached game is met.
+REACH = """
+; web upload, played on the prover
+(role p)
+(init (at a))
+(edge a b) (edge b c) (edge c d) (edge d b) (edge e a)
+(<= (path ?x ?y) (path ?x ?z) (edge ?z ?y))
+(<= (path ?x ?y) (edge ?x ?y))
+(<= (legal p (go ?y)) (true (at ?x)) (path ?x ?y))
+(<= (next (at ?y)) (does p (go ?y)))
+(<= terminal (true (at d)))
+(<= (goal p 100) (true (at d)))
+(<= (goal p 0) (not (true (at d))))
+"""
+
+
+def test_an_upload_too_large_to_ground_is_played_on_the_prover(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ggp.gdl import grounder, load_text
+
+    monkeypatch.setattr(grounder, "MAX_ATOMS", 20)  # REACH's paths are over 20 atoms: grounding gives up
+    load_text.cache_clear()
+    try:
+        r = client.post("/api/sheets", json={"name": "reach", "rules": REACH})
+        assert r.status_code == 201, r.text
+        key = r.json()["name"]
+        assert client.get(f"/api/sheets/{key}").json()["engine"] == "prover"
+        view = play(client, game=key, mode="computer", level="easy")
+        assert view["family"] == "facts" and view["facts"] == ["(at a)"]
+        assert [m["move"] for m in view["legal"]["p"]] == ["(go b)", "(go c)", "(go d)"]
+        view = move(client, view["id"], "p", "(go c)", 0)
+        assert not view["terminal"] and view["facts"] == ["(at c)"]
+        done = move(client, view["id"], "p", "(go d)", 1)
+        assert done["terminal"] and done["goals"] == {"p": 100}
+    finally:
+        load_text.cache_clear()
 
 
 def test_a_sheet_without_a_board_shows_its_facts(client: TestClient) -> None:

@@ -89,13 +89,14 @@ _known_lock = threading.Lock()
 
 
 def gdl_game(rules: Sequence[Term], name: str | None = None) -> Game:
-    """The reasoner's game for ``rules`` (cached by text: the same sheet gives the same game)."""
-    from ..gdl import from_text
+    """The reasoner's game for ``rules`` (cached by text: the same sheet gives the same game): on the propnet,
+    or on the top-down prover when the sheet is too large to ground (``game.engine`` says which)."""
+    from ..gdl import load_text
 
     text = sheet_text(rules)
     if name is None:
         name = "gdl_" + hashlib.sha1(canonical(rules).encode()).hexdigest()[:8]
-    return from_text(text, name)
+    return load_text(text, name)
 
 
 def recognize(rules: Sequence[Term], *, deadline: float | None = None, seed: int = 0) -> Recognition:

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..core.errors import GGPError
 from ..core.game import Game
-from ..gdl import from_text, load_file
+from ..gdl import load_file, load_text
 from ..registry import game_names, load
 from .store import Store
 
@@ -164,7 +164,7 @@ class Catalog:
             text = self._upload_text(key[7:])
             if text is None:
                 raise ValueError(f"no uploaded rule sheet {key[7:]!r}")
-            game = _from_text(text, _slug(self.entry(key).title))
+            game = _load_text(text, _slug(self.entry(key).title))
         else:
             shown = key if len(key) <= 80 else key[:80] + "…"
             raise ValueError(f"unknown game {shown!r}; the games are {', '.join(game_names())}")
@@ -192,7 +192,7 @@ class Catalog:
         if "\x00" in text:
             raise ValueError("a rule sheet is text, but this one holds NUL bytes")
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        game = _from_text(text, _slug(name))  # raises ValueError with the reasoner's message
+        game = _load_text(text, _slug(name))  # raises ValueError with the reasoner's message
         if game.is_terminal(game.initial_state()):
             raise ValueError("this rule sheet's initial state is already terminal: there is nothing to play")
         self.store.execute(
@@ -241,9 +241,11 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "_", name.lower()).strip("_") or "sheet"
 
 
-def _from_text(text: str, name: str) -> Game:
+def _load_text(text: str, name: str) -> Game:
+    """The game of an uploaded sheet's text: on the propnet, or on the top-down prover when the sheet is too
+    large to ground (as ``ggp.load`` does for a file)."""
     try:
-        return from_text(text, name)
+        return load_text(text, name)
     except GGPError as exc:
         raise ValueError(f"the rule sheet does not load: {exc}") from None
     except RecursionError:
