@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,45 @@ def test_chosen_when_grounding_gives_up(monkeypatch: pytest.MonkeyPatch) -> None
     assert "grounding is infeasible" in game.engine_reason and "gave up" in game.engine_reason
     assert [str(m) for m in game.legal_moves(game.initial_state(), "p")] == ["(go b)", "(go c)", "(go d)"]
     load_text.cache_clear()
+
+
+#: prereq holds for every 6-bit string while the game is at s: 64 rule instances, found in one round.
+BITS = (
+    "(role p) (init s) (bit 0) (bit 1)"
+    " (<= (prereq ?a ?b ?c ?d ?e ?f) (bit ?a) (bit ?b) (bit ?c) (bit ?d) (bit ?e) (bit ?f) (true s))"
+    " (<= (legal p go) (prereq 0 1 0 1 0 1)) (<= (next t) (does p go)) (<= terminal (true t)) (goal p 100)"
+)
+
+
+def test_the_prover_is_chosen_by_estimate_before_grounding_explodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 64 instances and their 64 heads are over 100: refused before the round that would find them, by the
+    # estimate (the generic bound, checked while a round runs, says "gave up (over ...")
+    monkeypatch.setattr(grounder, "MAX_ATOMS", 100)
+    game = load_text(BITS, "bits-estimated")
+    load_text.cache_clear()
+    assert isinstance(game, ProverGame)
+    found = re.search(r"before a round of about (\d+) rule instances", game.engine_reason)
+    assert found is not None and 64 <= int(found.group(1)) <= 70  # prereq's, and a few of the other rules
+    assert [str(m) for m in game.legal_moves(game.initial_state(), "p")] == ["go"]
+    # with room for them, the estimate lets the sheet ground
+    monkeypatch.setattr(grounder, "MAX_ATOMS", 1000)
+    grounds = load_text(BITS, "bits-grounds")
+    load_text.cache_clear()
+    assert isinstance(grounds, GDLGame) and agree(grounds, game, games=3, seed=2) > 3
+
+
+def test_the_estimate_counts_each_join_step() -> None:
+    from ggp.gdl.parser import parse_program
+
+    g = grounder.Grounder(parse_program(BITS, "bits"))
+    g.ground()
+    rule = next(r for r in g.program.rules if r.relation == "prereq")
+    plan = grounder._make_plan(rule, None, set(), g.store.estimate)
+    # six lookups of bit, two rows each, and the one (true s): 2^6
+    assert g._instances(plan) == 64.0
+    # the plan begins with its most selective lookup, (true s): fed 5 rows there, it finds 5 x 2^6
+    assert plan.steps[0].relation == "true"
+    assert g._instances(plan, 5) == 5 * 64.0
 
 
 def test_the_propnet_when_the_sheet_grounds() -> None:

@@ -69,6 +69,13 @@ COMPILE_STEPS = 2_000
 #: A static relation is computed in full unless it grows past this many rows: it is then computed on
 #: demand, for the arguments the rules that use it give (see :meth:`Grounder.lookup`).
 DEFER_ROWS = 200_000
+#: Grounding gives up before a round whose rule instances, estimated from the average size of each lookup
+#: (:meth:`Grounder._instances`), would take it past :data:`MAX_ATOMS` times this margin (the estimate leaves
+#: out the checks that drop instances, so it errs high; the margin keeps sheets that do ground from being
+#: refused on it). Rounds fed fewer than :data:`_FORESEE_FROM` new rows are not estimated (the cost of
+#: estimating would outweigh what they can add).
+FORESIGHT_MARGIN = 1.0
+_FORESEE_FROM = 256
 #: Relations with a meaning in GDL: always computed in full.
 _KEYWORDS = {"role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input"}
 
@@ -765,13 +772,16 @@ class Grounder:
         # the first round joins what is there: a rule with a literal of a relation still empty finds nothing
         # (its instances come later, from the new rows of that relation)
         stored = self.store.rows
-        full = [
-            (str(r.head[0]), self._compile(_make_plan(r, None, skip_neg, self.store.estimate), keeping, recursive))
+        full_plans = [
+            _make_plan(r, None, skip_neg, self.store.estimate)
             for r in rules
             if all(stored.get(str(lit.atom[0])) or str(lit.atom[0]) in self.lazy for lit in r.body if lit.kind == "pos")
         ]
+        if keeping:
+            self._foresee(sum(self._instances(plan) for plan in full_plans), len(kept))
+        full = [(str(plan.rule.head[0]), self._compile(plan, keeping, recursive)) for plan in full_plans]
         # per relation, the rules to run on its new rows: (head, key of the delta literal, its values, run)
-        by_delta: dict[str, list[tuple[str, _Key, Row, Any]]] = {}
+        by_delta: dict[str, list[tuple[str, _Key, Row, Any, _Plan]]] = {}
         for r in rules:
             for lit in r.body:
                 if lit.kind == "pos" and str(lit.atom[0]) in recursive:
@@ -779,7 +789,7 @@ class Grounder:
                     fn = self._compile(plan, keeping, recursive)
                     key = plan.steps[0].key
                     values = tuple(plan.steps[0].key_terms)  # ground: nothing is bound before the first step
-                    by_delta.setdefault(str(lit.atom[0]), []).append((str(r.head[0]), key, values, fn))
+                    by_delta.setdefault(str(lit.atom[0]), []).append((str(r.head[0]), key, values, fn, plan))
         seen: dict[str, set[Any]] = {}
         new: dict[str, set[Row]] = {}
         self.budget.size = lambda: (
@@ -814,16 +824,51 @@ class Grounder:
                 raise too_large(self.where)
             new = {}
             fresh = {rel: set(rows) for rel, rows in delta.items()}
+            todo: list[tuple[str, Any, list[Row]]] = []
+            foreseen = 0.0
             for rel, rows in delta.items():
                 parts: dict[_Key, dict[Row, list[Row]]] = {}
-                for head_rel, key, values, fn in by_delta.get(rel, ()):
+                for head_rel, key, values, fn, plan in by_delta.get(rel, ()):
                     part = parts.get(key)
                     if part is None:
                         part = parts[key] = partition(rows, key)
                     bucket = part.get(values)
                     if bucket:
-                        run(head_rel, fn, bucket)
+                        todo.append((head_rel, fn, bucket))
+                        if keeping and len(bucket) >= _FORESEE_FROM:
+                            foreseen += self._instances(plan, len(bucket))
+            if foreseen:
+                self._foresee(foreseen, len(kept))
+            for head_rel, fn, bucket in todo:
+                run(head_rel, fn, bucket)
         self.budget.watch = lambda: None
+
+    def _instances(self, plan: _Plan, first: int | None = None) -> float:
+        """About how many instances ``plan`` finds: the product of its steps' average lookup sizes in the rows
+        held now (``first``: the rows fed to its first step). Checks (``distinct``, negations) are left out, so
+        this over-estimates rather than under (0 if a step's relation has no rows: the plan finds nothing)."""
+        total = 1.0
+        for i, step in enumerate(plan.steps):
+            if i == 0 and first is not None:
+                total *= first
+            elif step.relation not in self.lazy:  # a deferred relation's lookups are not known before they run
+                rows = self.store.estimate(step.relation, step.key)
+                if rows is None:
+                    return 0.0
+                total *= rows
+        return total
+
+    def _foresee(self, instances: float, kept: int) -> None:
+        """Give up now (:class:`GroundingTooLarge`) if the rule instances about to be found, each with its head
+        atom, would take grounding past :data:`MAX_ATOMS` by more than :data:`FORESIGHT_MARGIN`: a sheet whose
+        grounding explodes goes to the top-down prover at once, not after the seconds it takes to fill memory."""
+        held = self.store.count + kept + self.deferred_rows
+        if held + 2 * instances > MAX_ATOMS * FORESIGHT_MARGIN:
+            raise GroundingTooLarge(
+                f"{self.where}grounding gave up before a round of about {instances:,.0f} rule instances, estimated "
+                f"from the rows they join: with their head atoms and the {held:,} atoms and instances held, over "
+                f"{MAX_ATOMS:,}; the sheet is too large to ground"
+            )
 
     def _defer(self, relation: str, rules: list[Rule]) -> None:
         """Compute ``relation`` on demand from now on (see :meth:`lookup`), dropping what was computed of it."""
