@@ -89,19 +89,29 @@ def test_max_steps_truncates() -> None:
         assert truncated == (k == 4) and not terminated and reward == 0.0
 
 
-@pytest.mark.parametrize("game", ["wallmaze", "bomberman", "bomberman2p", "amazons_8x8", TICTACTOE])
-def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str) -> None:
+# (game, role number): every built-in game from both sides (the planes are egocentric), and a rule sheet
+VECTOR_CASES = [
+    (g, r) for g in ["wallmaze", "bomberman", "bomberman2p", "amazons_8x8", "amazons_10x10"] for r in (0, 1)
+]
+
+
+@pytest.mark.parametrize(("game", "r"), [*VECTOR_CASES, (TICTACTOE, 0)])
+def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str, r: int) -> None:
+    # venv writes each step's observations whole into a new array; twin (copy=False) updates its own buffer in
+    # place from each row's previous state: both must equal the single envs' observations at every step
     batch = 6
-    venv = rl.vector_env(game, batch, seed=3)
-    twin = rl.vector_env(game, batch, seed=3, copy=False)  # the same rows, written into the env's own buffers
+    role = ggp.load(game).roles[r]
+    venv = rl.vector_env(game, batch, seed=3, role=role)
+    twin = rl.vector_env(game, batch, seed=3, role=role, copy=False)
     obs, _ = venv.reset()
     twin.reset()
     singles = [rl.parallel_env(game) for _ in range(batch)]
     last = [e.reset()[0] for e in singles]
-    role = venv.role
     rng = np.random.default_rng(0)
     ended = np.zeros(batch, dtype=bool)
-    for _ in range(120):
+    restarts = 0
+    steps = 300 if game.startswith("amazons") else 120  # an Amazons game lasts 60 to 180 steps
+    for _ in range(steps):
         masks = venv.action_masks()
         for i in range(batch):
             assert np.array_equal(obs[i], last[i][role]["observation"])
@@ -122,11 +132,13 @@ def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str) -> None:
                 assert not terminated[i] and rewards[i] == 0.0
                 continue
             assert joint[venv.game.roles.index(role)] == actions[i]
-            last[i], r, terms, _, _ = e.step(dict(zip(e.possible_agents, (int(a) for a in joint), strict=True)))
+            last[i], reward, terms, _, _ = e.step(dict(zip(e.possible_agents, (int(a) for a in joint), strict=True)))
             assert terminated[i] == terms[role]
-            assert rewards[i] == r[role]
+            assert rewards[i] == reward[role]
+        restarts += int(ended.sum())
         ended = terminated.copy()
         assert not truncated.any()
+    assert restarts > 0, "the rows were restarted (autoreset) at least once"
 
 
 def test_the_vector_env_refuses_an_illegal_action_naming_the_row() -> None:
@@ -140,3 +152,45 @@ def test_the_vector_env_refuses_an_illegal_action_naming_the_row() -> None:
     assert np.array_equal(venv.states, before), "a refused batch moves no row"
     with pytest.raises(ValueError, match="3 ints"):
         venv.step(np.array([0, 0]))
+
+
+@pytest.mark.parametrize("game", ["wallmaze", "bomberman", "bomberman2p", "amazons_8x8", "amazons_10x10", TICTACTOE])
+def test_an_observation_updated_between_any_two_states_is_the_second_state_s(game: str) -> None:
+    # copy=False's in-place update compares two states field by field: it must work between any two states of
+    # the game, not only a state and its successor (a restarted row jumps from its last state to the first)
+    from ggp.rl.observe import observer_for
+    from ggp.rl.planes import updater_for
+    from ggp.vector import VectorGame
+
+    g = ggp.load(game)
+    obs = observer_for(g)
+    update = updater_for(obs)
+    vg = VectorGame(g, 8, autoreset=True, seed=5)
+    states = [g.initial_array()]
+    for _ in range(60):
+        vg.step(vg.random_actions())
+        states.extend(np.array(vg.states))
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        a, b = (states[k] for k in rng.integers(len(states), size=2))
+        for r in range(len(g.roles)):
+            out = obs.observe(a, r).reshape(-1)
+            update(a, b, r, obs.aux, out)
+            assert np.array_equal(out, obs.observe(b, r).reshape(-1))
+
+
+def test_copy_true_returns_new_arrays_and_copy_false_the_env_s_own() -> None:
+    own = rl.vector_env("amazons_8x8", 3, copy=False)
+    new = rl.vector_env("amazons_8x8", 3)
+    first, _ = own.reset()
+    kept, _ = new.reset()
+    mask = own.action_masks()
+    assert not mask.flags.writeable, "copy=False: the live mask, read-only"
+    assert new.action_masks().flags.writeable
+    actions = np.array([np.flatnonzero(m)[0] for m in mask])
+    second = own.step(actions)[0]
+    assert second is first, "copy=False: the same buffer, updated in place"
+    before = kept.copy()
+    after = new.step(actions)[0]
+    assert after is not kept and np.array_equal(kept, before), "copy=True: a step leaves earlier arrays alone"
+    assert np.array_equal(after, second)

@@ -52,6 +52,7 @@ from ..core.kernels import rng_below, rng_state
 from ..core.native import KernelGame
 from ..vector import VectorGame
 from .core import RLGame, check_illegal_mode, check_max_cycles, reward_of
+from .planes import updater_for
 from .render import rgb_array
 
 RENDER_MODES = ("ansi", "rgb_array")
@@ -214,60 +215,81 @@ class GGPGymEnv(gymnasium.Env[np.ndarray, np.int64]):
 
 
 def _vector_step_template(  # type: ignore[no-untyped-def]
-    ctx, s, term, actions, role, init, rng, buf, joint, res, joints, rewards, obs, prev, mask, aux
+    ctx, s, prev, term, actions, role, init, rng, buf, joint, res, played, rewards, obs, mask, legal, count, aux, full
 ):
-    # One pass per row: restart it (next-step autoreset) or play the agent's action with random opponents, then
-    # write its terminal flag, reward, observation and mask. Legality is read from the mask the last step wrote
-    # (``prev``, the legal actions of the rows' current states). Returns 0, or 1 + the first row whose action is
-    # illegal; nothing is written before every row has been checked.
+    # One pass over the rows: restart a row (next-step autoreset) or play the agent's action with random
+    # opponents, then write its terminal flag, reward, mask and observation. Legality is read from the live mask
+    # (the legal actions of the rows' current states); returns 0, or 1 + the first row whose action is illegal,
+    # and nothing is written before every row has been checked. The mask is updated in place: the entries of
+    # the row's last legal list (``legal[i, :count[i]]``) are cleared and the new list's set, since Amazons'
+    # masks are 10,101 wide and its legal lists a hundred long at most. The observation is encoded whole into a
+    # fresh ``obs`` (``full``: writing every float once costs no more than reading them back for a copy), or
+    # updated in place, the env's own buffer, from the row's state before the step (``prev``).
     nr = num_roles  # type: ignore[name-defined]  # noqa: F821
     batch = s.shape[0]
-    width = prev.shape[1]
+    width = mask.shape[1]
+    size = s.shape[1]
     for i in range(batch):
         if not term[i]:
             a = actions[i]
-            if a < 0 or a >= width or not prev[i, a]:
+            if a < 0 or a >= width or not mask[i, a]:
                 return i + 1
     for i in range(batch):
         row = s[i]
+        old = prev[i]
+        if not full:
+            for j in range(size):
+                old[j] = row[j]
         if term[i]:
-            row[:] = init
+            for j in range(size):
+                row[j] = init[j]
+            for k in range(width):
+                mask[i, k] = False
             for r in range(nr):
-                joints[i, r] = -1
+                played[i, r] = -1
         else:
+            for k in range(count[i]):
+                mask[i, legal[i, k]] = False
             for r in range(nr):
                 if r == role:
                     joint[r] = actions[i]
                 else:
                     n = kernel_legal(ctx, row, r, buf)  # type: ignore[name-defined]  # noqa: F821
                     joint[r] = buf[rng_below(rng, n)]
-                joints[i, r] = joint[r]
+                played[i, r] = joint[r]
             kernel_apply(ctx, row, joint)  # type: ignore[name-defined]  # noqa: F821
         t = kernel_terminal(ctx, row)  # type: ignore[name-defined]  # noqa: F821
         term[i] = t
         rewards[i] = 0.0
-        for k in range(width):  # a row about to restart takes any action
-            mask[i, k] = t
-        if t:
+        if t:  # a row about to restart takes any action
             kernel_goals(ctx, row, res)  # type: ignore[name-defined]  # noqa: F821
             rewards[i] = (res[role] - 50.0) / 50.0
+            for k in range(width):
+                mask[i, k] = True
+            count[i] = 0
         else:
-            n = kernel_legal(ctx, row, role, buf)  # type: ignore[name-defined]  # noqa: F821
+            n = kernel_legal(ctx, row, role, legal[i])  # type: ignore[name-defined]  # noqa: F821
+            count[i] = n
             for k in range(n):
-                mask[i, buf[k]] = True
-        encode(row, role, aux, obs[i])  # type: ignore[name-defined]  # noqa: F821
+                mask[i, legal[i, k]] = True
+        if full:
+            encode(row, role, aux, obs[i])  # type: ignore[name-defined]  # noqa: F821
+        else:
+            update(old, row, role, aux, obs[i])  # type: ignore[name-defined]  # noqa: F821
     return 0
 
 
 class GGPVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of one role against random opponents, stepped together (see the module docstring).
 
-    The rows are a :class:`~ggp.vector.VectorGame`'s (its states, kernel and generator); a step is one compiled
-    pass over them that plays each row, draws the opponents' moves and writes the observation, the reward and
-    the mask, instead of VectorGame's separate calls. Each step returns new arrays; ``copy=False`` writes them into
-    two sets of buffers in turn instead (a step's observations stay valid until the step after next), sparing
-    the allocation of a batch of observations per step. Only ``illegal="raise"`` is offered: a batch with an
-    illegal action raises :class:`~ggp.IllegalMoveError` naming the row, and no row moves.
+    The rows start as a :class:`~ggp.vector.VectorGame`'s; a step is one compiled pass over them that plays
+    each row, draws the opponents' moves and writes the observation, the reward and the mask, the game's kernel
+    and the observation encoder inlined. Each step returns a new observation array (gymnasium's ``copy=True``);
+    with ``copy=False`` it returns the env's own buffer, which the next step updates in place, rewriting only
+    what changed in each row (gymnasium's own vector envs' ``copy=False``: copy what you keep), and
+    :meth:`action_masks` returns a read-only view of the live mask instead of a copy. Only ``illegal="raise"``
+    is offered: a batch with an illegal action raises :class:`~ggp.IllegalMoveError` naming the row, and no
+    row moves.
 
     >>> import numpy as np
     >>> from ggp.rl import vector_env
@@ -299,32 +321,43 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
         self.copy = bool(copy)
         self._vg = VectorGame(rg.game, num_envs, autoreset=True, seed=seed)  # checks num_envs and seed
         self.num_envs = self._vg.batch
+        kernel = rg.kernel
         self.metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
         self.single_observation_space = gymnasium.spaces.Box(0.0, 1.0, rg.observer.shape, dtype=np.float32)
         self.single_action_space = gymnasium.spaces.Discrete(rg.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        kernel = rg.kernel
-        self._step = kernel.specialise(_vector_step_template, encode=rg.observer.encoder)
+        encode, update = rg.observer.encoder, updater_for(rg.observer)
+        self._step = kernel.specialise(_vector_step_template, encode=encode, update=update)
         self._ctx = kernel.context()
         self._buf = np.empty(max(1, kernel.max_actions), dtype=np.int64)
         self._joint = np.empty(rg.num_roles, dtype=np.int64)
         self._res = np.empty(rg.num_roles, dtype=np.int64)
-        self._rng = rng_state(seed)
         self._init = np.ascontiguousarray(rg.game.initial_array(), dtype=kernel.dtype)
+        self._legal = np.zeros((self.num_envs, max(1, kernel.max_actions)), dtype=np.int64)
+        self._count = np.zeros(self.num_envs, dtype=np.int64)
+        self._seed = seed
         #: The joint actions (num_envs, roles) the last step played; -1 in the rows it restarted.
         self.last_joint = np.full((self.num_envs, rg.num_roles), -1, dtype=np.int64)
         self._start()
 
     def _start(self) -> None:
-        vg = self._vg
+        vg, rg, r = self._vg, self._rg, self._r
         vg.reset()
+        self._rng = rng_state(self._seed)
         self._s = np.array(vg.states)  # this env's rows, stepped by its compiled pass
+        self._prev = np.empty_like(self._s)  # each row before the step (copy=False's updates compare the two)
         self._term = np.array(vg.terminal)
-        self._mask = vg.legal_mask(self._r)
-        self._obs = self._rg.observer.observe_batch(self._s, self._r)
-        # copy=False: two sets of buffers, written in turn (a step's arrays stay valid until the step after next)
-        self._spare = (np.empty_like(self._obs), np.empty_like(self._mask), np.empty_like(self.last_joint))
+        self._mask = np.zeros((self.num_envs, rg.num_actions), dtype=bool)
+        for i in range(self.num_envs):
+            if self._term[i]:
+                self._mask[i] = True
+                self._count[i] = 0
+            else:
+                n = self._count[i] = rg.kernel.legal(self._ctx, self._s[i], r, self._legal[i])
+                self._mask[i, self._legal[i, :n]] = True
+        self._obs = rg.observer.observe_batch(self._s, r)
+        self.last_joint[:] = -1
 
     @property
     def game(self) -> KernelGame:
@@ -338,13 +371,17 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         if seed is not None:
             self._vg = VectorGame(self._rg.game, self.num_envs, autoreset=True, seed=seed)
-            self._rng = rng_state(seed)
+            self._seed = seed
         self._start()
-        return self._obs.copy(), {}
+        return (self._obs.copy() if self.copy else self._obs), {}
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, num_actions)`` bool: the agent's legal actions in each row."""
-        return self._mask.copy()
+        """``(num_envs, num_actions)`` bool: the agent's legal actions in each row (copy=False: a read-only view)."""
+        if self.copy:
+            return self._mask.copy()
+        view = self._mask.view()
+        view.flags.writeable = False
+        return view
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         a = np.asarray(actions)
@@ -354,13 +391,12 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
             )
         a = np.ascontiguousarray(a, dtype=np.int64)
         rewards = np.empty(self.num_envs, dtype=np.float64)
-        if self.copy:
-            obs, mask, joints = np.empty_like(self._obs), np.empty_like(self._mask), np.empty_like(self.last_joint)
-        else:
-            obs, mask, joints = self._spare
+        # copy=True: a fresh array, written whole; copy=False: the env's own buffer, updated in place
+        obs = np.empty_like(self._obs) if self.copy else self._obs
         bad = self._step(
-            self._ctx, self._s, self._term, a, self._r, self._init, self._rng, self._buf, self._joint, self._res,
-            joints, rewards, obs.reshape(self.num_envs, -1), self._mask, mask, self._rg.observer.aux,
+            self._ctx, self._s, self._prev, self._term, a, self._r, self._init, self._rng, self._buf,
+            self._joint, self._res, self.last_joint, rewards, obs.reshape(self.num_envs, -1), self._mask,
+            self._legal, self._count, self._rg.observer.aux, self.copy,
         )  # fmt: skip
         if bad:
             i = bad - 1
@@ -370,7 +406,4 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
                 role=self.role,
                 move=str(int(a[i])),
             )
-        if not self.copy:
-            self._spare = (self._obs, self._mask, self.last_joint)
-        self._obs, self._mask, self.last_joint = obs, mask, joints
         return obs, rewards, self._term.copy(), np.zeros(self.num_envs, dtype=bool), {}

@@ -130,21 +130,24 @@ def _bomberman_batch(states, role, barriers, alternating, out):  # type: ignore[
 # --- amazons -------------------------------------------------------------------------------------
 @nb.njit(cache=True)
 def _amazons_one(s, role, n, out):  # type: ignore[no-untyped-def]
-    # one contiguous pass, row by row (no division per cell: n is not a compile-time constant)
+    # one contiguous pass, row by row (no division per cell: n is not a compile-time constant); the piece
+    # channels are comparisons turned into numbers, not branches: a board's cells are too mixed to predict
     flat = out  # one row, flat: (rows * columns * channels,), channels last
     nn = n * n
     own = role + 1
-    turn = 1.0 if s[nn] == role else 0.0
+    turn = np.float32(s[nn] == role)
     fire = s[nn + 1] == 1
-    phase = 1.0 if fire else 0.0
+    phase = np.float32(fire)
     for y in range(n):
         j = 6 * (n - 1 - y) * n
         c = y * n
         for _ in range(n):
             v = s[c]
-            flat[j] = 1.0 if v == own else 0.0
-            flat[j + 1] = 1.0 if v != 0 and v != 3 and v != own else 0.0
-            flat[j + 2] = 1.0 if v == 3 else 0.0
+            mine = np.float32(v == own)
+            arrow = np.float32(v == 3)
+            flat[j] = mine
+            flat[j + 1] = np.float32(v != 0) - mine - arrow  # the opponent's: occupied, not own, not an arrow
+            flat[j + 2] = arrow
             flat[j + 3] = turn
             flat[j + 4] = phase
             flat[j + 5] = 0.0
