@@ -15,7 +15,7 @@ pytest.importorskip("gymnasium")
 import ggp
 from ggp.agents import make_agent
 from ggp.rl.observe import observer_for
-from ggp.rl.policy import PolicyAgent, QTable
+from ggp.rl.qtable import PolicyAgent, QTable, register
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "train_wallmaze.py"
 
@@ -64,7 +64,7 @@ def test_the_trained_agent_plays_through_ggp_match(tmp_path: Path) -> None:
     path = tmp_path / "wallmaze_q.npz"
     table.save(path)
     assert len(table) > 50
-    import ggp.rl.policy  # noqa: F401  (registers the policy agent in this process too)
+    register()  # names the policy agent in this process too
 
     assert isinstance(make_agent(f"policy:path={path}"), PolicyAgent)
     cmd = [sys.executable, "-m", "ggp", "match", "wallmaze", "--agent-module", "ggp.rl.policy"]
@@ -72,3 +72,33 @@ def test_the_trained_agent_plays_through_ggp_match(tmp_path: Path) -> None:
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 0, out.stderr
     assert f"policy:path={path}" in out.stdout and "mean goal" in out.stdout
+
+
+def test_only_the_agent_module_registers_the_policy_agent() -> None:
+    """Reading tables (ggp.rl.qtable) leaves ggp.agents.AGENTS alone; the agent module ggp.rl.policy adds 'policy'."""
+    code = (
+        "from ggp.agents import AGENTS\n"
+        "import ggp.rl.qtable\n"
+        "print('policy' in AGENTS)\n"
+        "import ggp.rl.policy\n"
+        "print(AGENTS['policy'] is ggp.rl.qtable.PolicyAgent)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]
+
+
+def test_register_refuses_to_replace_another_agent_named_policy() -> None:
+    from ggp.agents import AGENTS
+
+    before = AGENTS.get("policy")
+    AGENTS["policy"] = make_agent  # a stand-in that is not PolicyAgent
+    try:
+        with pytest.raises(ValueError, match="'policy' is taken"):
+            register()
+        assert AGENTS["policy"] is make_agent, "a refused register leaves the registry as it was"
+    finally:
+        if before is None:
+            del AGENTS["policy"]
+        else:
+            AGENTS["policy"] = before

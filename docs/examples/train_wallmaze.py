@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 import ggp.rl
-from ggp.rl.policy import QTable
+from ggp.rl.qtable import QTable
 
 
 def train(episodes: int, seed: int = 0, alpha: float = 0.1, gamma: float = 0.95) -> QTable:
