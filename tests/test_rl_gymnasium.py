@@ -194,3 +194,21 @@ def test_copy_true_returns_new_arrays_and_copy_false_the_env_s_own() -> None:
     after = new.step(actions)[0]
     assert after is not kept and np.array_equal(kept, before), "copy=True: a step leaves earlier arrays alone"
     assert np.array_equal(after, second)
+
+
+def test_reset_with_a_seed_replays_the_opponents_and_without_one_draws_on() -> None:
+    venv = rl.vector_env("bomberman2p", 8, seed=4)
+
+    def episode() -> list[np.ndarray]:
+        joints = []
+        for _ in range(10):
+            venv.step(np.full(8, 5))  # the agent stays where it is; the opponent moves at random
+            joints.append(venv.last_joint.copy())
+        return joints
+
+    venv.reset()
+    first = episode()
+    venv.reset(seed=4)
+    assert all(np.array_equal(a, b) for a, b in zip(first, episode(), strict=True))
+    venv.reset()
+    assert not all(np.array_equal(a, b) for a, b in zip(first, episode(), strict=True))

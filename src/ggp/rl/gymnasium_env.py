@@ -336,27 +336,29 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
         self._init = np.ascontiguousarray(rg.game.initial_array(), dtype=kernel.dtype)
         self._legal = np.zeros((self.num_envs, max(1, kernel.max_actions)), dtype=np.int64)
         self._count = np.zeros(self.num_envs, dtype=np.int64)
-        self._seed = seed
+        self._rng = rng_state(seed)
         #: The joint actions (num_envs, roles) the last step played; -1 in the rows it restarted.
         self.last_joint = np.full((self.num_envs, rg.num_roles), -1, dtype=np.int64)
         self._start()
 
     def _start(self) -> None:
-        vg, rg, r = self._vg, self._rg, self._r
+        vg, rg = self._vg, self._rg
         vg.reset()
-        self._rng = rng_state(self._seed)
-        self._s = np.array(vg.states)  # this env's rows, stepped by its compiled pass
+        self._s = np.array(vg.states)  # this env's rows, stepped by its compiled pass: all the initial state
         self._prev = np.empty_like(self._s)  # each row before the step (copy=False's updates compare the two)
         self._term = np.array(vg.terminal)
         self._mask = np.zeros((self.num_envs, rg.num_actions), dtype=bool)
-        for i in range(self.num_envs):
-            if self._term[i]:
-                self._mask[i] = True
-                self._count[i] = 0
-            else:
-                n = self._count[i] = rg.kernel.legal(self._ctx, self._s[i], r, self._legal[i])
-                self._mask[i, self._legal[i, :n]] = True
-        self._obs = rg.observer.observe_batch(self._s, r)
+        if rg.terminal(self._init):  # a sheet whose game is over at once: every row restarts at the next step
+            self._mask[:] = True
+            self._count[:] = 0
+        else:
+            first = rg.legal(self._init, self._r)
+            self._legal[:, : len(first)] = first
+            self._count[:] = len(first)
+            self._mask[:, first] = True
+        if not hasattr(self, "_obs"):
+            self._obs = np.empty((self.num_envs, *rg.observer.shape), dtype=np.float32)
+        rg.observer.observe_batch(self._s, self._r, out=self._obs)  # copy=False keeps the same buffer
         self.last_joint[:] = -1
 
     @property
@@ -371,7 +373,7 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         if seed is not None:
             self._vg = VectorGame(self._rg.game, self.num_envs, autoreset=True, seed=seed)
-            self._seed = seed
+            self._rng = rng_state(seed)
         self._start()
         return (self._obs.copy() if self.copy else self._obs), {}
 

@@ -115,10 +115,11 @@ def _bomberman_one(s, role, blank, alternating, out):  # type: ignore[no-untyped
     flat[11 * ((_BM_N - 1 - other // _BM_N) * _BM_N + other % _BM_N) + 1] = 1.0
     for k in range(5):  # bomb3, bomb2, bomb1, bomb0, fire: state entries 3..7
         bits = s[3 + k]
-        if bits != 0:
-            for c in range(64):
-                if (bits >> c) & 1:
-                    flat[11 * ((_BM_N - 1 - c // _BM_N) * _BM_N + c % _BM_N) + 4 + k] = 1.0
+        for b in range(8):  # by bytes: a bitboard holds a few bits, most of its bytes are 0
+            if (bits >> (8 * b)) & 255:
+                for c in range(8 * b, 8 * b + 8):
+                    if (bits >> c) & 1:
+                        flat[11 * ((_BM_N - 1 - c // _BM_N) * _BM_N + c % _BM_N) + 4 + k] = 1.0
 
 
 @nb.njit(cache=True)
