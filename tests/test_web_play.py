@@ -343,33 +343,3 @@ def test_friends_agree_a_draw_and_an_agent_takes_no_offer(client: TestClient) ->
     against = play(client, game="wallmaze", mode="computer")["id"]
     r = client.post(f"/api/games/{against}/draw", json={"role": "white"})
     assert r.status_code == 400 and "agents take no draw offers" in r.json()["detail"]
-
-
-@needs_corpus
-@pytest.mark.parametrize(
-    ("sheet", "board"),
-    [
-        ("tictactoe2", ("mark", 3, 3)),
-        ("connectFour", ("cell", 8, 6)),
-        ("breakthroughSmall", ("cell", 6, 6)),
-        ("hex", ("cell", 9, 9)),
-        ("chomp", ("chocolate", 8, 7)),  # cells present or eaten: the relation itself is the piece
-        ("nim1", None),  # (heap a 3) is a heap's size, not a board
-        ("gt_prisoner", None),
-        ("buttons", None),
-    ],
-)
-def test_the_grid_is_found_in_corpus_sheets(sheet: str, board: tuple[str, int, int] | None) -> None:
-    game = ggp.load(str(CORPUS / f"{sheet}.kif"))
-    grid = ui.grid_of(game)
-    if board is None:
-        assert grid is None
-        svg, facts = ui.generic_svg(game, game.initial_state())
-        assert svg == "" and facts == game.state_facts(game.initial_state())
-        return
-    assert grid is not None and (grid.relation, len(grid.columns), len(grid.rows)) == board
-    svg, rest = ui.generic_svg(game, game.initial_state())
-    assert svg.count("data-gcell=") == board[1] * board[2]
-    assert not any(f.startswith(f"({grid.relation} ") for f in rest)  # the board's facts are drawn, not listed
-    moves = ui.annotate_generic(game, list(game.legal_moves(game.initial_state(), game.roles[0])))
-    assert moves and all(m["cells"] for m in moves)  # every first move names squares to click

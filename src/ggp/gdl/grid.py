@@ -17,8 +17,8 @@ How the grid is found (:func:`find_grid` has the details):
    are the axes (of equals, the earlier), the earlier argument the column
    and the later the row, and any others join the piece to make the cell's
    content, its *channel* (``(cell ?board ?x ?y ?piece)`` has a channel per
-   board and piece). A two-argument relation says that the cell is
-   occupied: its one channel is the relation itself.
+   board and piece). A two-argument relation over numbers says that the
+   cell is occupied: its one channel is the relation itself.
 3. A two-argument relation that holds exactly once for each first argument in
    the initial state is a set of values (``(heap a 3)``, ``(score red 10)``),
    not a board, and is left out.
@@ -29,8 +29,9 @@ How the grid is found (:func:`find_grid` has the details):
    the facts are one state's, as for a sheet played by the prover, a relation
    of three or more arguments over numeric axes need not).
 6. Of the candidates, one with three or more arguments wins over any with
-   two; then the one covering the most cells, then the one with the fewest
-   channels (a board's cells hold a few kinds of piece).
+   two; then the one covering the most cells, then the one with the most
+   facts in the initial state (the board is set up), then the one with the
+   fewest channels (a board's cells hold a few kinds of piece).
 
 >>> grid = find_grid(["(cell 1 1 x)", "(cell 1 1 b)", "(cell 2 1 b)", "(cell 3 1 b)", "(cell 1 2 b)",
 ...                   "(cell 2 2 b)", "(cell 3 2 b)", "(cell 1 3 b)", "(cell 2 3 o)", "(cell 3 3 b)",
@@ -68,7 +69,9 @@ class Grid:
     the values along each, in order (a channel is the tuple of the arguments that are not axes, the
     piece; a two-argument relation has the one channel ``()``). ``index``, ``row``, ``col``, ``channel``
     say that fact ``index[k]`` of the facts the grid was found in (a sheet's base propositions) sets
-    ``board[row[k], col[k], channel[k]]`` (all four empty when the grid was found in one state's facts).
+    ``board[row[k], col[k], channel[k]]``. ``complete`` is False for a grid found in one state's facts
+    (a sheet on the prover): the four arrays are empty then, and pieces not in that state may turn up later
+    (:meth:`place` puts them on their cells).
     """
 
     relation: str
@@ -81,6 +84,7 @@ class Grid:
     row: np.ndarray
     col: np.ndarray
     channel: np.ndarray
+    complete: bool = True
     _where: dict[str, tuple[int, int, int]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -105,29 +109,49 @@ class Grid:
             return None
         return self._place(term)
 
-    def _place(self, term: Term) -> tuple[int, int, int] | None:
+    def place(self, fact: str) -> tuple[int, int, str] | None:
+        """Where ``fact`` goes and what it puts there: ``(column, row, content)`` (see :meth:`content`), or
+        None for a fact that is not of the grid. In a grid found in one state, any content goes."""
+        found = self.locate(fact)
+        if found is not None:
+            return found[0], found[1], self.content(found[2])
+        if self.complete:
+            return None
+        try:
+            term = parse_term(fact)
+        except KifSyntaxError:
+            return None
+        split = self._split(term)
+        if split is None or split[0] not in self.columns or split[1] not in self.rows:
+            return None
+        return self.columns.index(split[0]), self.rows.index(split[1]), " ".join(split[2]) or self.relation
+
+    def _split(self, term: Term) -> tuple[str, str, tuple[str, ...]] | None:
+        """A fact of the relation as its column value, row value and channel; None for any other."""
         if isinstance(term, str) or len(term) != self.arity + 1 or not isinstance(term[0], str):
             return None
         if term[0].lower() != self.relation.lower() or not all(isinstance(a, str) for a in term[1:]):
             return None
         args = [str(a) for a in term[1:]]
-        x, y = args[self.axes[0]], args[self.axes[1]]
-        rest = tuple(a for p, a in enumerate(args) if p not in self.axes)
-        if x not in self.columns or y not in self.rows or rest not in self.channels:
+        return args[self.axes[0]], args[self.axes[1]], tuple(a for p, a in enumerate(args) if p not in self.axes)
+
+    def _place(self, term: Term) -> tuple[int, int, int] | None:
+        split = self._split(term)
+        if split is None or split[0] not in self.columns or split[1] not in self.rows or split[2] not in self.channels:
             return None
-        return self.columns.index(x), self.rows.index(y), self.channels.index(rest)
+        return self.columns.index(split[0]), self.rows.index(split[1]), self.channels.index(split[2])
 
     def cells(self, facts: list[str]) -> tuple[dict[tuple[int, int], list[str]], list[str]]:
-        """What each cell holds in a state with ``facts`` (``(column, row)`` -> contents, see :meth:`content`),
+        """What each cell holds in a state with ``facts`` (``(column, row)`` -> contents, see :meth:`place`),
         and the facts that are not of the grid, in their order."""
         held: dict[tuple[int, int], list[str]] = {}
         rest = []
         for fact in facts:
-            where = self.locate(fact)
+            where = self.place(fact)
             if where is None:
                 rest.append(fact)
             else:
-                held.setdefault((where[0], where[1]), []).append(self.content(where[2]))
+                held.setdefault((where[0], where[1]), []).append(where[2])
         return held, rest
 
     def move_cells(self, move: str) -> list[tuple[int, int]]:
@@ -194,34 +218,41 @@ def find_grid(facts: list[str], initial: list[str] | None = None, *, complete: b
         name = str(term[0])
         spelling.setdefault(name.lower(), name)
         groups.setdefault((name.lower(), len(term) - 1), []).append((i, tuple(str(a) for a in term[1:])))
-    values = _value_relations(initial or [])
+    values, placed = _initial_counts(initial or [])
     best: Grid | None = None
-    best_score: tuple[int, int, int] = (0, 0, -MAX_BOARD)
+    best_score: tuple[int, int, int, int] = (0, 0, 0, -MAX_BOARD)
     for (name, arity), members in sorted(groups.items()):
         if arity == 2 and name in values:
             continue
         grid = _layout(spelling[name], arity, members, facts, complete)
         if grid is None:
             continue
-        cells = len({(c, r) for c, r in zip(grid.col.tolist(), grid.row.tolist(), strict=True)})
-        # (cell ?x ?y ?stone) over (group ?x ?y ?x2 ?y2), both over every cell
-        score = (1 if arity >= 3 else 0, cells, -len(grid.channels))
+        cells = len({(c, r) for c, r, _ in grid._where.values()})
+        # of relations over as many cells, the one the game sets up ((cell_small ?x ?y b) over (inhibit_small
+        # ?x ?y ?role)), then the one of fewest channels ((cell ?x ?y ?stone) over (group ?x ?y ?x2 ?y2))
+        score = (1 if arity >= 3 else 0, cells, placed.get((name, arity), 0), -len(grid.channels))
         if score > best_score:
             best, best_score = grid, score
     return best
 
 
-def _value_relations(initial: list[str]) -> set[str]:
-    """The two-argument relations that hold exactly once for each of two or more first arguments in ``initial``."""
+def _initial_counts(initial: list[str]) -> tuple[set[str], dict[tuple[str, int], int]]:
+    """The two-argument relations that hold exactly once for each of two or more first arguments in
+    ``initial`` (values, not cells), and how many facts of each relation (name, arity) ``initial`` holds."""
     keys: dict[str, list[str]] = {}
+    placed: dict[tuple[str, int], int] = {}
     for text in initial:
         try:
             term = parse_term(text)
         except KifSyntaxError:
             continue
-        if isinstance(term, tuple) and len(term) == 3 and all(isinstance(a, str) for a in term):
-            keys.setdefault(str(term[0]).lower(), []).append(str(term[1]))
-    return {name for name, firsts in keys.items() if len(firsts) > 1 and len(set(firsts)) == len(firsts)}
+        if isinstance(term, tuple) and isinstance(term[0], str):
+            name = term[0].lower()
+            placed[(name, len(term) - 1)] = placed.get((name, len(term) - 1), 0) + 1
+            if len(term) == 3 and all(isinstance(a, str) for a in term):
+                keys.setdefault(name, []).append(str(term[1]))
+    values = {name for name, firsts in keys.items() if len(firsts) > 1 and len(set(firsts)) == len(firsts)}
+    return values, placed
 
 
 def _layout(
@@ -246,6 +277,8 @@ def _layout(
         return None
     cells = {(args[ax[0]], args[ax[1]]) for _, args in members}
     numeric = _numeric(set(columns + rows))
+    if arity == 2 and not numeric:  # (on a b), (cell x1 black): a relation between things, not cells
+        return None
     if 2 * len(cells) < len(columns) * len(rows) and (complete or arity < 3 or not numeric):
         return None
     ci = {v: k for k, v in enumerate(columns)}
@@ -255,12 +288,12 @@ def _layout(
     where = {facts[i]: (ci[args[ax[0]]], ri[args[ax[1]]], chi[tuple(args[p] for p in rest)]) for i, args in members}
     if not complete:
         empty = np.zeros(0, dtype=np.int64)
-        return Grid(name, arity, (ax[0], ax[1]), columns, rows, channels, empty, empty, empty, empty, where)
+        return Grid(name, arity, (ax[0], ax[1]), columns, rows, channels, empty, empty, empty, empty, False, where)
     index = np.array([i for i, _ in members], dtype=np.int64)
     col = np.array([ci[args[ax[0]]] for _, args in members], dtype=np.int64)
     row = np.array([ri[args[ax[1]]] for _, args in members], dtype=np.int64)
     channel = np.array([chi[tuple(args[p] for p in rest)] for _, args in members], dtype=np.int64)
-    return Grid(name, arity, (ax[0], ax[1]), columns, rows, channels, index, row, col, channel, where)
+    return Grid(name, arity, (ax[0], ax[1]), columns, rows, channels, index, row, col, channel, True, where)
 
 
 def grid_of(game: Any) -> Grid | None:

@@ -217,7 +217,7 @@ def readable(game: Game, move: str) -> str:
 
 # --- the generic view: any rule sheet ----------------------------------------------------------------
 #: What a cell holds when it is empty, in the sheets' own words: not drawn.
-_BLANK = {"b", "blank", "empty", "e", "none"}
+BLANK = {"b", "blank", "empty", "e", "none"}
 
 
 _PALETTE = ["#1d4ed8", "#b91c1c", "#047857", "#7c3aed", "#b45309", "#0e7490", "#be185d", "#4d7c0f"]
@@ -232,6 +232,23 @@ _COLOURS = {
     "orange": ("#dd6b20", "#fff"),
     "purple": ("#6b46c1", "#fff"),
 }
+
+
+def piece_label(content: str) -> tuple[str | None, str]:
+    """How a cell's content is drawn: the colour it names, if any, and the letters on the piece (the
+    initials of its other words; ``wp``-like short names as they are).
+
+    >>> piece_label("white king"), piece_label("blackKnight"), piece_label("red"), piece_label("wp")
+    (('white', 'K'), ('black', 'N'), ('red', ''), (None, 'wp'))
+    >>> piece_label("arrow"), piece_label("1 x")
+    ((None, 'A'), (None, '1X'))
+    """
+    words = [w.lower() for w in re.sub(r"([a-z])([A-Z])", r"\1 \2", content).replace("_", " ").split()]
+    colour = next((w for w in words if w in _COLOURS), None)
+    others = [w for w in words if w != colour]
+    if colour is None and len(content) <= 2:
+        return None, content
+    return colour, "".join("n" if w == "knight" else w[0] for w in others).upper()[:3]  # K is the king
 
 
 def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[str]]:
@@ -268,7 +285,7 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
         )
         for i, x in enumerate(grid.columns):
             shade = "#f4f1ea" if (i + j) % 2 == 0 else "#e6e0d2"
-            what = [c for c in held.get((i, j), []) if c.lower() not in _BLANK]
+            what = [c for c in held.get((i, j), []) if c.split()[-1].lower() not in BLANK]  # (cell 1 1 2 b)
             label = f"({x}, {y})" + (f": {', '.join(what)}" if what else ": empty")
             parts.append(
                 f'<rect data-gcell="{i} {j}" x="{pad + i * cell}" y="{top}" width="{cell}" '
@@ -277,14 +294,14 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
             for k, content in enumerate(what[:2]):
                 cx = pad + i * cell + cell / 2
                 cy = top + cell / 2 + (k * cell / 4 if len(what) > 1 else 0)
-                named = _COLOURS.get(content.lower())
+                colour, short = piece_label(content)
+                named = _COLOURS.get(colour) if colour else None
                 if named is not None or len(content) > 2:
                     fill, ink = named or (colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)]), "#fff")
                     parts.append(
                         f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.36:.1f}" fill="{fill}" stroke="#333" '
                         f'pointer-events="none"/>'
                     )
-                    short = "" if named is not None else content[0].upper()
                 else:
                     ink = colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)])
                     short = content
