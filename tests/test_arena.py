@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import select
+import socket
 import subprocess
 import sys
 import warnings
@@ -31,7 +32,7 @@ import ggp
 from ggp.protocol import GGPServer, PlayerConfig, PlayerService, Reply
 from ggp.protocol.messages import Play, parse_message
 from ggp.web.app import create_app
-from ggp.web.arena import ArenaError, check_url
+from ggp.web.arena import ArenaError, PinnedTransport, ask_info, check_url
 from ggp.web.limits import Limits
 
 BASE = "http://127.0.0.1"
@@ -121,6 +122,32 @@ def test_urls_are_checked_against_the_allow_list() -> None:
     for bad in ["ftp://player.example", "http://user:secret@player.example", "player.example:9147", "http://"]:
         with pytest.raises(ArenaError, match="URL"):
             check_url(bad, (), resolve=fake(["93.184.216.34"]))
+
+
+def test_the_address_checked_is_the_address_connected_to(tmp_path: Path) -> None:
+    """A name that answers an allowed address to the check and a private one to the connection (DNS
+    rebinding) gets nowhere: each message resolves the name once and connects to the address it checked."""
+    server = GGPServer("127.0.0.1", 0, PlayerService(PlayerConfig(spec="random", name="pinned", seed=5)).handle)
+    server.start()
+    lookups: list[str] = []
+
+    def rebinding(host: str, port: int, proto: int = 0) -> Any:
+        lookups.append(host)
+        address = "127.0.0.1" if len(lookups) == 1 else "10.0.0.7"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    try:
+        transport = PinnedTransport(("127.0.0.1/32",), rebinding)
+        url = f"http://player.invalid:{server.port}/"  # .invalid never resolves: only the checked address works
+        assert ask_info(url, transport)["name"] == "pinned"
+        with pytest.raises(ArenaError, match=re.escape("10.0.0.7 is a private address")):
+            ask_info(url, transport)
+        assert lookups == ["player.invalid", "player.invalid"]  # one lookup per message, none behind its back
+    finally:
+        server.close()
+    with arena_client(tmp_path) as client:  # the arena's INFO and matches go through such a transport
+        arena = client.app.state.arena  # type: ignore[attr-defined]
+        assert isinstance(arena.transport, PinnedTransport) and arena.transport.allow == LOOPBACK
 
 
 def test_registration_refuses_loopback_unless_allowed(tmp_path: Path, players: list[Served]) -> None:

@@ -167,15 +167,21 @@ def check_url(url: str, allow: tuple[str, ...], resolve: Callable[..., Any] = so
         raise ArenaError(400, "a player's URL starts with http:// or https:// and names a host, e.g. http://host:9147")
     if parts.username or parts.password or parts.fragment:
         raise ArenaError(400, "a player's URL may not hold a user name, password or #fragment")
-    host = parts.hostname
+    _checked_addresses(parts.hostname, port or (443 if parts.scheme.lower() == "https" else 80), allow, resolve)
+    netloc = parts.netloc.lower()
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+
+
+def _checked_addresses(host: str, port: int, allow: tuple[str, ...], resolve: Callable[..., Any]) -> list[str]:
+    """The addresses ``host`` resolves to, each one the arena may call; :class:`ArenaError` (400) if any is not."""
     try:
-        infos = resolve(host, port or (443 if parts.scheme.lower() == "https" else 80), proto=socket.IPPROTO_TCP)
+        infos = resolve(host, port, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
         raise ArenaError(400, f"the host {host!r} does not resolve ({exc}); check the URL") from None
-    addresses = {str(info[4][0]).split("%")[0] for info in infos}
+    addresses = sorted({str(info[4][0]).split("%")[0] for info in infos})
     if not addresses:
         raise ArenaError(400, f"the host {host!r} has no address")
-    for address in sorted(addresses):
+    for address in addresses:
         ip = ipaddress.ip_address(address)
         if ip.is_global and not ip.is_multicast:
             continue
@@ -195,8 +201,49 @@ def check_url(url: str, allow: tuple[str, ...], resolve: Callable[..., Any] = so
             f"{address} is a {what} address, which this arena does not call "
             "(ask its operator to allow it: GGP_WEB_ARENA_ALLOW)",
         )
-    netloc = parts.netloc.lower()
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+    return addresses
+
+
+class PinnedTransport(Transport):
+    """The host's transport, calling only addresses the allow-list accepts: the address checked is the one
+    connected to.
+
+    Checking a URL and then connecting by its name would resolve the name twice, and a name can answer a
+    public address to the check and a private one to the connection (DNS rebinding). So each message
+    resolves the name once, checks every address, and goes to the first of them: the URL's host is replaced
+    by that address (the ``Host`` header names the address too, which GGP players do not read). An
+    ``https`` URL keeps its name, which TLS checks the certificate against: it is checked just before
+    connecting, but the connection resolves the name again.
+
+    >>> PinnedTransport(()).post("http://127.0.0.1:9/", "(info)", 1.0, "test")
+    Traceback (most recent call last):
+    ...
+    ggp.protocol.host.RemoteError: cannot talk to http://127.0.0.1:9/: 127.0.0.1 is a loopback address, which this arena does not call (ask its operator to allow it: GGP_WEB_ARENA_ALLOW)
+    """
+
+    def __init__(self, allow: tuple[str, ...], resolve: Callable[..., Any] = socket.getaddrinfo) -> None:
+        self.allow = allow
+        self.resolve = resolve
+
+    def post(self, url: str, text: str, limit: float, receiver: str) -> tuple[int, str]:
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError as exc:
+            raise RemoteError(f"cannot talk to {url}: not a URL: {exc}") from None
+        secure = parts.scheme.lower() == "https"
+        if not parts.hostname:
+            raise RemoteError(f"cannot talk to {url}: not a URL like http://127.0.0.1:9147")
+        port = port or (443 if secure else 80)
+        try:
+            addresses = _checked_addresses(parts.hostname, port, self.allow, self.resolve)
+        except ArenaError as exc:
+            raise RemoteError(f"cannot talk to {url}: {exc.message}") from None
+        if not secure:
+            address = addresses[0]
+            netloc = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+            url = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+        return super().post(url, text, limit, receiver)
 
 
 def ask_info(url: str, transport: Transport | None = None, limit: float = QUICK) -> dict[str, str]:
@@ -312,7 +359,8 @@ class Arena:
         self.store = store
         self.limits = limits
         self.games = games
-        self.transport = transport or Transport()
+        #: Every message to a remote player goes through it: INFO, and the matches' (set on each RemoteMatch).
+        self.transport = transport or PinnedTransport(limits.arena_allow)
         self.live: dict[str, LiveArenaMatch] = {}
         self._busy: dict[str, int] = {}  # player id -> arena matches it plays now
         self._turn = 0  # the next game of arena_games
@@ -666,6 +714,7 @@ class Arena:
                 match_id=f"ggp.arena.{live.id}",
                 on_step=on_step,
                 check_players=False,
+                on_remote=lambda session: setattr(session, "transport", self.transport),
             )
         except asyncio.CancelledError:
             raise
