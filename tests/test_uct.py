@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+
 import numpy as np
 import pytest
 
 import ggp
+from conftest import SHARED
 from ggp.agents.uct import UCTSearch, search, visit_counts
+from ggp.core.game import Move
 
 GAMES = ["amazons_10x10", "amazons_8x8", "bomberman", "bomberman2p", "wallmaze"]
 
@@ -51,9 +56,10 @@ def test_time_budget_is_respected() -> None:
 
 
 def test_white_steps_onto_its_target_when_it_can() -> None:
-    # White stands next to (12,5); black is far from (2,5). Arriving now wins outright.
+    # White stands next to (12,5) at step 29; black is far from (2,5). Arriving now wins outright; a step later
+    # the race is over (at step 12, say, waiting a step would do as well: black can still arrive, 75-25 either way).
     game = ggp.load("wallmaze")
-    state = game.state_from_dict({"step": 12, "white": [11, 5], "black": [7, 8]})
+    state = game.state_from_dict({"step": 29, "white": [11, 5], "black": [7, 8]})
     result = search(game, state, sims=4000, seed=5)
     assert str(result.best("white")) == "(move 11 5 12 5)"
     r = result.roles.index("white")
@@ -114,3 +120,122 @@ def test_exactly_one_budget() -> None:
     game = ggp.load("wallmaze")
     with pytest.raises(ValueError, match="exactly one"):
         UCTSearch(game).search(game.initial_state())
+
+
+# --- transpositions ----------------------------------------------------------------------------------
+KIF = SHARED / "corpus" / "kif"
+
+# A move that leaves the position as it was: with transpositions, the root is its own child.
+_LOOP = (
+    "(role a) (role b) (init (cell 0)) (<= (legal a wait) (true (cell 0))) (<= (legal a end) (true (cell 0))) "
+    "(<= (legal b noop) (true (cell 0))) (<= (next (cell 0)) (does a wait)) (<= (next (cell 1)) (does a end)) "
+    "(<= terminal (true (cell 1))) (goal a 100) (goal b 0)"
+)
+
+
+def _key(game: ggp.Game, state: ggp.State) -> str:
+    return json.dumps(game.state_to_json(state), sort_keys=True)
+
+
+def transpositions(game: ggp.Game, depth: int) -> list[list[tuple[list[Move], ...]]]:
+    """The sequences of ``depth`` joint moves from the initial state, grouped by the state they reach, for
+    the states that two or more reach (found on the rules, by breadth-first search)."""
+    frontier: list[tuple[ggp.State, tuple[list[Move], ...]]] = [(game.initial_state(), ())]
+    for _ in range(depth):
+        frontier = [
+            (game.next_state(s, list(joint)), (*seq, list(joint)))
+            for s, seq in frontier
+            if not game.is_terminal(s)
+            for joint in itertools.product(*(game.legal_moves(s, role) for role in game.roles))
+        ]
+    groups: dict[str, list[tuple[list[Move], ...]]] = {}
+    for s, seq in frontier:
+        groups.setdefault(_key(game, s), []).append(seq)
+    found = [g for g in groups.values() if len(g) > 1]
+    assert found, f"{game.name}: no two orders of {depth} joint moves reach one state"
+    return found
+
+
+def walk(tree: UCTSearch, joints: tuple[list[Move], ...]) -> int | None:
+    """The node the tree's child links reach from its root by ``joints`` (None: the search did not go there)."""
+    game, state, node = tree.game, tree._root_state, tree.root
+    assert state is not None
+    for joint in joints:
+        if not tree.expanded[node]:
+            return None
+        j = 0
+        for r, role in enumerate(game.roles):
+            off, n = int(tree.offsets[node, r]), int(tree.counts[node, r])
+            moves = [game.action_to_move(state, role, int(a)) for a in tree.act[off : off + n]]
+            j = j * n + moves.index(joint[r])
+        node = int(tree.child[int(tree.coff[node]) + j])
+        if node < 0:
+            return None
+        state = game.next_state(state, joint)
+    assert np.array_equal(tree.states[node], tree.game._array_of(state))
+    return node
+
+
+def reached_twice(tree: UCTSearch, groups: list[list[tuple[list[Move], ...]]]) -> list[tuple[int, int]]:
+    """For each state the tree reached by two orders, the nodes each order's child links lead to."""
+    pairs = []
+    for group in groups:
+        ends = [n for n in (walk(tree, seq) for seq in group) if n is not None]
+        pairs += [(ends[0], other) for other in ends[1:]]
+    return pairs
+
+
+@pytest.mark.parametrize(("name", "depth"), [("wallmaze", 3), ("bomberman2p", 2), ("tictactoe2.kif", 3)])
+def test_a_state_reached_by_two_orders_is_one_node(name: str, depth: int) -> None:
+    game = ggp.load(str(KIF / name) if name.endswith(".kif") else name)
+    groups = transpositions(game, depth)
+    sims = 20_000
+    nodes = {}
+    for transpose in (True, False):
+        tree = UCTSearch(game, capacity=sims + 1, c=3.0, seed=3, solve=False, transpose=transpose)
+        result = tree.search(game.initial_state(), sims=sims)
+        assert all(int(v.sum()) == sims for v in result.visits)  # visit sums equal simulations
+        pairs = reached_twice(tree, groups)
+        assert pairs, "the search reached no state by two orders"
+        if transpose:
+            assert all(a == b for a, b in pairs)
+        else:
+            assert all(a != b for a, b in pairs)
+        nodes[transpose] = result.nodes
+    assert nodes[True] < nodes[False]
+
+
+def test_transpositions_keep_tree_reuse_and_visit_sums() -> None:
+    game = ggp.load("wallmaze")
+    groups = transpositions(game, 3)
+    tree = UCTSearch(game, capacity=50_000, c=3.0, seed=4, transpose=True)
+    state = game.initial_state()
+    tree.search(state, sims=20_000)
+    # A state three plies down that the tree holds (as a searched node), reached by another order of moves:
+    # the root moves there, found by its state (the child links of two plies down would not reach it).
+    held = [(walk(tree, g[0]), g[1]) for g in groups]
+    shared, order = next((node, seq) for node, seq in held if node is not None and tree.expanded[node])
+    target = state
+    for joint in order:
+        target = game.next_state(target, joint)
+    result = tree.search(target, sims=3000, reuse=True)
+    assert tree.root == shared  # found by its state, not by the path
+    assert result.simulations > 3000  # the kept node's own simulations count on
+    assert all(int(v.sum()) == result.simulations for v in result.visits)
+
+
+def test_a_move_back_to_a_position_on_the_path_ends_the_simulation() -> None:
+    from ggp.gdl.game import from_text
+
+    game = from_text(_LOOP)
+    for transpose in (True, False):
+        tree = UCTSearch(game, capacity=1000, seed=1, solve=False, transpose=transpose)
+        result = tree.search(game.initial_state(), sims=500)
+        assert all(int(v.sum()) == 500 for v in result.visits)
+        if transpose:  # the root, and the end: "wait" links the root to itself
+            assert result.nodes == 2
+            assert int(tree.node_visits[tree.root]) <= 500
+        else:
+            assert result.nodes > 2
+    solved = UCTSearch(game, capacity=1000, seed=1, transpose=True).search(game.initial_state(), sims=500)
+    assert solved.solved == (100.0, 0.0) and str(solved.best("a")) == "end"

@@ -6,6 +6,9 @@ kernel, with what strong GGP players add to it:
 
 * MCTS-Solver: proven values propagate up the tree, a proven win is played at
   once and a search whose root is solved stops early;
+* transpositions (available, off by default: they did not measurably win): a
+  state reached by two orders of moves is one node of the search graph, found
+  by its hash, whose statistics both paths share;
 * tree reuse: the subtree of the position reached is kept from move to move
   (and from the start clock's search of the first position);
 * time management: a search ends by the clock it is told less a safety
@@ -139,6 +142,9 @@ class MCTSAgent(Agent):
     leaf_params: tuple[float, ...] = ()
     #: ``c`` when the spec does not set it.
     default_c = 1.4
+    #: Transpositions: a state reached by two orders of moves is one node (UCTSearch's ``transpose``). Off:
+    #: measured, they did not win more (bench/GGP_BASE.md), and cost native games' simulations.
+    transpose = False
 
     @check_options
     def __init__(
@@ -224,7 +230,14 @@ class MCTSAgent(Agent):
             capacity //= 2
         capacity = max(capacity, MIN_CAPACITY)
         return UCTSearch(
-            game, capacity=capacity, c=self.c, seed=seed, leaf_value=leaf, params=self.leaf_params, solve=self.solve
+            game,
+            capacity=capacity,
+            c=self.c,
+            seed=seed,
+            leaf_value=leaf,
+            params=self.leaf_params,
+            solve=self.solve,
+            transpose=self.transpose,
         )
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:

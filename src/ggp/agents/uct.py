@@ -84,6 +84,57 @@ def _ucb_pick(
     return pick
 
 
+_FNV = np.uint64(0xCBF29CE484222325)
+_MIX = np.uint64(0xFF51AFD7ED558CCD)
+_S33 = np.uint64(33)
+
+
+@nb.njit(cache=True)
+def _state_hash(s: np.ndarray) -> np.uint64:
+    # Each element is mixed in (murmur's finaliser), so the table's low bits depend on every element:
+    # a propnet's state differs from its neighbour's in one element, anywhere.
+    h = _FNV
+    for i in range(s.shape[0]):
+        h ^= np.uint64(s[i])
+        h *= _MIX
+        h ^= h >> _S33
+    return h
+
+
+@nb.njit(cache=True)
+def _find(table: np.ndarray, nhash: np.ndarray, states: np.ndarray, s: np.ndarray, h: np.uint64) -> int:
+    # The node holding state ``s`` (hash ``h``), or -1. Linear probing over a power-of-two table that is
+    # never more than half full; a hash match is confirmed on the whole state.
+    mask = table.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    for _ in range(table.shape[0]):
+        n = table[i]
+        if n < 0:
+            return -1
+        if nhash[n] == h:
+            same = True
+            for k in range(s.shape[0]):
+                if states[n, k] != s[k]:
+                    same = False
+                    break
+            if same:
+                return n
+        i = (i + 1) & mask
+    return -1
+
+
+@nb.njit(cache=True)
+def _insert(table: np.ndarray, nhash: np.ndarray, node: int, h: np.uint64) -> None:
+    mask = table.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    for _ in range(table.shape[0]):
+        if table[i] < 0:
+            table[i] = node
+            nhash[node] = h
+            return
+        i = (i + 1) & mask
+
+
 @nb.njit(cache=True)
 def _set_proven(proven: np.ndarray, pval: np.ndarray, node: int, src: int) -> None:
     proven[node] = True
@@ -157,6 +208,9 @@ def _run_template(  # type: ignore[no-untyped-def]
     act_visits,
     act_value,
     child,
+    nhash,
+    stamp,
+    table,
     meta,
     rng,
     path,
@@ -166,9 +220,14 @@ def _run_template(  # type: ignore[no-untyped-def]
     joint,
     res,
     params,
+    transpose,
 ):
-    # meta: [nodes used, action-pool entries used, child-pool entries used]. A node's
-    # children are numbered in mixed radix over the roles' moves, the last role fastest.
+    # meta: [nodes used, action-pool entries used, child-pool entries used, simulations ever run]. A
+    # node's children are numbered in mixed radix over the roles' moves, the last role fastest.
+    # With ``transpose``, a new child's state is first looked up in ``table``: a state reached by
+    # another order is linked, not copied, so the tree is a graph whose nodes share their statistics
+    # (each edge keeps its own move statistics in its parent). ``stamp`` marks the nodes on the
+    # current path, so a path that comes back to one of them (a repeated position) ends there.
     # A proven node (terminal, or solved from its children when ``solve``) is not searched
     # below: a simulation that reaches it scores its exact value.
     nr = num_roles  # type: ignore[name-defined]  # noqa: F821
@@ -182,8 +241,11 @@ def _run_template(  # type: ignore[no-untyped-def]
         if proven[root]:  # solved: further simulations would only re-read its value
             break
         done += 1
+        meta[3] += 1
+        sim = meta[3]
         node = root
         depth = 0
+        cycle = False
         while True:
             if proven[node]:
                 for r in range(nr):
@@ -228,6 +290,7 @@ def _run_template(  # type: ignore[no-untyped-def]
                 expanded[node] = True
             log_parent = np.log(max(node_visits[node], 1))
             path[depth, 0] = node
+            stamp[node] = sim
             j = 0
             for r in range(nr):
                 i = _ucb_pick(act_visits, act_value, offsets[node, r], counts[node, r], log_parent, c, rng)
@@ -237,6 +300,46 @@ def _run_template(  # type: ignore[no-untyped-def]
             depth += 1
             j += coff[node]
             nxt = child[j]
+            if nxt < 0 and transpose:
+                work[:] = states[node]
+                kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
+                h = _state_hash(work)
+                nxt = _find(table, nhash, states, work, h)
+                if nxt >= 0:
+                    child[j] = nxt
+                elif meta[0] < capacity:
+                    nxt = meta[0]
+                    meta[0] += 1
+                    states[nxt] = work
+                    _insert(table, nhash, nxt, h)
+                    node_terminal[nxt] = kernel_terminal(ctx, states[nxt])  # type: ignore[name-defined]  # noqa: F821
+                    proven[nxt] = node_terminal[nxt]
+                    if proven[nxt]:
+                        kernel_goals(ctx, states[nxt], res)  # type: ignore[name-defined]  # noqa: F821
+                        for r in range(nr):
+                            pval[nxt, r] = res[r] / 100.0
+                    node_visits[nxt] = 0
+                    expanded[nxt] = False
+                    child[j] = nxt
+                else:  # the tree is full: score this move without storing it
+                    if kernel_terminal(ctx, work):  # type: ignore[name-defined]  # noqa: F821
+                        kernel_goals(ctx, work, res)  # type: ignore[name-defined]  # noqa: F821
+                        for r in range(nr):
+                            val[r] = res[r] / 100.0
+                    else:
+                        leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
+                    break
+            if nxt >= 0 and stamp[nxt] == sim:
+                # Back at a position of this path (a repetition): scored from here, and the path ends with
+                # the move that came back, so no node is counted twice.
+                cycle = True
+                if proven[nxt]:
+                    for r in range(nr):
+                        val[r] = pval[nxt, r]
+                else:
+                    work[:] = states[nxt]
+                    leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
+                break
             if nxt < 0:
                 if meta[0] < capacity:
                     nxt = meta[0]
@@ -263,7 +366,8 @@ def _run_template(  # type: ignore[no-untyped-def]
                         leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                     break
             node = nxt
-        node_visits[node] += 1
+        if not cycle:
+            node_visits[node] += 1
         for d in range(depth):
             p = path[d, 0]
             node_visits[p] += 1
@@ -271,7 +375,7 @@ def _run_template(  # type: ignore[no-untyped-def]
                 a = offsets[p, r] + path[d, 1 + r]
                 act_visits[a] += 1
                 act_value[a] += val[r]
-        if solve and proven[node]:
+        if solve and not cycle and proven[node]:
             for d in range(depth - 1, -1, -1):
                 p = path[d, 0]
                 if proven[p] or not _try_prove(p, counts, coff, child, proven, pval):
@@ -349,7 +453,11 @@ class UCTSearch:
     the random rollout as the score of a new leaf: a compiled function
     ``(s, rng, out, params)`` writing each role's value (0..1) into ``out[0:2]``;
     ``params`` is this object's float array :attr:`params`, which the caller may
-    change between searches (an opponent model, say).
+    change between searches (an opponent model, say). ``solve`` turns
+    MCTS-Solver on; ``transpose`` makes a state reached by two orders of moves
+    one node (found by its hash in a table), whose statistics both paths share:
+    the tree becomes a graph, and a path that comes back to one of its own
+    positions ends there.
     """
 
     def __init__(
@@ -361,6 +469,7 @@ class UCTSearch:
         leaf_value: Any = None,
         params: Sequence[float] = (),
         solve: bool = True,
+        transpose: bool = False,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -401,7 +510,13 @@ class UCTSearch:
         self.act_visits = np.zeros(pool, dtype=np.int32)
         self.act_value = np.zeros(pool, dtype=np.float32)
         self.child = np.zeros(pool, dtype=np.int32)
-        self.meta = np.zeros(3, dtype=np.int64)
+        #: Transpositions: each node's state hash, and an open-addressing table from hashes to nodes
+        #: (one entry when off: the compiled loop does not read them then).
+        self.nhash = np.zeros(capacity if transpose else 1, dtype=np.uint64)
+        self.table = np.full(_table_size(capacity) if transpose else 1, -1, dtype=np.int32)
+        #: The last simulation whose path passed through each node (a path that comes back ends).
+        self.stamp = np.zeros(capacity, dtype=np.int64)
+        self.meta = np.zeros(4, dtype=np.int64)
         self.rng = rng_state(seed)
         self.path = np.zeros((MAX_DEPTH, 1 + nr), dtype=np.int64)
         self.buf = np.zeros(width, dtype=np.int64)
@@ -415,6 +530,8 @@ class UCTSearch:
         self._run = kernel.specialise(_run_template, leaf_value=leaf_value)
         #: MCTS-Solver: proven values propagate up the tree (off: plain DUCT, proving only terminal nodes).
         self.solve = bool(solve)
+        #: Transpositions: a state reached by two orders of moves is one node.
+        self.transpose = bool(transpose)
         self.root = 0
         self._root_state: State | None = None
         self._sims = 0
@@ -441,6 +558,9 @@ class UCTSearch:
             self.act_visits,
             self.act_value,
             self.child,
+            self.nhash,
+            self.stamp,
+            self.table,
         )
 
     @property
@@ -457,7 +577,10 @@ class UCTSearch:
         if self.proven[0]:
             self.pval[0] = np.asarray(self.game.goals(state), dtype=np.float64) / 100.0
         self.expanded[0] = False
-        self.meta[:] = (1, 0, 0)
+        self.meta[:3] = (1, 0, 0)  # meta[3] counts on: the nodes' stamps stay below it
+        if self.transpose:
+            self.table.fill(-1)
+            _insert(self.table, self.nhash, 0, np.uint64(_state_hash(self.states[0])))
         self.root = 0
         self._root_state = state
         self._sims = 0
@@ -479,6 +602,15 @@ class UCTSearch:
             if np.array_equal(self.states[self.root], target):  # searched here already (start clock, pondering)
                 self._root_state = state
                 return True
+            if self.transpose:  # every node is in the table, whatever the order of moves that reached it
+                node = _find(self.table, self.nhash, self.states, target, np.uint64(_state_hash(target)))
+                if node >= 0:
+                    self.root = int(node)
+                    self._root_state = state
+                    self._sims = self._root_simulations()
+                    return True
+                self.reset(state)
+                return False
             level = np.array([self.root], dtype=np.int64)
             for _ in range(2):
                 # Vectorised: a wide game's root has thousands of children, each with thousands of its own.
@@ -542,6 +674,7 @@ class UCTSearch:
             self.joint,
             self.res,
             self.params,
+            self.transpose,
         )
         self._sims += int(done)
 
@@ -628,6 +761,11 @@ class UCTSearch:
         )
 
 
+def _table_size(capacity: int) -> int:
+    # A power of two at least twice the nodes: linear probing stays short while at most half full.
+    return 1 << max(4, (2 * capacity - 1).bit_length())
+
+
 def _array(game: KernelGame, state: State) -> np.ndarray:
     return game._array_of(state)
 
@@ -640,7 +778,7 @@ def tree_bytes(game: Game, capacity: int) -> int:
     width = max(1, kernel.max_actions)
     pool = max(capacity * min(width, 32), 2 * kernel.num_roles * width)
     state = game.initial_array().nbytes
-    return capacity * (state + (2 + 2 * kernel.num_roles) * 8 + 2) + pool * 4 * 4
+    return capacity * (state + (4 + 2 * kernel.num_roles) * 8 + 2) + pool * 4 * 4 + _table_size(capacity) * 4
 
 
 def search(
