@@ -656,3 +656,60 @@ def test_random_bytes_never_break_the_server(player: tuple[PlayerService, GGPSer
     if reply:  # a connection with no bytes at all is simply closed
         assert reply.startswith(b"HTTP/1.0 ") and b"\r\nContent-type: text/acl\r\n" in reply
     assert send(server.port, "(INFO)")[0] == 200
+
+
+# --- a cold start: compiling out of the request path -----------------------------------------------------------
+def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
+    warmed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ggp.protocol.player as player_module
+
+    # Recognising and compiling the rules stands still until the test lets it go: a cold numba cache's minutes.
+    go, entered = threading.Event(), threading.Event()
+    real = player_module.recognize
+
+    def compiling(*args: object, **kwargs: object) -> object:
+        entered.set()
+        go.wait(120)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(player_module, "recognize", compiling)
+    service = PlayerService(PlayerConfig(spec="random", name="cold", seed=3))
+    game = ggp.load("wallmaze")  # the moves are checked against the native engine
+    try:
+        assert service.handle(WALLMAZE_START.replace(" 10 2)", " 1 2)")).body == "ready"  # ready at the start clock
+        assert entered.is_set()
+        state, joints = game.initial_state(), list[list[str]]()
+        for _ in range(2):
+            began = time.monotonic()
+            joint = f"({' '.join(joints[-1])})" if joints else "NIL"
+            reply = service.handle(f"(PLAY m1 {joint})")
+            assert time.monotonic() - began < 2.0  # the play clock
+            assert reply.status == 200 and reply.body in {str(m) for m in game.legal_moves(state, "white")}
+            black = game.legal_moves(state, "black")[-1]
+            joints.append([reply.body, str(black)])
+            state = game.next_state(state, joints[-1])
+        match = service.match
+        assert match is not None and match.game is None and match.random_moves == 2
+    finally:
+        go.set()
+    assert match.game_ready.wait(120)  # a guard against a hang, not a wait for time to pass
+    reply = service.handle(f"(PLAY m1 ({' '.join(joints[-1])}))")
+    assert reply.status == 200 and reply.body in {str(m) for m in game.legal_moves(state, "white")}
+    assert match.history == [tuple(j) for j in joints]  # the moves kept while compiling, applied in order
+
+
+def test_the_warm_up_runs_in_a_child_process_that_ends_with_its_parent() -> None:
+    import os
+
+    logs: list[str] = []
+    service = PlayerService(PlayerConfig(spec="random"), log=logs.append)
+    child = service.warm_elsewhere()
+    assert child.pid != os.getpid()
+    assert child.wait(600) == 0 and service.warmed.wait(60)
+    assert any("compiled in a child process" in line for line in logs), logs
+    # The parent's end of the child's stdin closing (the parent gone) ends a warm-up at once.
+    orphan = PlayerService(PlayerConfig(spec="random"), log=logs.append).warm_elsewhere()
+    assert orphan.stdin is not None
+    orphan.stdin.close()
+    assert orphan.wait(120) == 3

@@ -40,6 +40,8 @@ import contextlib
 import math
 import random
 import re
+import subprocess
+import sys
 import threading
 import time
 import traceback
@@ -71,7 +73,7 @@ from .messages import (
     is_symbol_text,
     parse_message,
 )
-from .recognize import gdl_game, recognize, sheet_roles
+from .recognize import gdl_game, recognize, sheet_roles, sheet_text
 from .wire import Reply
 
 Log = Callable[[str], None]
@@ -160,6 +162,9 @@ class PlayerMatch:
         #: Set when the match ends (STOP, ABORT, dropped): compiling its rules stops.
         self.cancelled = threading.Event()
         self.lock = threading.Lock()
+        #: The rules on the top-down prover (pure Python, nothing to compile), for moves while they compile.
+        self.prover: Game | None = None
+        self.prover_lock = threading.Lock()
         #: Asks the agent: one call at a time, so an agent still busy with a move that overran is not asked again.
         self.caller = Caller()
         self.last_seen = received
@@ -185,6 +190,8 @@ class PlayerService:
         self._previewing = threading.Lock()
         self._match: PlayerMatch | None = None
         self.finished: list[str] = []  # ids of matches ended by STOP, for tests and logs
+        #: Set when the warm-up child process (:meth:`warm_elsewhere`) has ended and said how it went.
+        self.warmed = threading.Event()
 
     # --- state ---------------------------------------------------------------------------------
     @property
@@ -200,7 +207,11 @@ class PlayerService:
 
     def warm(self) -> None:
         """Load the native engines, the reasoner, the built-in sheets and the agent's compiled code for rule
-        sheets now, so the first START is quick."""
+        sheets now, so the first START is quick.
+
+        On a cold numba cache this compiles for minutes, holding numba's compiler lock, which every other
+        compile of this process waits for: :func:`serve` runs it in a child process instead
+        (:meth:`warm_elsewhere`), whose compiles fill the on-disk cache this process then loads from."""
         from ..registry import game_names, load
         from .recognize import _builtin_sheets
 
@@ -222,6 +233,37 @@ class PlayerService:
             with contextlib.suppress(Exception):  # an agent that cannot play these sheets has nothing to warm
                 make_agent(self.config.spec).start(game, game.roles[0])
         self._say("warm: the engines and the agent's compiled code are ready")
+
+    def warm_elsewhere(self) -> subprocess.Popen[bytes]:
+        """Run :meth:`warm` in a child process and return it; a thread of this process logs when it is done.
+
+        The child's compiles fill numba's on-disk cache, and this process's compiler lock stays free, so a
+        match that comes meanwhile compiles only what it needs itself (its PLAYs meanwhile get legal moves:
+        see :meth:`_prepare`), never waiting behind a warm-up of games it does not play.
+        """
+        code = "import sys; from ggp.protocol.player import _warm_main; _warm_main(sys.argv[1])"
+        # Its stdin is a pipe from this process: when this process ends, however it ends, the child sees
+        # the pipe close and ends too (a warm-up may take minutes).
+        child = subprocess.Popen(
+            [sys.executable, "-c", code, self.config.spec],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+
+        def report() -> None:
+            assert child.stderr is not None
+            err = child.stderr.read()
+            child.wait()
+            if child.returncode == 0:
+                self._say("warm: the engines and the agent's compiled code are ready (compiled in a child process)")
+            else:
+                tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+                self._say(f"warm: the warm-up process failed ({child.returncode}): {tail[0]}")
+            self.warmed.set()
+
+        threading.Thread(target=report, name="ggp-player-warm", daemon=True).start()
+        return child
 
     # --- messages -------------------------------------------------------------------------------
     def handle(self, text: str, received: float | None = None) -> Reply:
@@ -326,6 +368,7 @@ class PlayerService:
             match.role = next(r for r in game.roles if r.lower() == match.role.lower())
             match.game, match.native, match.how, match.gdl = game, found.native, found.how, found.gdl
             match.state = game.initial_state()
+            _prime(game, match.state)
         except Exception as exc:
             match.failure = f"{type(exc).__name__}: {exc}"
             self._say(f"START {match.match_id}: {match.failure}")
@@ -359,14 +402,22 @@ class PlayerService:
         if not match.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             return Reply(409, error_reply(f"an earlier PLAY of match {match.match_id} is still being answered"))
         try:
-            if not match.game_ready.wait(max(0.0, deadline - time.monotonic())):
-                if message.moves is not None:  # kept: the match must not lose a step while the rules compile
-                    match.pending.append(message.moves)
-                self._say(f"PLAY {match.match_id}: the rules are still being compiled; no move known")
-                return Reply(200, NIL)
+            moves = message.moves
+            if not match.game_ready.is_set():
+                if moves is not None:  # kept: the match must not lose a step while the rules compile
+                    match.pending.append(moves)
+                    moves = None
+                move_text = self._early_move(match, deadline)
+                if move_text is not None:
+                    match.random_moves += 1
+                    self._say(f"PLAY {match.match_id}: the rules are still being compiled; the prover's {move_text}")
+                    return Reply(200, move_text)
+                if not match.game_ready.is_set():
+                    self._say(f"PLAY {match.match_id}: the rules are still being compiled; no move known")
+                    return Reply(200, NIL)
             if match.failure is not None:
                 return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
-            problem = self._catch_up(match, message.moves)
+            problem = self._catch_up(match, moves)
             if problem is not None:
                 self._say(f"PLAY {match.match_id}: {problem}")
                 return Reply(400, error_reply(problem))
@@ -382,6 +433,45 @@ class PlayerService:
             return Reply(200, move.text)
         finally:
             match.lock.release()
+
+    def _early_move(self, match: PlayerMatch, deadline: float) -> str | None:
+        """A random legal move from the top-down prover while the rules compile (None: none by ``deadline``).
+
+        The prover (pure Python) needs no compiling, so a first PLAY on a cold numba cache gets a legal
+        move in time; it is asked in a thread of its own, and the compiled game is taken instead if it
+        gets ready first.
+        """
+        joints = list(match.pending)
+        found: list[str] = []
+        done = threading.Event()
+
+        def ask() -> None:
+            try:
+                with match.prover_lock, bounded(deadline=deadline, cancel=match.cancelled):
+                    if match.prover is None:
+                        from ..gdl.prover import ProverGame
+
+                        match.prover = ProverGame(sheet_text(match.rules), "early")
+                    game = match.prover
+                    state = game.initial_state()
+                    for joint in joints:
+                        state = game.next_state(state, [game.parse_move(term_text(m)) for m in joint])
+                    role = next(r for r in game.roles if r.lower() == match.role.lower())
+                    legal = game.legal_moves(state, role)
+                    if legal and not game.is_terminal(state):
+                        found.append(str(legal[match.rng.randrange(len(legal))]))
+            except Exception as exc:  # a move of the compiled game comes later, or NIL: never a failure
+                self._say(f"PLAY {match.match_id}: the prover has no move: {type(exc).__name__}: {exc}")
+            finally:
+                done.set()
+
+        threading.Thread(target=ask, name="ggp-player-prover", daemon=True).start()
+        while not done.is_set() and not match.game_ready.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            done.wait(min(left, 0.05))  # a poll of both events: the compiled game may win the race
+        return found[0] if found else None
 
     def _catch_up(self, match: PlayerMatch, moves: tuple[Term, ...] | None) -> str | None:
         """Apply the joint moves kept while the rules compiled, then ``moves``; returns what is wrong, if anything."""
@@ -546,6 +636,44 @@ class PlayerService:
                 traceback.print_exc()
 
 
+def _prime(game: Game, state: State) -> None:
+    """Call each of ``game``'s entry points once, so numba compiles (or loads) them now.
+
+    A PLAY that comes while the agent's search is still compiling answers with a legal move of the game;
+    were one of the game's own functions compiled only then, it would wait for numba's compiler lock, which
+    that compile holds for as long as it takes (tens of seconds on a cold cache), past the play clock.
+    """
+    if game.is_terminal(state):
+        game.goals(state)
+        return
+    legal = [game.legal_moves(state, role) for role in game.roles]
+    if not all(legal):  # a role without a move: the game cannot go on, and PLAY will say so
+        return
+    after = game.next_state(state, [moves[0] for moves in legal])
+    game.is_terminal(after)
+    with contextlib.suppress(GGPError):  # a sheet may leave goals undefined before the end
+        game.goals(after)
+
+
+def _warm_main(spec: str) -> None:
+    """The warm-up child's body (:meth:`PlayerService.warm_elsewhere`): it ends when its parent does."""
+    import os
+
+    def orphaned() -> None:
+        sys.stdin.buffer.read()  # returns when the parent's end of the pipe closes
+        os._exit(3)
+
+    threading.Thread(target=orphaned, name="ggp-warm-parent", daemon=True).start()
+    code = 0
+    try:
+        PlayerService(PlayerConfig(spec=spec), log=lambda text: print(text, file=sys.stderr)).warm()
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    sys.stderr.flush()
+    os._exit(code)  # not a normal exit: the thread blocked on stdin would hold up the interpreter's shutdown
+
+
 def _stop_pondering(match: PlayerMatch) -> None:
     stop = getattr(match.agent, "stop_pondering", None)
     if stop is not None:
@@ -581,10 +709,14 @@ def serve(
 
     service = PlayerService(config, log=log)
     with GGPServer(host, port, service.handle, read_timeout=read_timeout, log=log) as server:
-        threading.Thread(target=service.warm, name="ggp-player-warm", daemon=True).start()
-        if ready is not None:
-            ready(server)
-        server.serve_forever()
+        warming = service.warm_elsewhere()
+        try:
+            if ready is not None:
+                ready(server)
+            server.serve_forever()
+        finally:
+            if warming.poll() is None:
+                warming.terminate()
 
 
 __all__ = ["PlayerConfig", "PlayerMatch", "PlayerService", "serve"]
