@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("gymnasium")
 
+import gymnasium
 from gymnasium.utils.env_checker import check_env
 
 import ggp
@@ -98,13 +99,17 @@ VECTOR_CASES = [
 @pytest.mark.parametrize(("game", "r"), [*VECTOR_CASES, (TICTACTOE, 0)])
 def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str, r: int) -> None:
     # venv writes each step's observations whole into a new array; twin (copy=False) updates its own buffer in
-    # place from each row's previous state: both must equal the single envs' observations at every step
+    # place from each row's previous state: both must equal the single envs' observations at every step.
+    # small (bytes, updated in place) must be the same planes times 255, to the nearest byte.
     batch = 6
     role = ggp.load(game).roles[r]
     venv = rl.vector_env(game, batch, seed=3, role=role)
     twin = rl.vector_env(game, batch, seed=3, role=role, copy=False)
+    small = rl.vector_env(game, batch, seed=3, role=role, copy=False, dtype=np.uint8)
     obs, _ = venv.reset()
     twin.reset()
+    s_obs, _ = small.reset()
+    assert s_obs.dtype == np.uint8 and small.single_observation_space.contains(s_obs[0])
     singles = [rl.parallel_env(game) for _ in range(batch)]
     last = [e.reset()[0] for e in singles]
     rng = np.random.default_rng(0)
@@ -115,6 +120,7 @@ def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str, r: int) 
         masks = venv.action_masks()
         for i in range(batch):
             assert np.array_equal(obs[i], last[i][role]["observation"])
+            assert np.abs(s_obs[i] - 255.0 * obs[i]).max() <= 0.5 + 1e-4
             if ended[i]:  # the next step resets this row and ignores its action: every action is allowed
                 assert masks[i].all()
             else:
@@ -124,6 +130,9 @@ def test_the_vector_env_agrees_with_single_envs_step_by_step(game: str, r: int) 
         t_obs, t_rewards, t_terminated, _, _ = twin.step(actions)
         assert np.array_equal(t_obs, obs) and np.array_equal(t_rewards, rewards)
         assert np.array_equal(t_terminated, terminated) and np.array_equal(twin.action_masks(), venv.action_masks())
+        s_obs, s_rewards, s_terminated, _, _ = small.step(actions)
+        assert np.array_equal(s_rewards, rewards) and np.array_equal(s_terminated, terminated)
+        assert np.array_equal(small.action_masks(), venv.action_masks())
         for i, e in enumerate(singles):
             joint = venv.last_joint[i]
             if ended[i]:  # this step reset the row (next-step autoreset)
@@ -174,9 +183,10 @@ def test_an_observation_updated_between_any_two_states_is_the_second_state_s(gam
     for _ in range(300):
         a, b = (states[k] for k in rng.integers(len(states), size=2))
         for r in range(len(g.roles)):
-            out = obs.observe(a, r).reshape(-1)
-            update(a, b, r, obs.aux, out)
-            assert np.array_equal(out, obs.observe(b, r).reshape(-1))
+            for dtype in (np.float32, np.uint8):
+                out = obs.observe(a, r, dtype).reshape(-1)
+                update(a, b, r, obs.aux_for(dtype), out)
+                assert np.array_equal(out, obs.observe(b, r, dtype).reshape(-1))
 
 
 def test_copy_true_returns_new_arrays_and_copy_false_the_env_s_own() -> None:
@@ -212,3 +222,19 @@ def test_reset_with_a_seed_replays_the_opponents_and_without_one_draws_on() -> N
     assert all(np.array_equal(a, b) for a, b in zip(first, episode(), strict=True))
     venv.reset()
     assert not all(np.array_equal(a, b) for a, b in zip(first, episode(), strict=True))
+
+
+def test_byte_observations_are_the_float_planes_times_255_and_other_dtypes_are_refused() -> None:
+    from ggp.rl.observe import observer_for
+
+    for game in ("wallmaze", "bomberman", "amazons_10x10", TICTACTOE):
+        g = ggp.load(game)
+        obs = observer_for(g)
+        s = g.initial_array()
+        small, full = obs.observe(s, 1, np.uint8), obs.observe(s, 1)
+        assert small.dtype == np.uint8 and np.abs(small - 255.0 * full).max() <= 0.5 + 1e-4
+        assert set(np.unique(small)) <= {0, 255} | {int(np.floor(255 * v + 0.5)) for v in np.unique(full)}
+    with pytest.raises(ValueError, match="float32 or uint8, not float64"):
+        rl.vector_env("wallmaze", 2, dtype=np.float64)
+    venv = rl.vector_env("wallmaze", 2, dtype=np.uint8)
+    assert venv.single_observation_space == gymnasium.spaces.Box(0, 255, (9, 13, 5), dtype=np.uint8)

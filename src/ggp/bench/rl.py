@@ -6,7 +6,9 @@
   interleaved in one run; target: ggp's >= 3x each peer.
 * Vector env steps per second (:class:`ggp.rl.gymnasium_env.GGPVectorEnv`,
   batch 1024: the agent's actions, random opponents, observations and masks);
-  targets: >= 1M on wall maze and Bomberman (both variants), >= 300k on Amazons (both boards). Beside
+  targets: >= 1M on wall maze and Bomberman (both variants), >= 300k on Amazons (both boards), for the
+  defaults (new float32 observations each step), ``copy=False`` (the env's buffer, updated in place) and
+  ``dtype=uint8`` (the planes as bytes, a quarter of the memory to write). Beside
   the wall-clock rate (the target's), each row has the rate in processor time (``cpu``): on a machine
   shared with other jobs a process gets only part of a core, and the wall clock counts the rest too.
 * The worked example (``docs/examples/train_wallmaze.py``): a tabular agent
@@ -37,6 +39,12 @@ VECTOR_TARGETS = {
     "bomberman2p": 1_000_000,
     "amazons_10x10": 300_000,
     "amazons_8x8": 300_000,
+}
+#: The vector env's settings measured: (copy, observation dtype) by the measure's suffix ("": the defaults).
+VECTOR_VARIANTS: dict[str, tuple[bool, Any]] = {
+    "": (True, np.float32),
+    "copy=False": (False, np.float32),
+    "dtype=uint8": (True, np.uint8),
 }
 EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "examples" / "train_wallmaze.py"
 
@@ -124,12 +132,12 @@ def _vector_rows(cfg: Config, sec: Section) -> None:
     for name, target in VECTOR_TARGETS.items():
         runs: dict[str, Any] = {}
         cpu: dict[str, list[tuple[int, float]]] = {}
-        for copy in (True, False):
-            venv = ggp.rl.vector_env(name, VECTOR_BATCH, seed=1, copy=copy)
+        for variant, (copy, dtype) in VECTOR_VARIANTS.items():
+            venv = ggp.rl.vector_env(name, VECTOR_BATCH, seed=1, copy=copy, dtype=dtype)
             venv.reset()
             rng = rng_state(2)
             actions = np.zeros(VECTOR_BATCH, dtype=np.int64)
-            spent_cpu = cpu[f"copy={copy}"] = []
+            spent_cpu = cpu[variant] = []
 
             def run(
                 count: int, venv: Any = venv, rng: Any = rng, actions: Any = actions, log: Any = spent_cpu
@@ -144,7 +152,7 @@ def _vector_rows(cfg: Config, sec: Section) -> None:
                 log.append((count, used))
                 return spent
 
-            runs[f"copy={copy}"] = run
+            runs[variant] = run
         bare = VectorGame(name, VECTOR_BATCH, autoreset=True, seed=1)
 
         def peer(count: int, vg: Any = bare) -> None:
@@ -153,13 +161,13 @@ def _vector_rows(cfg: Config, sec: Section) -> None:
 
         t = time_rates({**runs, "bare": peer}, cfg.vector_budget, cfg.reps)
         bare_rate = VECTOR_BATCH * t["bare"].median
-        for copy in (True, False):
-            rate = VECTOR_BATCH * t[f"copy={copy}"].median
+        for variant in VECTOR_VARIANTS:
+            rate = VECTOR_BATCH * t[variant].median
             # the timed repetitions are the last ``reps`` calls (the first ones calibrate)
-            cpu_rate = VECTOR_BATCH * float(np.median([n / max(u, 1e-12) for n, u in cpu[f"copy={copy}"][-cfg.reps :]]))
+            cpu_rate = VECTOR_BATCH * float(np.median([n / max(u, 1e-12) for n, u in cpu[variant][-cfg.reps :]]))
             sec.rows.append(
                 {
-                    "measure": f"vector env steps/s, batch {VECTOR_BATCH}" + ("" if copy else ", copy=False"),
+                    "measure": f"vector env steps/s, batch {VECTOR_BATCH}" + (f", {variant}" if variant else ""),
                     "game": name,
                     "ggp": rate,
                     "cpu": cpu_rate,

@@ -31,7 +31,18 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from .observe import _BM_N, _BM_STEPS, _WM_H, _WM_STEPS, _WM_W, Observer, _amazons_enc, _bomberman_enc, _wallmaze_enc
+from .observe import (
+    _BM_N,
+    _BM_STEPS,
+    _WM_H,
+    _WM_STEPS,
+    _WM_W,
+    Observer,
+    _amazons_enc,
+    _bomberman_enc,
+    _fraction,
+    _wallmaze_enc,
+)
 
 
 # --- wall maze: (9, 13, 5) = walls, own marker, other marker, own target, step ------------------------------
@@ -43,15 +54,16 @@ def _wm_at(c):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _wallmaze_update(old, new, role, aux, out):  # type: ignore[no-untyped-def]
+    scale = aux[2]
     if old[2] != new[2]:
-        step = new[2] / _WM_STEPS
+        step = _fraction(new[2], _WM_STEPS, scale)
         for p in range(_WM_H * _WM_W):
             out[5 * p + 4] = step
     for who in range(2):  # own marker in channel 1, the other's in channel 2
         r = role if who == 0 else 1 - role
         if old[r] != new[r]:
             out[_wm_at(old[r]) + 1 + who] = 0.0
-            out[_wm_at(new[r]) + 1 + who] = 1.0
+            out[_wm_at(new[r]) + 1 + who] = scale
 
 
 # --- bomberman: (8, 8, 11) = own, other, barriers N and E, bombs 3..0, fire, turn, step ----------------------
@@ -62,11 +74,11 @@ def _bm_at(c):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _bomberman_update(old, new, role, aux, out):  # type: ignore[no-untyped-def]
-    alternating = aux[1]
+    alternating, scale = aux[1], aux[2]
     if old[2] != new[2]:
-        step = new[2] / _BM_STEPS
-        mine = 1.0 if (not alternating) or ((new[2] % 2 == 1) == (role == 0)) else 0.0
-        was = 1.0 if (not alternating) or ((old[2] % 2 == 1) == (role == 0)) else 0.0
+        step = _fraction(new[2], _BM_STEPS, scale)
+        mine = scale if (not alternating) or ((new[2] % 2 == 1) == (role == 0)) else 0.0
+        was = scale if (not alternating) or ((old[2] % 2 == 1) == (role == 0)) else 0.0
         if mine != was:
             for p in range(_BM_N * _BM_N):
                 out[11 * p + 9] = mine
@@ -78,7 +90,7 @@ def _bomberman_update(old, new, role, aux, out):  # type: ignore[no-untyped-def]
         r = role if who == 0 else 1 - role
         if old[r] != new[r]:
             out[_bm_at(old[r]) + who] = 0.0
-            out[_bm_at(new[r]) + who] = 1.0
+            out[_bm_at(new[r]) + who] = scale
     for k in range(5):  # bomb3, bomb2, bomb1, bomb0, fire: state entries 3..7, channels 4..8
         changed = old[3 + k] ^ new[3 + k]
         bits = new[3 + k]
@@ -86,29 +98,30 @@ def _bomberman_update(old, new, role, aux, out):  # type: ignore[no-untyped-def]
             if (changed >> (8 * b)) & 255:
                 for c in range(8 * b, 8 * b + 8):
                     if (changed >> c) & 1:
-                        out[_bm_at(c) + 4 + k] = np.float32((bits >> c) & 1)
+                        out[_bm_at(c) + 4 + k] = scale * ((bits >> c) & 1)
 
 
 # --- amazons: (N, N, 6) = own amazons, opponent's, arrows, turn, fire phase, the amazon that must fire ------
 @nb.njit(cache=True)
 def _amazons_update(old, new, role, aux, out):  # type: ignore[no-untyped-def]
-    n = aux[0]
+    n, scale = aux[0], aux[1]
+    one = np.float32(scale)
     nn = n * n
     own = role + 1
     for c in range(nn):  # a move changes two cells, an arrow one
         v = new[c]
         if old[c] != v:
             j = 6 * ((n - 1 - c // n) * n + c % n)
-            mine = np.float32(v == own)
-            arrow = np.float32(v == 3)
+            mine = one * (v == own)
+            arrow = one * (v == 3)
             out[j] = mine
-            out[j + 1] = np.float32(v != 0) - mine - arrow
+            out[j + 1] = one * (v != 0) - mine - arrow
             out[j + 2] = arrow
     turn_changed = (old[nn] == role) != (new[nn] == role)
     phase_changed = old[nn + 1] != new[nn + 1]
     if turn_changed or phase_changed:
-        turn = 1.0 if new[nn] == role else 0.0
-        phase = 1.0 if new[nn + 1] == 1 else 0.0
+        turn = scale if new[nn] == role else 0.0
+        phase = scale if new[nn + 1] == 1 else 0.0
         for p in range(nn):
             out[6 * p + 3] = turn
             out[6 * p + 4] = phase
@@ -117,15 +130,16 @@ def _amazons_update(old, new, role, aux, out):  # type: ignore[no-untyped-def]
         out[6 * ((n - 1 - c // n) * n + c % n) + 5] = 0.0
     if new[nn + 1] == 1:
         c = new[nn + 2]
-        out[6 * ((n - 1 - c // n) * n + c % n) + 5] = 1.0
+        out[6 * ((n - 1 - c // n) * n + c % n) + 5] = scale
 
 
 # --- anything else: the state array itself --------------------------------------------------------------------
 @nb.njit(cache=True)
 def _flat_update(old, new, role, aux, out):  # type: ignore[no-untyped-def]
+    scale = aux[0]
     for j in range(new.shape[0]):
         if old[j] != new[j]:
-            out[j] = new[j]
+            out[j] = new[j] * scale
 
 
 _UPDATERS = {_wallmaze_enc: _wallmaze_update, _bomberman_enc: _bomberman_update, _amazons_enc: _amazons_update}
