@@ -326,3 +326,35 @@ def test_a_player_plays_a_sheet_too_large_to_ground_on_the_prover(monkeypatch: p
         assert service.match is not None and service.match.game.engine == "prover"  # type: ignore[union-attr]
     finally:
         load_text.cache_clear()
+
+
+# --- uploaded sheets as arena games ----------------------------------------------------------------------------
+def test_an_uploaded_sheet_is_added_to_the_arena_games_and_played(tmp_path: Path) -> None:
+    player = GGPServer("127.0.0.1", 0, PlayerService(PlayerConfig(spec="random", name="any", seed=6)).handle).start()
+    tictactoe = (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text()
+    try:
+        with arena_client(tmp_path, arena_games=(), arena_agents=("random",), arena_uploads=1) as client:
+            key = client.post("/api/sheets", json={"name": "Noughts", "rules": tictactoe}).json()["name"]
+            other = client.post("/api/sheets", json={"name": "Maze", "rules": ggp.gdl.rules_text("wallmaze")})
+            assert client.post("/api/arena/games", json={"game": "upload:0123456789abcdef"}).status_code == 404
+            added = client.post("/api/arena/games", json={"game": key})
+            assert added.status_code == 201 and added.json()["title"] == "Noughts"
+            token = added.json()["token"]
+            assert client.post("/api/arena/games", json={"game": key}).status_code == 409  # played already
+            full = client.post("/api/arena/games", json={"game": other.json()["name"]})
+            assert full.status_code == 409 and "at most 1 uploaded" in full.json()["detail"]
+            assert [g["game"] for g in client.get("/api/arena/games").json()["games"]] == [key]  # left intact
+            register(client, "any", f"http://127.0.0.1:{player.port}")
+            started = play_round(client)
+            assert len(started) == 1
+            view = finished(client, started[0])
+            assert view["status"] == "over" and view["game"] == key, view
+            record = client.get(f"/api/arena/matches/{started[0]}/record").json()
+            assert record["roles"] == ["xplayer", "oplayer"] and len(record["goals"]) == 2
+            assert "Noughts" in client.get("/arena").text
+            anyone = TestClient(client.app, base_url=BASE)  # another browser: no token
+            assert anyone.delete(f"/api/arena/games/{key}").status_code == 403
+            gone = client.delete(f"/api/arena/games/{key}", headers={"X-GGP-Arena-Token": token})
+            assert gone.status_code == 204 and client.get("/api/arena/games").json()["games"] == []
+    finally:
+        player.close()

@@ -38,11 +38,14 @@ import logging
 import random
 import re
 import secrets
+import shutil
 import socket
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -84,7 +87,12 @@ CREATE TABLE IF NOT EXISTS arena_matches (
     started   REAL NOT NULL,
     finished  REAL
 );
-CREATE INDEX IF NOT EXISTS arena_matches_by_started ON arena_matches (started)
+CREATE INDEX IF NOT EXISTS arena_matches_by_started ON arena_matches (started);
+CREATE TABLE IF NOT EXISTS arena_games (  -- uploaded sheets the arena plays besides Limits.arena_games
+    key       TEXT PRIMARY KEY,         -- the catalog key, upload:HASH (the text is in the sheets table)
+    owner     TEXT NOT NULL,            -- SHA-256 of the token that may take it out again
+    added     REAL NOT NULL
+)
 """
 _ID = re.compile(r"[0-9a-z-]{1,40}")
 _MAX_NAME = 60
@@ -370,6 +378,7 @@ class Arena:
         self._rng = random.Random()
         self._ratings_cache: dict[str | None, tuple[int, list[dict[str, Any]]]] = {}
         self._closed = False
+        self._sheets: Path | None = None  # uploaded sheets' files for the host, made when first needed
         store.execute_script(_SCHEMA)
         # matches that were running when the server stopped cannot go on: their players were told nothing more
         store.execute(
@@ -466,6 +475,68 @@ class Arena:
             "UPDATE arena_players SET status = 'paused', reason = ? WHERE id = ? AND status = 'active'",
             (reason[:300], player.id),
         )
+
+    # --- games ---------------------------------------------------------------------------------------
+    def game_keys(self) -> list[str]:
+        """The games the arena plays in turn: the operator's (``arena_games``), then uploads added to it."""
+        rows = self.store.query("SELECT key FROM arena_games ORDER BY added")
+        return [*self.limits.arena_games, *(str(r["key"]) for r in rows if r["key"] not in self.limits.arena_games)]
+
+    async def add_game(self, key: str) -> tuple[dict[str, str], str]:
+        """Put an uploaded sheet into the arena's rotation; returns it and the token that may take it out.
+
+        :class:`ArenaError`: 404 for a key that is no uploaded sheet, 400 if it does not load, 409 if the arena
+        plays it already or plays :attr:`~ggp.web.limits.Limits.arena_uploads` uploads already.
+        """
+        key = str(key).strip()
+        if not key.startswith("upload:") or self.games.upload_text(key) is None:
+            raise ArenaError(404, f"no uploaded rule sheet {key[:80]!r}: upload it first (POST /api/sheets)")
+        if key in self.game_keys():
+            raise ArenaError(409, "the arena plays this sheet already")
+        if len(self.game_keys()) - len(self.limits.arena_games) >= self.limits.arena_uploads:
+            raise ArenaError(
+                409, f"the arena plays at most {self.limits.arena_uploads} uploaded sheets; one must be taken out first"
+            )
+        try:
+            await asyncio.to_thread(self.games.load, key)
+        except ValueError as exc:
+            raise ArenaError(400, str(exc)) from None
+        token = secrets.token_urlsafe(24)
+        # INSERT OR IGNORE: of two requests adding the same sheet at once, the first keeps it
+        self.store.execute(
+            "INSERT OR IGNORE INTO arena_games (key, owner, added) VALUES (?, ?, ?)", (key, _hash(token), time.time())
+        )
+        self.wake()
+        return self.game_info(key), token
+
+    def remove_game(self, key: str, token: str | None) -> None:
+        """Take an uploaded sheet out of the rotation (matches of it under way finish); the adder's token."""
+        rows = self.store.query("SELECT owner FROM arena_games WHERE key = ?", (key,))
+        if not rows:
+            raise ArenaError(404, f"the arena plays no uploaded sheet {key[:80]!r}")
+        if not token or not hmac.compare_digest(_hash(token), str(rows[0]["owner"])):
+            raise ArenaError(403, "only who added this sheet may take it out: send the token adding it gave")
+        self.store.execute("DELETE FROM arena_games WHERE key = ?", (key,))
+
+    def game_info(self, key: str) -> dict[str, str]:
+        entry = self.games.entry(key)
+        return {"game": key, "title": entry.title, "source": entry.source}
+
+    def _rules_ref(self, key: str) -> str:
+        """What ``host_match`` reads the rules of ``key`` from: a built-in name, or a sheet file (an upload's
+        text is written once to the arena's own directory, as the host sends a file's text)."""
+        path = self.games.rules_path(key)
+        if path is not None:
+            return str(path)
+        text = self.games.upload_text(key)
+        if text is None:
+            return key
+        if self._sheets is None:
+            self._sheets = Path(tempfile.mkdtemp(prefix="ggp-arena-sheets-"))
+        file = self._sheets / f"{key[7:]}.kif"  # the key's hash: 16 hex digits
+        if not file.is_file():
+            file.write_text(text, encoding="utf-8")
+        return str(file)
 
     # --- matches -------------------------------------------------------------------------------------
     def matches(self, limit: int = 30, player_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
@@ -623,12 +694,15 @@ class Arena:
         for task in list(self._tasks):
             with contextlib.suppress(BaseException):
                 await task
+        if self._sheets is not None:
+            shutil.rmtree(self._sheets, ignore_errors=True)
 
     async def round(self) -> list[str]:
         """Start as many matches as the limits allow; the ids of those started."""
         started: list[str] = []
         tries = 0
-        while len(self.live) < self.limits.arena_matches and tries < 2 * len(self.limits.arena_games) + 2:
+        keys = self.game_keys()
+        while len(self.live) < self.limits.arena_matches and tries < 2 * len(keys) + 2:
             tries += 1
             free = [
                 p
@@ -637,9 +711,9 @@ class Arena:
                 and p.status == "active"
                 and self._busy.get(p.id, 0) < self.limits.arena_player_matches
             ]
-            if not free or not self.limits.arena_games:
+            if not free or not keys:
                 break
-            key = self.limits.arena_games[self._turn % len(self.limits.arena_games)]
+            key = keys[self._turn % len(keys)]
             self._turn += 1
             try:
                 game = await asyncio.to_thread(self.games.load, key)
@@ -696,7 +770,7 @@ class Arena:
 
     async def _play(self, live: LiveArenaMatch) -> None:
         loop = asyncio.get_running_loop()
-        game_ref = str(self.games.rules_path(live.key) or live.key)
+        game_ref = self._rules_ref(live.key)
 
         def on_step(step: int, joint: tuple[str, ...]) -> None:
             with contextlib.suppress(RuntimeError):  # the loop closed: nobody watches any more

@@ -1,7 +1,8 @@
 """The arena's JSON API (``/api/arena``) and pages (``/arena``): registration, players, matches, ratings.
 
 Changing a player (pause, resume, remove) needs its owner's token, answered
-once by registration: an API client sends it in the ``X-GGP-Arena-Token``
+once by registration (taking an uploaded sheet out of the arena, the token
+adding it answered): an API client sends it in the ``X-GGP-Arena-Token``
 header; a browser keeps it in an HttpOnly cookie set by the registration.
 """
 
@@ -29,6 +30,14 @@ class PlayerIn(BaseModel):
     name: str = Field(max_length=200, description="the player's name", examples=["my-player"])
     url: str = Field(max_length=400, description="where it answers GGP messages", examples=["http://host:9147"])
     contact: str = Field("", max_length=200, description="how to reach its owner (optional)")
+
+
+class GameIn(BaseModel):
+    """An uploaded sheet for the arena to play."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = Field(max_length=200, description="the upload's catalog key (POST /api/sheets answers it)")
 
 
 class StatusIn(BaseModel):
@@ -59,6 +68,11 @@ def _remember(response: Response, request: Request, player_id: str, token: str) 
     response.set_cookie(
         COOKIE, value, max_age=365 * 86400, httponly=True, samesite="strict", secure=request.url.scheme == "https"
     )
+
+
+def _game_id(key: str) -> str:
+    """The name an added sheet's token goes by in the cookie (whose pairs are ``id:token``): ``game-HASH``."""
+    return "game-" + key.partition(":")[2]
 
 
 def _refused(exc: ArenaError) -> HTTPException:
@@ -120,6 +134,32 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
             raise _refused(exc) from None
         return Response(status_code=204)
 
+    @api.get("/games", summary="The games the arena plays in turn: the operator's, then uploaded sheets added")
+    async def api_games() -> dict[str, Any]:
+        return {"games": [arena.game_info(k) for k in arena.game_keys()], "max_uploads": limits.arena_uploads}
+
+    @api.post(
+        "/games",
+        status_code=201,
+        summary="Add an uploaded sheet to the arena's games; answers the `token` that may take it out",
+        responses={404: {"description": "no such upload"}, 409: {"description": "played already, or full"}},
+    )
+    async def api_add_game(body: GameIn, request: Request, response: Response) -> dict[str, Any]:
+        try:
+            info, token = await arena.add_game(body.game)
+        except ArenaError as exc:
+            raise _refused(exc) from None
+        _remember(response, request, _game_id(info["game"]), token)
+        return {**info, "token": token}
+
+    @api.delete("/games/{key}", status_code=204, summary="Take an uploaded sheet out of the arena (its token)")
+    async def api_remove_game(key: str, request: Request) -> Response:
+        try:
+            arena.remove_game(key, _token(request, _game_id(key)))
+        except ArenaError as exc:
+            raise _refused(exc) from None
+        return Response(status_code=204)
+
     @api.get("/matches", summary="Arena matches, newest first")
     async def api_matches(
         limit: Annotated[int, Query(ge=1, le=200)] = 30,
@@ -171,19 +211,24 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
 
     @router.get("/arena", response_class=HTMLResponse, include_in_schema=False)
     async def arena_page(request: Request) -> Response:
-        per_game = {g: arena.ratings(g) for g in limits.arena_games}
+        keys = arena.game_keys()
+        per_game = {g: arena.ratings(g) for g in keys}
+        mine = set(_tokens(request))
         return templates.TemplateResponse(
             request,
             "arena.html",
             {
                 "ratings": arena.ratings(),
                 "per_game": {g: rows for g, rows in per_game.items() if rows},
-                "titles": {g: arena.games.title(g) for g in limits.arena_games},
+                "titles": {g: arena.games.title(g) for g in keys},
+                "uploaded": [g for g in keys if g not in limits.arena_games],
+                "addable": [e for e in arena.games.uploads(20) if e.key not in keys],
+                "mine_games": {g for g in keys if _game_id(g) in mine},
                 "players": arena.players(),
                 "running": arena.matches(limit=20, status="running"),
                 "recent": arena.matches(limit=20),
                 "limits": limits,
-                "mine": set(_tokens(request)),
+                "mine": mine,
             },
         )
 
@@ -200,6 +245,26 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
         response = RedirectResponse(f"/arena/players/{player.id}", status_code=303)
         _remember(response, request, player.id, token)
         return response
+
+    @router.post("/arena/games", include_in_schema=False)
+    async def add_game_from_form(request: Request) -> Response:
+        form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=4)
+        key = (form.get("game") or [""])[0]
+        try:
+            info, token = await arena.add_game(key)
+        except ArenaError as exc:
+            return error(request, exc.status, "Cannot add that sheet to the arena", exc.message)
+        response = RedirectResponse("/arena#games", status_code=303)
+        _remember(response, request, _game_id(info["game"]), token)
+        return response
+
+    @router.post("/arena/games/{key}/remove", include_in_schema=False)
+    async def remove_game_from_form(request: Request, key: str) -> Response:
+        try:
+            arena.remove_game(key, _token(request, _game_id(key)))
+        except ArenaError as exc:
+            return error(request, exc.status, "Cannot take that sheet out of the arena", exc.message)
+        return RedirectResponse("/arena#games", status_code=303)
 
     @router.post("/arena/players/{player_id}/{action}", include_in_schema=False)
     async def change_from_form(request: Request, player_id: str, action: str) -> Response:

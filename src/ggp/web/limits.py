@@ -86,6 +86,8 @@ class Limits:
     arena_player_matches: int = 1
     #: The games the arena schedules (built-in names or catalog keys), in turn.
     arena_games: tuple[str, ...] = ("wallmaze", "bomberman2p", "amazons_8x8")
+    #: Uploaded sheets that may be added to the arena's games besides those (each at most 512 KiB).
+    arena_uploads: int = 8
     #: The built-in agents that play in the arena against registered players (agent specs).
     arena_agents: tuple[str, ...] = ("random", "mcts")
     #: The arena's clocks, in seconds: to start (read the rules) and per move.
