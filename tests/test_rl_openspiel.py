@@ -77,7 +77,7 @@ def test_random_walks_agree_with_ggp(game: str) -> None:
 @pytest.mark.parametrize("game", GAMES, ids=_id)
 def test_openspiel_random_sim_test_passes_and_the_game_loads_by_name(game: str) -> None:
     spiel = rl.openspiel_game(game)
-    pyspiel.random_sim_test(spiel, num_sims=2, serialize=False, verbose=False)
+    pyspiel.random_sim_test(spiel, num_sims=2, serialize=True, verbose=False)  # states round-trip too
     again = pyspiel.load_game(spiel.get_type().short_name)
     assert again.num_distinct_actions() == spiel.num_distinct_actions()
     assert again.new_initial_state().legal_actions() == spiel.new_initial_state().legal_actions()
