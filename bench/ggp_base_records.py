@@ -86,7 +86,7 @@ def play_matches(client: TestClient, per_game: int, keys: list[str]) -> list[str
     for _ in range(8 * per_game * len(keys)):
         if all(len(v) >= per_game for v in done.values()):
             break
-        for match_id in client.portal.call(client.app.state.arena.round):  # type: ignore[union-attr,attr-defined]
+        for match_id in client.portal.call(client.app.state.arena.round):  # type: ignore[union-attr,attr-defined,call-arg]
             view = finished(client, match_id)
             if view["status"] == "over" and view["game"] in done:
                 done[view["game"]].append(match_id)
