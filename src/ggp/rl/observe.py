@@ -277,7 +277,7 @@ class Observer:
 
     def observe(self, s: np.ndarray, role: int, dtype: Any = np.float32) -> np.ndarray:
         """The observation of role number ``role`` in state array ``s``: a new array of :attr:`shape` (float32, or uint8)."""
-        aux = self.aux_for(dtype)
+        aux = self.aux if dtype is np.float32 else self.aux_for(dtype)  # the float case at every env step
         out = np.empty(self.shape, dtype=dtype)
         if self._one is not None:
             self._one(s, role, *aux, out.reshape(-1))  # encoders write a flat row: no view per cell

@@ -150,6 +150,9 @@ class PolicyAgent(Agent):
             raise TypeError(f"the policy agent plays games with a compiled kernel, not {game!r}")
         self._observer = observer_for(game)
         self._r = game.roles.index(role)
+        # within the start clock: the first observation loads (or compiles) the encoder, which under load
+        # took longer than a play clock of 1 s
+        self._observer.observe(game.initial_array(), self._r)
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         game: Any = self.game
