@@ -460,6 +460,10 @@ def run_summary(args: argparse.Namespace) -> None:
     rows = [json.loads(line) for line in path.open() if line.strip()]
     if args.play is not None:
         rows = [r for r in rows if r["play_clock"] == args.play]
+    if args.since:  # one run, or the runs of one version of the code, alone
+        rows = [r for r in rows if r["when"] >= args.since]
+    if args.code:
+        rows = [r for r in rows if str(r.get("code", "")).startswith(args.code)]
     by_game: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_game.setdefault(r["game"], []).append(r)
@@ -496,6 +500,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="stop after this many matches")
     ap.add_argument("--match-timeout", type=float, default=3600.0)
     ap.add_argument("--ggp-base", default="/work/ggp-base", help="where ggp-base is built (bench/GGP_BASE.md)")
+    ap.add_argument("--since", help="summary: only matches from this time on ('2026-11-22 22:30')")
+    ap.add_argument("--code", help="summary: only matches of this code version (a commit's prefix)")
     ap.add_argument("--seconds", type=float, default=2.0, help="cores: search time per measurement")
     ap.add_argument("--repeats", type=int, default=5, help="cores: measurements per setting (median)")
     args = ap.parse_args()

@@ -139,3 +139,28 @@ def test_without_the_solver_only_terminal_nodes_are_proven(tictactoe: ggp.Game) 
     result = tree.search(state, sims=3000)
     assert result.solved is None and result.simulations == 3000
     assert str(result.best("xPlayer")) == "(play 1 3 x)"  # the terminal child is still scored exactly
+
+
+def test_decisive_moves_prove_a_win_in_one_on_the_first_simulation(tictactoe: ggp.Game) -> None:
+    state = play(tictactoe, tictactoe.initial_state(), "(play 1 1 x)", "(play 2 1 o)", "(play 1 2 x)", "(play 2 2 o)")
+    tree = UCTSearch(tictactoe, capacity=1000, seed=1, decisive=True)
+    result = tree.search(state, sims=1)
+    assert result.solved == (100.0, 0.0)
+    assert str(result.best("xPlayer")) == "(play 1 3 x)"
+    without = UCTSearch(tictactoe, capacity=1000, seed=1).search(state, sims=1)
+    assert without.solved is None  # one sample cannot prove it without the check
+
+
+def test_decisive_moves_prove_the_moves_that_allow_a_win_lost(connect_four: ggp.Game) -> None:
+    # black has three on column 1: every red move but (drop 1) lets black win at once.
+    game = connect_four
+    state = play(game, game.initial_state(), "(drop 5)", "(drop 1)", "(drop 6)", "(drop 1)", "(drop 2)", "(drop 1)")
+    red = game.roles.index("red")
+    found = {}
+    for decisive in (True, False):
+        result = UCTSearch(game, capacity=10_000, seed=5, decisive=decisive).search(state, sims=30)
+        found[decisive] = [str(m) for m, v in zip(result.moves[red], result.proven[red], strict=True) if v == 0]
+        if decisive:
+            assert str(result.best("red")) == "(drop 1)"
+    assert sorted(found[True]) == sorted(str(m) for m in game.legal_moves(state, "red") if str(m) != "(drop 1)")
+    assert len(found[False]) < len(found[True])  # the plain solver needs more samples to find them all

@@ -145,6 +145,9 @@ class MCTSAgent(Agent):
     #: Transpositions: a state reached by two orders of moves is one node (UCTSearch's ``transpose``). Off:
     #: measured, they did not win more (bench/GGP_BASE.md), and cost native games' simulations.
     transpose = False
+    #: Decisive moves: a node where one role has a win in one is proven when expanded (UCTSearch's
+    #: ``decisive``); for the general player, not the game-specific ones tuned without it.
+    decisive = True
 
     @check_options
     def __init__(
@@ -238,6 +241,7 @@ class MCTSAgent(Agent):
             params=self.leaf_params,
             solve=self.solve,
             transpose=self.transpose,
+            decisive=self.decisive and self.plays is None,
         )
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:

@@ -221,6 +221,7 @@ def _run_template(  # type: ignore[no-untyped-def]
     res,
     params,
     transpose,
+    decisive,
 ):
     # meta: [nodes used, action-pool entries used, child-pool entries used, simulations ever run]. A
     # node's children are numbered in mixed radix over the roles' moves, the last role fastest.
@@ -288,6 +289,49 @@ def _run_template(  # type: ignore[no-untyped-def]
                 meta[1] = a
                 meta[2] += product
                 expanded[node] = True
+                if decisive and product > 1:
+                    # Decisive moves: where one role chooses, a move that ends the game at once with its top
+                    # goal proves the node now, so a win in one is never missed for want of samples (and,
+                    # one ply up, a move that allows it is proven lost).
+                    mover = -1
+                    for r in range(nr):
+                        joint[r] = act[offsets[node, r]]
+                        if counts[node, r] > 1:
+                            mover = r
+                    if counts[node, mover] == product:
+                        for i in range(product):
+                            joint[mover] = act[offsets[node, mover] + i]
+                            work[:] = states[node]
+                            kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
+                            if not kernel_terminal(ctx, work):  # type: ignore[name-defined]  # noqa: F821
+                                continue
+                            kernel_goals(ctx, work, res)  # type: ignore[name-defined]  # noqa: F821
+                            if res[mover] < 100:
+                                continue
+                            win = -1
+                            h = _state_hash(work)  # rare (a win at once): hashed whether or not it is looked up
+                            if transpose:
+                                win = _find(table, nhash, states, work, h)
+                            if win < 0 and meta[0] < capacity:  # the winning child is kept: its move is known
+                                win = meta[0]
+                                meta[0] += 1
+                                states[win] = work
+                                if transpose:
+                                    _insert(table, nhash, win, h)
+                                node_terminal[win] = True
+                                proven[win] = True
+                                for r in range(nr):
+                                    pval[win, r] = res[r] / 100.0
+                                node_visits[win] = 0
+                                expanded[win] = False
+                            if win >= 0:
+                                child[coff[node] + i] = win
+                            proven[node] = True
+                            for r in range(nr):
+                                pval[node, r] = res[r] / 100.0
+                            break
+                        if proven[node]:
+                            continue  # scored at the loop's top, and proven up the path
             log_parent = np.log(max(node_visits[node], 1))
             path[depth, 0] = node
             stamp[node] = sim
@@ -457,7 +501,10 @@ class UCTSearch:
     MCTS-Solver on; ``transpose`` makes a state reached by two orders of moves
     one node (found by its hash in a table), whose statistics both paths share:
     the tree becomes a graph, and a path that comes back to one of its own
-    positions ends there.
+    positions ends there. ``decisive`` (with ``solve``) checks, when a node where
+    one role chooses is expanded, whether one of its moves wins at once: if so
+    the node is proven there (a win in one is then never missed for want of
+    samples, and the move that allowed it is proven lost).
     """
 
     def __init__(
@@ -470,6 +517,7 @@ class UCTSearch:
         params: Sequence[float] = (),
         solve: bool = True,
         transpose: bool = False,
+        decisive: bool = False,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -532,6 +580,9 @@ class UCTSearch:
         self.solve = bool(solve)
         #: Transpositions: a state reached by two orders of moves is one node.
         self.transpose = bool(transpose)
+        #: Decisive moves (with ``solve``): expanding a node where one role chooses tries each of its moves
+        #: for a win at once.
+        self.decisive = bool(decisive)
         self.root = 0
         self._root_state: State | None = None
         self._sims = 0
@@ -675,6 +726,7 @@ class UCTSearch:
             self.res,
             self.params,
             self.transpose,
+            self.solve and self.decisive,
         )
         self._sims += int(done)
 
