@@ -200,3 +200,63 @@ def test_kernel_modes_agree_and_a_context_follows_any_jump(which: str) -> None:
                 kernel.apply(shared, after, joint)
                 kernel.apply(kernel.context(), expected_after, joint)
                 assert (after == expected_after).all()
+
+
+@pytest.mark.parametrize("which", ["shared:amazons_8x8", "shared:bomberman2p", "tictactoe", "corpus:3pConnectFour"])
+def test_the_kernels_own_playout_loop_plays_the_generic_loops_games(which: str) -> None:
+    """random_playouts runs a rule sheet's own compiled playout (one call a game) when the kernel has one: the
+    same games, lengths and goals as the generic loop over legal/apply/terminal, in both modes, also when
+    max_steps cuts them short."""
+    import dataclasses
+
+    from ggp.core.kernels import random_playouts
+    from ggp.gdl import from_text
+    from ggp.gdl.kernel import DIFFERENTIAL, SWEEP, gdl_kernel
+
+    text, name = _sheet(which)
+    game = from_text(text, name)
+    start = game.initial_array()
+    for mode in (SWEEP, DIFFERENTIAL):
+        fused = gdl_kernel(game.propnet, mode)
+        assert "kernel_playout" in fused.namespace
+        plain = {k: v for k, v in fused.namespace.items() if k != "kernel_playout"}
+        generic = dataclasses.replace(fused, namespace=plain)
+        for max_steps in (1_000_000, 5):
+            a = random_playouts(fused, start, 12, seed=9, max_steps=max_steps)
+            b = random_playouts(generic, start, 12, seed=9, max_steps=max_steps)
+            assert (a[0] == b[0]).all() and (a[1] == b[1]).all(), (mode, max_steps)
+            assert a[1].max() <= max_steps and a[1].sum() > 0
+
+
+def test_the_evaluators_choice_is_made_once_per_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from ggp.gdl import kernel as gk
+    from ggp.gdl.game import GDLGame
+
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path / "cache"))
+    # each measurement answers the other mode than the last: what a kernel uses says where it came from
+    answers = [gk.SWEEP, gk.DIFFERENTIAL, gk.SWEEP]
+    measured: list[int] = []
+
+    def measure(propnet: Any, budget: float = 0.05) -> int:
+        measured.append(answers[len(measured)])
+        return measured[-1]
+
+    monkeypatch.setattr(gk, "fastest_mode", measure)
+    text, name = _sheet("tictactoe")
+    first = GDLGame(text, name)
+    assert gk.evaluation_mode(first.kernel) == "sweep" and measured == [gk.SWEEP]
+    assert first.random_playouts(3, seed=1)[2] > 0 and len(measured) == 1  # the playout loop follows the kernel
+    assert first._incremental_is_faster() is False
+    # another load of the sheet (another process would do the same) reads the choice instead of measuring
+    second = GDLGame(text, name)
+    assert gk.evaluation_mode(second.kernel) == "sweep" and len(measured) == 1
+    # a damaged cache entry is measured again and rewritten
+    (entry,) = (tmp_path / "cache").iterdir()
+    entry.write_text("garbage")
+    third = GDLGame(text, name)
+    assert gk.evaluation_mode(third.kernel) == "differential" and len(measured) == 2
+    assert entry.read_text() == str(gk.DIFFERENTIAL)
+    assert gk.evaluation_mode(GDLGame(text, name).kernel) == "differential" and len(measured) == 2
+    # a cache folder that cannot be made (a file is in its place) costs a measurement, not an error
+    monkeypatch.setenv("GGP_CACHE", str(entry))
+    assert gk.evaluation_mode(GDLGame(text, name).kernel) == "sweep" and len(measured) == 3

@@ -84,7 +84,8 @@ class Kernel:
 
     def specialise(self, template: Callable[..., Any], **overrides: Any) -> Any:
         """``template`` compiled for this game: its free names are this kernel's (``kernel_legal``,
-        ``kernel_apply``, ``kernel_terminal``, ``kernel_goals``, ``kernel_rollout``, ``num_roles``;
+        ``kernel_apply``, ``kernel_terminal``, ``kernel_goals``, ``kernel_rollout``, ``num_roles``, and
+        ``kernel_playout`` where the kernel has its own playout loop, as a rule sheet's does;
         a built-in game's templates may also use its own two-role ``legal``, ``apply``, ``terminal``,
         ``goals``, ``rollout`` and ``max_actions``), and ``overrides`` bind further names
         (compiled functions, by their ``__name__``).
@@ -192,6 +193,20 @@ def _playouts_template(ctx, s, count, seed, max_steps, width, out_goals, out_len
         for r in range(nr):
             out_goals[g, r] = res[r]
         out_lengths[g] = steps
+
+
+def _fused_playouts_template(ctx, s, count, seed, max_steps, width, out_goals, out_lengths):  # type: ignore[no-untyped-def]
+    # _playouts_template for a kernel with its own playout loop (kernel_playout, drawing the same moves)
+    np.random.seed(seed)
+    nr = num_roles  # type: ignore[name-defined]  # noqa: F821
+    res = np.empty(nr, dtype=np.int64)
+    work = s.copy()
+    for g in range(count):
+        work[:] = s
+        out_lengths[g] = kernel_playout(ctx, work, max_steps)  # type: ignore[name-defined]  # noqa: F821
+        kernel_goals(ctx, work, res)  # type: ignore[name-defined]  # noqa: F821
+        for r in range(nr):
+            out_goals[g, r] = res[r]
 
 
 def _rollouts_template(ctx, s, count, rng, out_goals):  # type: ignore[no-untyped-def]
@@ -455,7 +470,7 @@ def random_playouts(
     out_goals = np.zeros((count, kernel.num_roles), dtype=np.int64)
     out_lengths = np.zeros(count, dtype=np.int64)
     width = max(1, kernel.max_actions)
-    kernel.specialise(_playouts_template)(
-        kernel.context(), start, count, seed, max_steps, width, out_goals, out_lengths
-    )
+    # a kernel with its own playout loop (a rule sheet's) plays the same games in one call a playout
+    template = _fused_playouts_template if "kernel_playout" in kernel.namespace else _playouts_template
+    kernel.specialise(template)(kernel.context(), start, count, seed, max_steps, width, out_goals, out_lengths)
     return out_goals, out_lengths

@@ -19,7 +19,7 @@ from ..core.kif import KifSyntaxError, parse_term, term_text
 from ..core.native import KernelGame
 from .evaluate import dn_playouts, pn_goals, pn_load, pn_playouts
 from .grounder import GroundingTooLarge, ground
-from .kernel import gdl_kernel
+from .kernel import evaluation_mode, gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet
 from .parser import GDLError, parse_program, show
 from .propnet import build_propnet
@@ -45,12 +45,18 @@ def _stage(what: str | None) -> None:
 class GDLState(State):
     """A state of a GDL game: which base propositions hold (one byte each, 0 or 1)."""
 
-    __slots__ = ("_bits", "_game", "_hash")
+    __slots__ = ("_array", "_bits", "_game", "_hash", "_memo")
 
     def __init__(self, game: GDLGame, bits: bytes) -> None:
         self._game = game
         self._bits = bits
         self._hash = hash((game.name, bits))
+        self._array: np.ndarray | None = None
+        # What the game has worked out about this state (a value: the answers never change): the terminal
+        # flag under -1, each role's legal actions under r and legal moves under (r,). A caller of the Game
+        # API asks each again and again (a move's legality, the terminal test before it), and states are
+        # new at every step of a game, so a cache keyed by state would mostly miss and cost its lookups.
+        self._memo: dict[Any, Any] | None = None
 
     @property
     def game(self) -> GDLGame:
@@ -64,7 +70,9 @@ class GDLState(State):
     @property
     def array(self) -> np.ndarray:
         """The base bits as a read-only uint8 array (what the propnet functions take)."""
-        arr = np.frombuffer(self._bits, dtype=np.uint8)
+        arr = self._array
+        if arr is None:
+            arr = self._array = np.frombuffer(self._bits, dtype=np.uint8)
         return arr
 
     def __eq__(self, other: object) -> bool:
@@ -194,10 +202,44 @@ class GDLGame(FactsView, KernelGame):
         return self._initial
 
     def legal_moves(self, state: State, role: str) -> tuple[Move, ...]:
-        moves = super().legal_moves(state, role)
-        if not moves and not self.is_terminal(state):
-            raise self._no_legal_move(self._state(state), self.role_index(role))
+        s = self._state(state)
+        r = self.role_index(role)
+        memo = s._memo
+        if memo is None:
+            memo = s._memo = {}
+        moves: tuple[Move, ...] | None = memo.get((r,))
+        if moves is None:
+            listed = self._moves[r]
+            moves = tuple(listed[a] for a in self._legal_of(s, r).tolist())
+            if not moves and not self.is_terminal(s):
+                raise self._no_legal_move(s, r)
+            memo[(r,)] = moves
         return moves
+
+    def legal_actions(self, state: State, role: str) -> np.ndarray:
+        return self._legal_of(self._state(state), self.role_index(role))
+
+    def _legal_of(self, s: GDLState, r: int) -> np.ndarray:
+        # role r's legal actions in s, read-only, worked out once per state
+        memo = s._memo
+        if memo is None:
+            memo = s._memo = {}
+        actions: np.ndarray | None = memo.get(r)
+        if actions is None:
+            actions = self._legal(s.array, r)
+            actions.flags.writeable = False
+            memo[r] = actions
+        return actions
+
+    def is_terminal(self, state: State) -> bool:
+        s = self._state(state)
+        memo = s._memo
+        if memo is None:
+            memo = s._memo = {}
+        over: bool | None = memo.get(-1)
+        if over is None:
+            over = memo[-1] = bool(self.kernel.terminal(self._context(), s.array))
+        return over
 
     # --- the action core: role r's action i is its i-th move in the sheet's list of moves ------
     def num_actions(self, role: str) -> int:
@@ -222,7 +264,7 @@ class GDLGame(FactsView, KernelGame):
         return GDLState(self, arr.tobytes())
 
     def _array_of(self, state: State) -> np.ndarray:
-        return np.frombuffer(self._state(state)._bits, dtype=np.uint8)
+        return self._state(state).array
 
     def _wrap(self, array: np.ndarray) -> GDLState:
         return GDLState(self, array.tobytes())
@@ -366,16 +408,9 @@ class GDLGame(FactsView, KernelGame):
         return goals, lengths, int(n)
 
     def _incremental_is_faster(self) -> bool:
+        # the kernel's choice (measured once per network, kept on disk): only that evaluator's loop compiles
         if self._fastest is None:
-            timings = []
-            for incremental in (False, True):
-                best = float("inf")
-                for _ in range(2):
-                    t = time.perf_counter()
-                    self.random_playouts(4, seed=1, incremental=incremental)
-                    best = min(best, time.perf_counter() - t)
-                timings.append(best)
-            self._fastest = timings[1] <= timings[0]
+            self._fastest = evaluation_mode(self.kernel) == "differential"
         return self._fastest
 
     def __repr__(self) -> str:

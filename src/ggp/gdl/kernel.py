@@ -19,13 +19,16 @@ a move only the inputs it sets; consecutive states in a playout or a search
 path differ in a handful of propositions, so a step costs a small part of a
 sweep) or by sweeping the network's phases (faster for small networks and for
 those that change all over at every step). :func:`fastest_mode` picks one per
-sheet by a short measurement when its kernel's first context is made. A context is not shared
+sheet by a short measurement when its kernel's first context is made, and
+:func:`chosen_mode` keeps the choice on disk, so that it is made once per network. A context is not shared
 between threads; each search owns one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 import time
 from pathlib import Path
 
@@ -320,6 +323,76 @@ def rollout(ctx, s, rng):  # type: ignore[no-untyped-def]
     _rollout_steps(ctx, s, rng, MAX_ROLLOUT_STEPS)
 
 
+@nb.njit(cache=True, inline="always")
+def _pick(net, dn, flags, r, n):  # type: ignore[no-untyped-def]
+    # The does node of role r's legal move number np.random.randint(n) (of its n legal moves, in the order
+    # legal() lists them): the draw the generic playout loop makes, so both loops play the same games.
+    j = np.random.randint(n)
+    lo = net.legal_ptr[r]
+    if flags[F_MODE] == DIFFERENTIAL:  # the (j+1)-th set entry of the role's Fenwick tree, in log time
+        tree = dn[DN_TREE]
+        m = net.legal_ptr[r + 1] - lo
+        off = lo + r
+        rem = j + 1
+        step = 1
+        while step * 2 <= m:
+            step *= 2
+        pos = 0
+        while step > 0:
+            if pos + step <= m and tree[off + pos + step] < rem:
+                pos += step
+                rem -= tree[off + pos]
+            step >>= 1
+        return net.legal_does[lo + pos]
+    vals = dn[DN_VALS]
+    lnode = net.legal_node
+    for k in range(lo, net.legal_ptr[r + 1]):
+        if vals[lnode[k]] == 1:
+            if j == 0:
+                return net.legal_does[k]
+            j -= 1
+    return -1  # not reached: n counts the role's legal moves
+
+
+@nb.njit(cache=True)
+def playout(ctx, s, max_steps):  # type: ignore[no-untyped-def]
+    """Play ``s`` on by uniformly random joint moves, in place, in one compiled loop; returns the joint moves made.
+
+    The moves are drawn with numpy's generator (``np.random.randint``, seeded by the caller) exactly as the
+    generic loop of :func:`ggp.core.kernels.random_playouts` draws them over :func:`legal`, so both play the
+    same games for the same seed; this loop asks the network once per step instead of once per call (the
+    generic loop's four calls a step each check the whole state against the loaded one, and list every
+    role's legal moves by scanning all its possible moves). Stops at a terminal state, after ``max_steps``,
+    or where a role has no legal move (``s`` then stays non-terminal).
+    """
+    v = _unpack(ctx)
+    net, dn, flags, does = v[0], v[1], v[2], v[3]
+    vals = dn[DN_VALS]
+    lcount = dn[DN_COUNT]
+    lptr = net.legal_ptr
+    lnode = net.legal_node
+    term = net.header[H_TERMINAL]
+    _ensure(v, s)
+    steps = 0
+    while vals[term] == 0 and steps < max_steps:
+        for r in range(does.shape[0]):
+            if flags[F_MODE] == DIFFERENTIAL:
+                n = lcount[r]
+            else:
+                n = 0
+                for k in range(lptr[r], lptr[r + 1]):
+                    n += vals[lnode[k]]
+            if n == 0:  # a role without a move: the game cannot go on
+                return steps
+            does[r] = _pick(net, dn, flags, r, n)
+        _step(v, s)
+        if flags[F_MODE] == SWEEP:  # (a differential step leaves s loaded)
+            _load(net, vals, s)
+            flags[F_GOALS] = 0
+        steps += 1
+    return steps
+
+
 def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
     """:data:`SWEEP` or :data:`DIFFERENTIAL`, whichever plays random games from the start faster here.
 
@@ -359,13 +432,43 @@ def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
 _DIGEST = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:10]
 
 
+def _mode_file(propnet: Propnet) -> Path:
+    # one file per network and version of this module, in ggp's cache folder ($GGP_CACHE, else ~/.cache/ggp)
+    folder = Path(os.environ.get("GGP_CACHE") or Path.home() / ".cache" / "ggp")
+    digest = hashlib.sha1(packed_network(propnet).tobytes()).hexdigest()[:20]
+    return folder / f"gdl-mode-{digest}-{_DIGEST}"
+
+
+def chosen_mode(propnet: Propnet) -> int:
+    """:func:`fastest_mode` for ``propnet``, measured once per network and kept in ggp's cache folder
+    (``$GGP_CACHE``, else ``~/.cache/ggp``): a later process, or another load of the same sheet, reads the
+    choice instead of measuring both evaluators again. A cache that cannot be read or written is measured
+    around (the choice is only ever a matter of speed)."""
+    path = _mode_file(propnet)
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if text in (str(SWEEP), str(DIFFERENTIAL)):
+        return int(text)
+    mode = fastest_mode(propnet)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+        scratch.write_text(str(mode), encoding="ascii")
+        os.replace(scratch, path)  # whole or not at all, for the processes reading it
+    except OSError:
+        pass
+    return mode
+
+
 def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
     """The kernel of a rule sheet's game: the functions above, with ``propnet`` in every context.
 
     Actions of role r are indices into ``propnet.move_texts[r]``. Every sheet
     with the same number of roles shares one set of compiled loops. ``mode``
-    says how contexts evaluate the network (None: :func:`fastest_mode` measures, once, when the
-    first context is made).
+    says how contexts evaluate the network (None: :func:`chosen_mode`, measured once per network
+    and kept on disk, read when the first context is made).
     """
     # The measurement runs when the first context is made, not when the sheet loads: a fresh
     # process would otherwise load the compiled rollout from numba's cache (most of a second)
@@ -374,7 +477,7 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
 
     def make_context() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if not chosen:
-            chosen.append(fastest_mode(propnet))
+            chosen.append(chosen_mode(propnet))
         return context(propnet, chosen[0])
 
     header = propnet.net.header
@@ -389,6 +492,7 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
         "kernel_terminal": terminal,
         "kernel_goals": goals,
         "kernel_rollout": rollout,
+        "kernel_playout": playout,
         "num_roles": nroles,
     }
     return Kernel(
