@@ -69,3 +69,32 @@ def replay(game: Any, name: str) -> int:
         assert game.state_facts(state) == sorted(final["facts"]), where
         replayed += 1
     return replayed
+
+
+# --- the browser tests' browser (tests/test_web_browser.py, tests/test_web_play_browser.py) -------------------
+#: Debian's chromium, driven by Playwright; GGP_CHROMIUM names another.
+CHROMIUM = os.environ.get("GGP_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium for a module's tests; without it they are skipped, except under CI (``CI`` set)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        message = f"{CHROMIUM} is missing: apt-get install -y chromium"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()

@@ -13,7 +13,6 @@ cookie lands in that browser, as when a person starts a game from the page.
 from __future__ import annotations
 
 import json
-import os
 import re
 import urllib.request
 from collections.abc import Iterator
@@ -28,16 +27,6 @@ expect = sync_api.expect
 
 from ggp.web.server import BackgroundServer  # noqa: E402
 
-CHROMIUM = os.environ.get("GGP_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
 
 
@@ -45,19 +34,6 @@ SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
     with BackgroundServer(tmp_path_factory.mktemp("web") / "web.sqlite3") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is missing: apt-get install -y chromium"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture

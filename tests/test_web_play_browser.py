@@ -27,8 +27,6 @@ expect = sync_api.expect
 from ggp.web.limits import Limits  # noqa: E402
 from ggp.web.server import BackgroundServer  # noqa: E402
 
-CHROMIUM = os.environ.get("GGP_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "kif"
 LIMITS = Limits(
@@ -46,19 +44,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
     sheets = CORPUS if CORPUS.is_dir() else None
     with BackgroundServer(tmp_path_factory.mktemp("web") / "web.sqlite3", limits=LIMITS, sheets=sheets) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is missing: apt-get install -y chromium"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def new_page(browser: Any, width: int = 1280, height: int = 900) -> tuple[Any, Any, list[str]]:

@@ -58,6 +58,8 @@ from ..protocol.messages import BUSY, Info, ProtocolError, parse_info_reply, ren
 from . import ui
 from .catalog import Catalog
 from .limits import Limits
+from .live import Watched
+from .sessions import hash_token
 from .store import Store
 
 _log = logging.getLogger(__name__)
@@ -321,10 +323,11 @@ def ggp_base_match(
 
 
 # --- live matches ------------------------------------------------------------------------------------------
-class LiveArenaMatch:
+class LiveArenaMatch(Watched):
     """A running arena match as watchers see it: the states so far, updated from the referee's thread."""
 
     def __init__(self, match_id: str, key: str, game: Game, players: list[Player]) -> None:
+        super().__init__()
         self.id = match_id
         self.key = key
         self.game = game
@@ -334,8 +337,6 @@ class LiveArenaMatch:
         self.status = "running"
         self.goals: list[int] | None = None
         self.error = ""
-        self.version = 0
-        self._changed = asyncio.Event()
 
     def add_step(self, joint: tuple[str, ...]) -> None:
         """The referee played ``joint`` (called on the event loop)."""
@@ -346,18 +347,6 @@ class LiveArenaMatch:
             return  # the record is the truth; the live view only misses a picture
         self.joints.append(tuple(joint))
         self.changed()
-
-    def changed(self) -> None:
-        self.version += 1
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    async def wait_change(self, version: int, timeout: float) -> None:
-        if self.version != version or self.status != "running":
-            return
-        event = self._changed
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
 
 
 class Arena:
@@ -446,7 +435,7 @@ class Arena:
         self.store.execute(
             "INSERT INTO arena_players (id, kind, name, url, contact, owner, status, created) "
             "VALUES (?, 'remote', ?, ?, ?, ?, 'active', ?)",
-            (pid, name, url, contact, _hash(token), now),
+            (pid, name, url, contact, hash_token(token), now),
         )
         if info.get("name"):
             _log.info("arena: registered %s (%s) at %s", name, info.get("name"), url)
@@ -458,7 +447,7 @@ class Arena:
         player = self.player(player_id)
         if player.kind != "remote":
             raise ArenaError(403, "ggp's own agents are run by the server; they cannot be paused or removed")
-        if not token or not hmac.compare_digest(_hash(token), player.owner):
+        if not token or not hmac.compare_digest(hash_token(token), player.owner):
             raise ArenaError(403, "only the owner of this player may change it: send the token registration gave")
         if player.status == "removed":
             raise ArenaError(409, "this player was removed; register it again")
@@ -504,7 +493,8 @@ class Arena:
         token = secrets.token_urlsafe(24)
         # INSERT OR IGNORE: of two requests adding the same sheet at once, the first keeps it
         self.store.execute(
-            "INSERT OR IGNORE INTO arena_games (key, owner, added) VALUES (?, ?, ?)", (key, _hash(token), time.time())
+            "INSERT OR IGNORE INTO arena_games (key, owner, added) VALUES (?, ?, ?)",
+            (key, hash_token(token), time.time()),
         )
         self.wake()
         return self.game_info(key), token
@@ -514,7 +504,7 @@ class Arena:
         rows = self.store.query("SELECT owner FROM arena_games WHERE key = ?", (key,))
         if not rows:
             raise ArenaError(404, f"the arena plays no uploaded sheet {key[:80]!r}")
-        if not token or not hmac.compare_digest(_hash(token), str(rows[0]["owner"])):
+        if not token or not hmac.compare_digest(hash_token(token), str(rows[0]["owner"])):
             raise ArenaError(403, "only who added this sheet may take it out: send the token adding it gave")
         self.store.execute("DELETE FROM arena_games WHERE key = ?", (key,))
 
@@ -834,10 +824,6 @@ class Arena:
                     )
             else:
                 self.store.execute("UPDATE arena_players SET strikes = 0 WHERE id = ?", (player.id,))
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _player(row: Any) -> Player:

@@ -67,6 +67,7 @@ from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, t
 from ..registry import game_names
 from .catalog import Catalog
 from .limits import Limits
+from .live import Watched
 from .store import Store, StoredMatch
 
 HUMAN = "human"
@@ -141,7 +142,7 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class LiveMatch:
+class LiveMatch(Watched):
     """One match being played: its states, the moves submitted for the next step, its agents and seats."""
 
     def __init__(
@@ -153,6 +154,7 @@ class LiveMatch:
         clock: Callable[[], float] = time.monotonic,
         key: str | None = None,
     ) -> None:
+        super().__init__()
         self.id = match_id
         self.game = game
         #: The catalog's name of the game (``wallmaze``, ``sheet:ticTacToe``, ``upload:HASH``).
@@ -191,13 +193,11 @@ class LiveMatch:
         self.rematch: str | None = None
         #: Why the match left the manager (``unloaded`` or ``deleted``); None while it is live.
         self.closed: str | None = None
-        self.version = 0
         self._clock = clock
         self._goals: tuple[int, ...] | None = None
         self._seats: dict[str, str] = {}  # role -> token hash
         self._starting = False  # agents being made (a reopened match); they are asked once started
         self._overrunning: set[str] = set()  # roles whose agent still runs a call that overran its clock
-        self._changed = asyncio.Event()
         self._apply_scheduled = False
 
     # --- views --------------------------------------------------------------------------------
@@ -253,19 +253,8 @@ class LiveMatch:
 
     def changed(self) -> None:
         """Wake everyone waiting for a change (also when the match ends or leaves the manager)."""
-        self.version += 1
         self.touch()
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    async def wait_change(self, version: int, timeout: float) -> bool:
-        """Wait until the version passes ``version`` (True) or ``timeout`` seconds pass (False)."""
-        if self.version > version:
-            return True
-        event = self._changed
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
-        return self.version > version
+        super().changed()
 
 
 # --- the agents' threads ------------------------------------------------------------------------------
