@@ -6,6 +6,7 @@ on the corpus puzzles, and the speed-up of a second core.
     python bench/ggp_base_strength.py plain --play 1           # ggp host over HTTP: against the plain-Python UCT
     python bench/ggp_base_strength.py puzzles --start 10 --play 1
     python bench/ggp_base_strength.py cores --seconds 2        # simulations with 2 trees against 1, same clock
+    python bench/ggp_base_strength.py ablation --feature decisive --play 0.3   # one search switch on against off
     python bench/ggp_base_strength.py summary                  # the recorded results, per game
 
 ``ggp-base`` needs ggp-base built as bench/GGP_BASE.md says (``--ggp-base``,
@@ -453,6 +454,53 @@ def run_cores(args: argparse.Namespace) -> None:
         )
 
 
+# --- one search feature on against off ------------------------------------------------------------
+#: The MCTSAgent class attributes ``ablation`` can turn off (a switch of the search, not an agent option).
+FEATURES = ("transpose", "decisive")
+
+
+def run_ablation(args: argparse.Namespace) -> None:
+    """Self-play in one process: ``mcts`` with ``--feature`` on against the same player with it off, seats
+    swapped, ``--play`` seconds a move, one thread each (they take turns, so neither waits for a core)."""
+    feature = args.feature
+    games = args.games.split(",") if args.games else ["connectFour", "breakthroughSmall", "knightThrough"]
+    on = type("On", (MCTSAgent,), {feature: True})
+    off = type("Off", (MCTSAgent,), {feature: False})
+    total: list[float] = []
+    for name in games:
+        game = ggp.load(name) if name in ggp.game_names() else ggp.load(str(sheet(name)))
+        scores = []
+        for rnd in range(args.rounds):
+            for seat in range(len(game.roles)):
+                agents: list[Agent] = []
+                for r, role in enumerate(game.roles):
+                    cls = on if r == seat else off
+                    agent = cls(time=args.play, threads=1, ponder=False, seed=100 * rnd + r)
+                    agent.start(game, role)
+                    agents.append(agent)
+                state, steps = game.initial_state(), 0
+                while not game.is_terminal(state):
+                    state = game.next_state(state, [a.select_move(state) for a in agents])
+                    steps += 1
+                goals = list(game.goals(state))
+                row = {
+                    "game": name,
+                    "feature": feature,
+                    "seat": seat,
+                    "goals": goals,
+                    "ours": goals[seat],
+                    "theirs": max(g for r, g in enumerate(goals) if r != seat),
+                    "steps": steps,
+                    "play_clock": args.play,
+                    "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+                }
+                record("ablation", row)
+                scores.append(_score(row))
+        total += scores
+        print(f"{name:24} {feature} on: {statistics.mean(scores):5.1f} over {len(scores)} matches", flush=True)
+    print(f"all: {feature} on scores {statistics.mean(total):.1f} over {len(total)} matches", flush=True)
+
+
 def run_summary(args: argparse.Namespace) -> None:
     path = RESULTS / f"{args.of}_strength.jsonl"
     if not path.is_file():
@@ -489,9 +537,13 @@ def main() -> None:
     global CODE
     CODE = code_version()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["ggp-base", "plain", "puzzles", "cores", "summary", "serve-plain"])
+    ap.add_argument("mode", choices=["ggp-base", "plain", "puzzles", "cores", "ablation", "summary", "serve-plain"])
     ap.add_argument("--port", type=int, default=9150, help="serve-plain: the port to listen on")
-    ap.add_argument("--of", default="ggp_base", choices=["ggp_base", "plain"], help="summary: which results")
+    ap.add_argument(
+        "--of", default="ggp_base", choices=["ggp_base", "plain", "ablation"], help="summary: which results"
+    )
+    ap.add_argument("--feature", choices=FEATURES, default="decisive", help="ablation: the switch to compare")
+    ap.add_argument("--rounds", type=int, default=2, help="ablation: matches per seat and game")
     ap.add_argument("--games", help="comma-separated corpus names (default: the mode's list)")
     ap.add_argument("--spec", default="mcts", help="our agent spec (default mcts)")
     ap.add_argument("--start", type=float, default=30.0, help="start clock, s (ggp-base: whole seconds)")
@@ -521,6 +573,8 @@ def main() -> None:
         run_plain(args)
     elif args.mode == "puzzles":
         run_puzzles(args)
+    elif args.mode == "ablation":
+        run_ablation(args)
     else:
         run_cores(args)
 

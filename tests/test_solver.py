@@ -43,7 +43,7 @@ def play(game: ggp.Game, state: ggp.State, *moves: str) -> ggp.State:
 
 
 def after(game: ggp.Game, state: ggp.State, role: int, move: ggp.Move) -> ggp.State:
-    joint: list[object] = [game.legal_moves(state, r)[0] for r in game.roles]
+    joint: list[ggp.Move | str] = [game.legal_moves(state, r)[0] for r in game.roles]
     joint[role] = move
     return game.next_state(state, joint)
 
