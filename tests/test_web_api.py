@@ -110,7 +110,7 @@ def test_new_game_form_redirects_to_the_play_page(client: TestClient) -> None:
     gid = r.headers["location"].rsplit("/", 1)[1]
     view = client.get(f"/api/games/{gid}").json()
     assert view["players"] == {"white": "human", "black": "random:seed=2"}
-    assert view["settings"] == {"agent_time": 0.5, "pace": 0.0}
+    assert view["settings"] == {"agent_time": 0.5, "pace": 0.0, "human_time": 0.0}  # no clock unless asked
     page = client.get(f"/games/{gid}")
     assert page.status_code == 200 and 'data-cell="1 3"' in page.text and "initial-view" in page.text
     bad = client.post("/new", content="game=wallmaze&player_white=nosuchagent", headers=headers)

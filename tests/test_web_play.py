@@ -343,3 +343,43 @@ def test_friends_agree_a_draw_and_an_agent_takes_no_offer(client: TestClient) ->
     against = play(client, game="wallmaze", mode="computer")["id"]
     r = client.post(f"/api/games/{against}/draw", json={"role": "white"})
     assert r.status_code == 400 and "agents take no draw offers" in r.json()["detail"]
+
+
+# --- clocks for people --------------------------------------------------------------------------------------
+def next_step(client: TestClient, gid: str, step: int) -> dict[str, Any]:
+    """The view once the match is past ``step`` (waiting on the match's own change notification)."""
+    manager = client.app.state.manager  # type: ignore[attr-defined]
+    assert client.portal is not None
+    match = client.portal.call(manager.get, gid)
+    for _ in range(100):
+        if match.step > step:
+            break
+        client.portal.call(match.wait_change, match.version, 30.0)
+    return dict(client.get(f"/api/games/{gid}").json())
+
+
+def test_a_person_whose_clock_runs_out_gets_a_random_legal_move(client: TestClient) -> None:
+    untimed = play(client, game="wallmaze", mode="computer", level="easy")
+    assert untimed["clock"] is None
+    view = play(client, game="wallmaze", mode="computer", level="easy", human_time=1)
+    assert view["clock"]["seconds"] == 1 and 0 < view["clock"]["left"] <= 1 and view["awaiting"] == ["white"]
+    after = next_step(client, view["id"], 0)  # nobody moves white: the clock does
+    assert after["step"] == 1 and "white ran out of time (1 s)" in after["notes"][-1]
+    assert 0 < after["clock"]["left"] <= 1  # the next step's clock runs
+    faults = client.get(f"/api/games/{view['id']}/record").json()["moves"][0]["faults"]
+    assert [(f["role"], f["kind"]) for f in faults] == [("white", "timeout")]
+    # a move in time is the person's own, and the clock starts again for the next one
+    mine = after["legal"]["white"][0]["move"]
+    moved = move(client, view["id"], "white", mine, 1)
+    assert moved["moves"][1]["joint"]["white"] == mine and len(moved["notes"]) == len(after["notes"])
+    too_long = client.post("/api/play", json={"game": "wallmaze", "human_time": 10**6})
+    assert too_long.status_code == 400 and "human_time must be 0 (no clock) or at most 3600" in too_long.text
+
+
+def test_the_clock_waits_for_a_friend_to_take_the_open_seat(client: TestClient) -> None:
+    view = play(client, game="wallmaze", mode="friend", human_time=30)
+    assert view["clock"] is None  # black's seat is open: nobody's time runs yet
+    friend = TestClient(client.app, base_url=BASE)
+    assert friend.post(f"/api/games/{view['id']}/seats/black").status_code == 201
+    joined = client.get(f"/api/games/{view['id']}").json()
+    assert 29 < joined["clock"]["left"] <= 30

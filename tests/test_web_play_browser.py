@@ -135,6 +135,25 @@ def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, pag
     expect(page.locator("#action-abort")).to_have_count(0)  # a move was made: only resign is offered
 
 
+def test_a_person_with_a_clock_sees_it_count_down(server: BackgroundServer, page: Any) -> None:
+    page.goto(server.url + "/")
+    card = page.locator("#game-wallmaze")
+    card.locator("details.advanced > summary").click()
+    card.locator("select[name=player_white]").select_option("human")
+    card.locator("select[name=player_black]").select_option("random")
+    card.get_by_label("agent time per move (s)").fill("0.1")  # this server's most (LIMITS)
+    card.get_by_label("people's time per move (s, 0 = no clock)").fill("3")
+    card.get_by_role("button", name="New wallmaze game").click()
+    expect(page.locator("#controls")).to_contain_text("Your move as white")
+    expect(page.locator("#clock")).to_be_visible()
+    expect(page.locator("#clock-left")).to_have_text(re.compile(r"^0:0[0-3]$"))
+    shot(page, "clock")
+    # nobody moves: when the time is up a random move is played for white, and the next step's clock runs
+    expect(page.locator("#notes")).to_contain_text("white ran out of time (3 s)")
+    expect(page.locator("#board")).not_to_have_attribute("data-step", "0")
+    expect(page.locator("#clock")).to_be_visible()
+
+
 def test_amazons_by_keyboard(server: BackgroundServer, page: Any) -> None:
     page.goto(server.url + "/")
     page.locator("#game-amazons_8x8").get_by_role("button", name="Play a friend (by link)").click()

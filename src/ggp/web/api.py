@@ -53,6 +53,12 @@ class NewMatch(BaseModel):
     pace: float = Field(
         0.0, ge=0, allow_inf_nan=False, description="seconds at least between steps of a match without people"
     )
+    human_time: float = Field(
+        0.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="seconds a person has per move (0: no clock); when it runs out a random legal move is played",
+    )
     seats: list[str] | None = Field(
         None,
         description="the human roles the creator takes (default: all); the others stay open for others to join",
@@ -88,6 +94,9 @@ class QuickPlay(BaseModel):
     )
     level: Literal["easy", "medium", "hard"] = Field("medium", description="the computer's strength")
     side: str | None = Field(None, description="the role you play (default: the first role)", examples=["white"])
+    human_time: float = Field(
+        0.0, ge=0, allow_inf_nan=False, description="your seconds per move (0: no clock; see POST /api/games)"
+    )
 
 
 class SheetIn(BaseModel):
@@ -126,7 +135,7 @@ def api_description(limits: Limits) -> str:
         "legal moves, and changes nothing.\n\n"
         f"**Seats.** {_AUTH}\n\n"
         f"**Limits.** Request bodies up to {limits.max_body_bytes} bytes (413 beyond); `agent_time` up to "
-        f"{limits.max_agent_time:g} s, `pace` up to {limits.max_pace:g} s; `wait` up to {limits.max_wait:g} s; "
+        f"{limits.max_agent_time:g} s, `pace` up to {limits.max_pace:g} s, `human_time` up to {limits.max_human_time:g} s; `wait` up to {limits.max_wait:g} s; "
         f"`offset` up to {limits.max_page_offset}, `limit` up to {limits.max_page_size}; "
         f"{limits.max_streams_per_client} event streams per client (429 beyond); at most "
         f"{limits.max_live_matches} matches in play at once (503 with `Retry-After` beyond). Writes from pages of "
@@ -336,7 +345,7 @@ def build_router(manager: Manager, store: Store, limits: Limits, presenter: Pres
         responses={400: {"description": "bad game, players or settings"}, 503: {"description": "too busy"}},
     )
     async def api_create(body: NewMatch, request: Request, response: Response) -> dict[str, Any]:
-        settings = Settings(agent_time=body.agent_time, pace=body.pace)
+        settings = Settings(agent_time=body.agent_time, pace=body.pace, human_time=body.human_time)
         try:
             match, tokens = await manager.create(body.game, body.players, settings, seats=body.seats)
         except LimitReached as exc:
@@ -596,7 +605,8 @@ async def quick_play(manager: Manager, limits: Limits, body: QuickPlay) -> tuple
         players = dict.fromkeys(game.roles, HUMAN)
     else:
         players = {r: (HUMAN if r == side else spec) for r in game.roles}
-    return await manager.create(body.game, players, Settings(agent_time=seconds), seats=[side])
+    settings = Settings(agent_time=seconds, human_time=body.human_time)
+    return await manager.create(body.game, players, settings, seats=[side])
 
 
 async def sheet_info(manager: Manager, key: str, echo: int) -> dict[str, Any]:

@@ -49,6 +49,8 @@ class Limits:
     max_agent_time: float = 60.0
     #: The largest ``pace`` (seconds at least between the steps of a match without people).
     max_pace: float = 10.0
+    #: The longest ``human_time`` (a person's clock per move, 0 for none) a match may ask for.
+    max_human_time: float = 3600.0
     #: Threads that run agents' moves, shared by all matches in turn (one call per match at a time).
     agent_threads: int = 2
     #: Threads that make and start agents for new or reopened matches, apart from the thinking ones, so that

@@ -169,6 +169,7 @@ def build_router(
                     "players": players,
                     "agent_time": field("agent_time", "1") or "1",
                     "pace": field("pace", "0") or "0",
+                    "human_time": field("human_time", "0") or "0",
                     "seats": seats,
                 }
             )
@@ -176,7 +177,7 @@ def build_router(
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             return error(request, 400, "Cannot start that game", detail(problems, limit=echo))
         try:
-            settings = Settings(agent_time=body.agent_time, pace=body.pace)
+            settings = Settings(agent_time=body.agent_time, pace=body.pace, human_time=body.human_time)
             match, tokens = await manager.create(body.game, body.players, settings, seats=body.seats)
         except LimitReached as exc:
             retry = {"Retry-After": str(exc.retry_after)}

@@ -101,12 +101,15 @@ class Settings:
     agent_time: float = 1.0
     #: Seconds at least between two steps of a match without people (so that it can be watched).
     pace: float = 0.0
+    #: Seconds a person has for each move (0: no clock). The clock runs once every human seat is taken; a
+    #: person whose time runs out gets a random legal move, as an agent that overruns does (GGP's rule).
+    human_time: float = 0.0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Settings:
         """Settings as stored; values that are not numbers fall back to the defaults."""
         out = cls()
-        for key in ("agent_time", "pace"):
+        for key in ("agent_time", "pace", "human_time"):
             with contextlib.suppress(TypeError, ValueError):
                 value = float(data.get(key, getattr(out, key)))
                 if math.isfinite(value):
@@ -125,7 +128,12 @@ def normalise_player(spec: str) -> str:
 
 def check_settings(settings: Settings, limits: Limits) -> None:
     """``ValueError`` naming the bound if ``settings`` are outside ``limits``."""
-    t, pace = settings.agent_time, settings.pace
+    t, pace, human = settings.agent_time, settings.pace, settings.human_time
+    if isinstance(human, bool) or not isinstance(human, int | float) or not 0 <= human <= limits.max_human_time:
+        raise ValueError(
+            f"human_time must be 0 (no clock) or at most {limits.max_human_time:g} seconds (this server's maximum), "
+            f"not {human!r}"
+        )
     if isinstance(t, bool) or not isinstance(t, int | float) or not 0 < t <= limits.max_agent_time:
         raise ValueError(
             f"agent_time must be more than 0 and at most {limits.max_agent_time:g} seconds (this server's maximum), "
@@ -199,6 +207,9 @@ class LiveMatch(Watched):
         self._starting = False  # agents being made (a reopened match); they are asked once started
         self._overrunning: set[str] = set()  # roles whose agent still runs a call that overran its clock
         self._apply_scheduled = False
+        #: When the people's clock of the step in progress started (the step began, or its last seat was taken).
+        self.clock_start = time.time()
+        self._clock_step: int | None = None  # the step whose clock is running
 
     # --- views --------------------------------------------------------------------------------
     @property
@@ -242,6 +253,14 @@ class LiveMatch(Watched):
         if self.over:
             return []
         return [r for r in self.roles if self.is_human(r) and r not in self.pending]
+
+    def clock_left(self, now: float | None = None) -> float | None:
+        """Seconds left on the people's clock in this step, or None when it does not run (no clock, no person
+        to move, a seat still open, the match over)."""
+        if self.settings.human_time <= 0 or not self.awaiting() or self.open_seats():
+            return None
+        now = time.time() if now is None else now
+        return max(0.0, self.clock_start + self.settings.human_time - now)
 
     def busy(self) -> bool:
         """Whether the match will go on by itself (agents start or think, or a step is about to be applied)."""
@@ -576,7 +595,9 @@ class Manager:
                 raise ValueError(
                     f"{game.name} has {what} {role!r} to take a seat for; its human roles are {', '.join(humans)}"
                 )
-        settings = Settings(agent_time=float(settings.agent_time), pace=float(settings.pace))
+        settings = Settings(
+            agent_time=float(settings.agent_time), pace=float(settings.pace), human_time=float(settings.human_time)
+        )
         if not self._make_room():
             raise self._full()
         self._reserved += 1
@@ -813,6 +834,9 @@ class Manager:
         if not self.store.add_seat(match.id, role, digest):
             raise MoveRejected(409, f"{role}'s seat is taken; you can watch, or take an open seat")
         match._seats[role] = digest
+        if not match.open_seats():  # everyone is here: the people's clock starts now
+            match.clock_start = time.time()
+            self._kick(match)
         match.changed()
         return token
 
@@ -1000,6 +1024,9 @@ class Manager:
             elif not match.is_human(role) and role in match.agents and not match._starting:
                 match.thinking[role] = time.time()
                 self._spawn(self._think(match, role, match.step))
+        if match._clock_step != match.step and match.clock_left() is not None:
+            match._clock_step = match.step
+            self._spawn(self._human_clock(match, match.step))
         if all(r in match.pending for r in match.roles) and not match._apply_scheduled:
             delay = 0.0
             if not match.has_humans and match.settings.pace > 0:
@@ -1009,6 +1036,26 @@ class Manager:
                 self._spawn(self._apply_later(match, delay))
             else:
                 self._apply(match)
+
+    async def _human_clock(self, match: LiveMatch, step: int) -> None:
+        """When the people's time for ``step`` runs out, a random legal move for each who has not moved."""
+        left = match.clock_left()
+        if left is None:
+            return
+        await asyncio.sleep(left)  # the clock itself: it wakes at the deadline
+        if match.step != step or match.over or match.closed is not None:
+            return
+        late = match.awaiting()
+        for role in late:
+            legal = match.game.legal_moves(match.state, role)
+            fault = timeout_fault(role, match.settings.human_time, 0.0, step=step + 1)
+            move, recorded = fallback(fault, legal, self._rng)
+            match.pending[role] = move
+            match.step_faults.append(recorded.to_dict())
+            match.notes.append(f"{role} ran out of time ({match.settings.human_time:g} s): {move} was played")
+        if late:
+            match.changed()
+            self._kick(match)
 
     async def _apply_later(self, match: LiveMatch, delay: float) -> None:
         try:
@@ -1102,6 +1149,7 @@ class Manager:
         match.joints.append(texts)
         match.times.append(time.time())
         match.infos.append(info)
+        match.clock_start = match.times[-1]
         match.pending.clear()
         match.step_times.clear()
         match.step_faults.clear()

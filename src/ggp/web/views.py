@@ -105,6 +105,10 @@ def view(
         "explain": explanations(match),
         "rematch": match.rematch,
         "draw_offers": sorted(match.draw_offers),
+        # the people's clock in this step: seconds per move and left (None when it does not run)
+        "clock": {"seconds": match.settings.human_time, "left": left}
+        if (left := match.clock_left()) is not None
+        else None,
     }
     if fam in ("grid", "facts"):
         out["facts"] = ui.generic_svg(game, state)[1] if fam == "grid" else game.state_facts(state)

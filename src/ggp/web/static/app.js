@@ -749,6 +749,30 @@
       requestAnimationFrame(tick);
     }
 
+    // The people's clock: the server says how many seconds are left when it sent the view; counted down here
+    // (in this page's own time, so that the two machines' clocks need not agree).
+    let clockEnds = null;
+    let clockTimer = null;
+    function renderClock() {
+      const box = $("clock");
+      const running = view.clock && !view.terminal && view.clock.left !== null;
+      box.hidden = !running;
+      clockEnds = running ? performance.now() + 1000 * view.clock.left : null;
+      if (running && clockTimer === null) clockTimer = setInterval(tickClock, 250);
+      if (!running && clockTimer !== null) {
+        clearInterval(clockTimer);
+        clockTimer = null;
+      }
+      if (running) tickClock();
+    }
+
+    function tickClock() {
+      if (clockEnds === null) return;
+      const left = Math.max(0, Math.ceil((clockEnds - performance.now()) / 1000));
+      $("clock-left").textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+      $("clock").classList.toggle("low", left <= 10);
+    }
+
     function renderResult() {
       const box = $("result");
       box.hidden = !view.terminal;
@@ -863,6 +887,7 @@
       renderControls();
       renderActions();
       renderThinking();
+      renderClock();
       renderResult();
       renderLast();
       renderMoves();
