@@ -1,5 +1,5 @@
-"""Screenshots of the web app into docs/img/screens/: the home page, the play page of every game, a game
-of the GDL corpus on the generic view, and the arena.
+"""Screenshots of the web app into docs/img/screens/: the home page, the play page of every game, two games
+of the GDL corpus on the generic view (Connect Four, Speed Chess), and the arena.
 
     python docs/screenshots.py [--out DIR] [--chromium PATH] [--games ...] [--no-arena]
 
@@ -129,6 +129,24 @@ def photograph_corpus(context: BrowserContext, page: Page, base: str, out: Path)
     return target
 
 
+def photograph_chess(context: BrowserContext, page: Page, base: str, out: Path) -> Path:
+    """A chess-like sheet of the corpus (Speed Chess) on the generic grid: pieces by colour and initial."""
+    view = api(context, f"{base}/api/play", {"game": "sheet:speedChess", "mode": "computer", "level": "easy"})
+    gid = view["id"]
+    for _ in range(2):  # the first listed move of whoever's turn it is (the computer answers in between)
+        mine = [r for r in view["legal"] if view["legal"][r]]
+        if not mine:
+            break
+        role = mine[0]
+        body = {"role": role, "move": view["legal"][role][0]["move"], "step": view["step"]}
+        view = api(context, f"{base}/api/games/{gid}/moves?wait=10", body)
+    page.goto(f"{base}/games/{gid}")
+    expect(page.locator("#board [data-gcell]").first).to_be_visible()
+    target = out / "corpus_speed_chess.png"
+    page.screenshot(path=str(target), full_page=False)
+    return target
+
+
 def photograph_arena(context: BrowserContext, page: Page, base: str, out: Path) -> list[Path]:
     """Two ``ggp serve random`` players registered and rated, and a match of theirs."""
     procs = []
@@ -202,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {path}")
         if CORPUS.is_dir():
             print(f"wrote {photograph_corpus(context, page, server.url, args.out)}")
+            print(f"wrote {photograph_chess(context, page, server.url, args.out)}")
         if not args.no_arena:
             for path in photograph_arena(context, page, server.url, args.out):
                 print(f"wrote {path}")
