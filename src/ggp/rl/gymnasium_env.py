@@ -38,6 +38,7 @@ agent's role is idle (a turn-taking game), its mask holds its one move.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ from ..core.errors import IllegalMoveError
 from ..core.kernels import rng_below, rng_state
 from ..core.native import KernelGame
 from ..vector import VectorGame
+from . import observe, planes
 from .core import RLGame, check_illegal_mode, check_max_cycles, reward_of
 from .planes import updater_for
 from .render import rgb_array
@@ -279,6 +281,16 @@ def _vector_step_template(  # type: ignore[no-untyped-def]
     return 0
 
 
+def _planes_digest() -> str:
+    # numba's cache of the compiled step checks this file only, not the encoders it inlines: naming the
+    # step after the encoders' source makes a change there compile a new step instead of reusing a stale one
+    text = b"".join(Path(m.__file__).read_bytes() for m in (observe, planes) if m.__file__)
+    return "p" + hashlib.sha1(text).hexdigest()[:10]
+
+
+_PLANES_DIGEST = _planes_digest()
+
+
 class GGPVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of one role against random opponents, stepped together (see the module docstring).
 
@@ -334,7 +346,9 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         encode, update = rg.observer.encoder, updater_for(rg.observer)
-        self._step = kernel.specialise(_vector_step_template, encode=encode, update=update)
+        self._step = kernel.specialise(
+            _vector_step_template, encode=encode, update=update, planes_source=_PLANES_DIGEST
+        )
         self._ctx = kernel.context()
         self._buf = np.empty(max(1, kernel.max_actions), dtype=np.int64)
         self._joint = np.empty(rg.num_roles, dtype=np.int64)

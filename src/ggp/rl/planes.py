@@ -40,9 +40,17 @@ from .observe import (
     Observer,
     _amazons_enc,
     _bomberman_enc,
-    _fraction,
     _wallmaze_enc,
 )
+
+
+@nb.njit(cache=True, inline="always")
+def _fraction(k, total, scale):  # type: ignore[no-untyped-def]
+    # observe's _fraction, written again here: numba's cache of a compiled function checks its own file
+    # only, so calling observe's would leave these updates compiled against an old copy after a change there
+    # (the tests compare the two on every game)
+    v = k * scale / total
+    return v if scale == 1.0 else np.floor(v + 0.5)
 
 
 # --- wall maze: (9, 13, 5) = walls, own marker, other marker, own target, step ------------------------------
