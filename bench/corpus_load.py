@@ -20,13 +20,12 @@ import json
 import os
 import resource
 import statistics
-import subprocess
-import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from ggp.bench.startup import run_child
 
 SHARED = Path(os.environ.get("GGP_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 CORPUS = SHARED / "corpus"
@@ -76,46 +75,21 @@ def child(path: str) -> None:
     print(json.dumps(out), flush=True)
 
 
-def _peak_mb(pid: int) -> list[float]:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return [round(int(line.split()[1]) / 1024, 1)]
-    except OSError:
-        pass
-    return []
-
-
 def run_one(name: str, timeout: float) -> dict[str, Any]:
-    """Load ``name`` in a subprocess, killed after ``timeout`` seconds; its figures and peak memory."""
-    cmd = [sys.executable, __file__, "--child", str(CORPUS / "kif" / f"{name}.kif")]
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak: list[float] = []
-
-    def kill() -> None:
-        peak.extend(_peak_mb(proc.pid))  # a killed child's peak is only known while it lives
-        proc.kill()
-
-    timer = threading.Timer(timeout, kill)
-    timer.start()
-    try:
-        out, err = proc.communicate()
-    finally:
-        timer.cancel()
-    wall = time.perf_counter() - start
-    result: dict[str, Any] = {"sheet": name, "wall_s": round(wall, 3)}
-    lines = [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")]
-    if proc.returncode == 0 and lines:
-        for line in lines:
+    """Load ``name`` in a subprocess (:func:`ggp.bench.startup.run_child`), killed after ``timeout`` seconds;
+    its figures and peak memory."""
+    run = run_child([__file__, "--child", str(CORPUS / "kif" / f"{name}.kif")], timeout=timeout)
+    result: dict[str, Any] = {"sheet": name, "wall_s": round(run.wall, 3)}
+    if run.returncode == 0 and run.lines:
+        for line in run.lines:
             result.update(line)
-    elif wall >= timeout:
+    elif run.timed_out:
         result["status"] = "timeout"
-        if peak:
-            result["peak_mb"] = peak[0]
+        if run.peak_mb is not None:
+            result["peak_mb"] = run.peak_mb
     else:
-        result["status"] = f"crashed (exit {proc.returncode})"
-        result["error"] = err.strip().splitlines()[-1][:300] if err.strip() else ""
+        result["status"] = f"crashed (exit {run.returncode})"
+        result["error"] = run.error[:300]
     return result
 
 

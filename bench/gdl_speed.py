@@ -12,26 +12,26 @@ test and the next state) on both networks by both evaluators (the sweep, and
 the differential one with its legal sets), then through the game's kernel
 (``ggp.core.kernels.random_playouts``: what agents run on, in the mode the
 kernel picked) and the native engine. Every figure is the median of
-``--repeat`` repetitions of about ``--seconds`` each, interleaved, so a busy
-moment of the machine hurts all columns of a row alike.
+``--repeat`` repetitions of about ``--seconds`` of processor time each,
+interleaved, so a busy moment of the machine hurts all columns of a row alike
+(timed by ``ggp.bench.gdl.transition_rates``, on the sheets of
+``ggp.bench.gdl.gdl_sheets``: the same as ``ggp bench --only gdl``).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import ggp
-import ggp.gdl
-from ggp.core.kernels import random_playouts, rng_state
-from ggp.gdl import BUILTIN_RULES, from_text, rules_text
+from ggp.bench.gdl import Play, gdl_sheets, kernel_play, transition_rates
+from ggp.core.kernels import rng_state
+from ggp.gdl import from_text
 from ggp.gdl.evaluate import dn_playouts, pn_playouts
 from ggp.gdl.grounder import ground
 from ggp.gdl.kernel import evaluation_mode
@@ -40,10 +40,6 @@ from ggp.gdl.parser import parse_program
 from ggp.gdl.propnet import build_propnet
 
 SHARED = Path(os.environ.get("GGP_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-
-TICTACTOE = (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text()
-
-Play = Callable[[int, int], int]
 
 
 def network_play(net: Network, incremental: bool) -> Play:
@@ -61,34 +57,6 @@ def network_play(net: Network, incremental: bool) -> Play:
     return play
 
 
-def kernel_play(game: Any) -> Play:
-    kernel, start = game.kernel, game.initial_array()
-    return lambda count, seed: int(random_playouts(kernel, start, count, seed)[1].sum())
-
-
-def rates(plays: dict[str, Play], seconds: float, repeat: int) -> dict[str, float]:
-    """Median transitions/s of each play, each sized to about ``seconds``, repetitions interleaved."""
-    counts = {}
-    for name, play in plays.items():
-        play(2, 0)  # compile, or load numba's cache
-        count = 2
-        while True:
-            began = time.perf_counter()
-            play(count, 1)
-            spent = time.perf_counter() - began
-            if spent > seconds / 4 or count > 1 << 22:
-                break
-            count *= 2
-        counts[name] = max(1, int(count * seconds / max(spent, 1e-6)))
-    got: dict[str, list[float]] = {name: [] for name in plays}
-    for rep in range(repeat):
-        for name, play in plays.items():
-            began = time.perf_counter()
-            done = play(counts[name], 100 + rep)
-            got[name].append(done / max(time.perf_counter() - began, 1e-9))
-    return {name: statistics.median(r) for name, r in got.items()}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
@@ -96,16 +64,7 @@ def main() -> None:
     ap.add_argument("--corpus", nargs="*", default=["connectFour", "hex"], help="corpus sheets to add")
     ap.add_argument("--no-native", action="store_true", help="skip the native engines")
     args = ap.parse_args()
-    sheets: list[tuple[str, str, str, str | None]] = []  # label, name, text, native name
-    for path in sorted((SHARED / "gdl").glob("*.kif")):
-        sheets.append((f"shared/{path.name}", path.stem, path.read_text(), path.stem))
-    sheets.append(("tictactoe (bench)", "tictactoe", TICTACTOE, None))
-    for name in BUILTIN_RULES:
-        sheets.append((f"ggp rules/{name}.kif", name, rules_text(name), name))
-    for name in args.corpus:
-        path = SHARED / "corpus" / "kif" / f"{name}.kif"
-        if path.is_file():
-            sheets.append((f"corpus/{name}.kif", name, path.read_text(), None))
+    sheets = gdl_sheets(SHARED, tuple(args.corpus))  # label, name, text, native name
     columns = ["raw sweep", "raw diff", "opt sweep", "opt diff", "kernel", "native"]
     head = (
         f"{'rule sheet':28} {'ground':>6} {'build':>6} {'+opt':>5} {'gates':>15} {'lits':>15} "
@@ -132,11 +91,12 @@ def main() -> None:
             "raw diff": network_play(raw.net, True),
             "opt sweep": network_play(opt.net, False),
             "opt diff": network_play(opt.net, True),
-            "kernel": kernel_play(game),
+            "kernel": kernel_play(game.kernel, game.initial_array()),
         }
         if native is not None and not args.no_native:
-            plays["native"] = kernel_play(ggp.load(native))
-        got = rates(plays, args.seconds, args.repeat)
+            native_game: Any = ggp.load(native)
+            plays["native"] = kernel_play(native_game.kernel, native_game.initial_array())
+        got = transition_rates(plays, args.seconds, args.repeat)
         best = max(got["opt sweep"], got["opt diff"], got["kernel"])
         ratio = f"{got['native'] / best:7.1f}x" if "native" in got else f"{'n/a':>8}"
         mode = evaluation_mode(game.kernel).replace("differential", "diff")

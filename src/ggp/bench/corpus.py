@@ -15,12 +15,11 @@ import gc
 import os
 import statistics
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .base import Column, Config, Section, rate_ratio
-from .gdl import _transition_rates
+from .gdl import Play, kernel_play, transition_rates
 
 #: The issue's target: median transitions/s over the public corpus in the compiled playout.
 CORPUS_TARGET = 100_000.0
@@ -38,7 +37,6 @@ def corpus_sheets(root: Path, quick: bool) -> list[Path]:
 
 def section_corpus(cfg: Config) -> Section:
     import ggp
-    from ggp.core.kernels import random_playouts
     from ggp.gdl import from_text, load_text
 
     sec = Section(
@@ -77,21 +75,11 @@ def section_corpus(cfg: Config) -> Section:
                 row["engine"] = f"{game.engine} (no compiled kernel)"
                 sec.rows.append(row)
                 continue
-            start = game.initial_state().array
-
-            def kernel_play(n: int, seed: int, k: Any = game.kernel, s: Any = start) -> int:
-                return int(random_playouts(k, s, n, seed)[1].sum())
-
-            plays: dict[str, Callable[[int, int], int]] = {"kernel": kernel_play}
+            plays: dict[str, Play] = {"kernel": kernel_play(game.kernel, game.initial_state().array)}
             if path.stem.lower() in natives:
                 native: Any = ggp.load(path.stem.lower())
-                native_start = native.initial_array()
-
-                def native_play(n: int, seed: int, k: Any = native.kernel, s: Any = native_start) -> int:
-                    return int(random_playouts(k, s, n, seed)[1].sum())
-
-                plays["native"] = native_play
-            measured = _transition_rates(plays, cfg.budget, cfg.reps)
+                plays["native"] = kernel_play(native.kernel, native.initial_array())
+            measured = transition_rates(plays, cfg.budget, cfg.reps)
             row["kernel"] = measured["kernel"]
             rates.append(measured["kernel"])
             if "native" in measured:

@@ -44,22 +44,27 @@ GGPLIB = {
 GDL_CORPUS = ("connectFour", "hex")
 
 
-def _transition_rate(play: Callable[[int, int], int], budget: float, reps: int) -> float:
-    """Median transitions/s of ``play(count, seed) -> transitions``, sized to ``budget`` seconds."""
-    return _transition_rates({"run": play}, budget, reps)["run"]
+#: ``play(count, seed) -> transitions``: plays ``count`` random games, says how many transitions they made.
+Play = Callable[[int, int], int]
 
 
-def _transition_rates(plays: dict[str, Callable[[int, int], int]], budget: float, reps: int) -> dict[str, float]:
-    """Median transitions/s of each ``play(count, seed) -> transitions``, each sized to ``budget`` seconds,
-    repetitions interleaved (so a busy moment of the machine hurts them all alike)."""
+def transition_rates(plays: dict[str, Play], budget: float, reps: int) -> dict[str, float]:
+    """Median transitions/s of each ``play(count, seed) -> transitions``, in processor time (the loops are
+    single-threaded, so other processes on a busy machine do not count), each sized to ``budget`` seconds,
+    repetitions interleaved (so a busy moment of the machine hurts them all alike).
+
+    >>> rates = transition_rates({"ten": lambda count, seed: 10 * count}, 0.01, 1)
+    >>> rates["ten"] > 0
+    True
+    """
     counts = {}
     for name, play in plays.items():
         play(2, 0)  # compile, or load numba's cache
         count = 2
         while True:
-            began = time.perf_counter()
+            began = time.process_time()
             play(count, 1)
-            spent = time.perf_counter() - began
+            spent = time.process_time() - began
             if spent >= budget / 4 or count >= 1 << 22:
                 break
             count *= 2
@@ -67,16 +72,65 @@ def _transition_rates(plays: dict[str, Callable[[int, int], int]], budget: float
     rates: dict[str, list[float]] = {name: [] for name in plays}
     for rep in range(reps):
         for name, play in plays.items():
-            began = time.perf_counter()
+            began = time.process_time()
             done = play(counts[name], 100 + rep)
-            rates[name].append(done / max(time.perf_counter() - began, 1e-12))
+            rates[name].append(done / max(time.process_time() - began, 1e-9))
     return {name: statistics.median(r) for name, r in rates.items()}
+
+
+def kernel_play(kernel: Any, start: Any) -> Play:
+    """``play(count, seed)`` of ``ggp.core.kernels.random_playouts`` over ``kernel`` from state array ``start``."""
+    from ggp.core.kernels import random_playouts
+
+    return lambda count, seed: int(random_playouts(kernel, start, count, seed)[1].sum())
+
+
+def api_play(game: Game) -> Play:
+    """``play(count, seed)`` of random games through the Python Game API: each role's ``legal_moves``, a
+    choice by ``random.Random``, ``next_state``, until ``is_terminal``; then ``goals`` (what an agent in
+    Python or the web app does)."""
+
+    def play(count: int, seed: int) -> int:
+        rng = random.Random(seed)
+        done = 0
+        for _ in range(count):
+            s = game.initial_state()
+            while not game.is_terminal(s):
+                s = game.next_state(s, [rng.choice(game.legal_moves(s, r)) for r in game.roles])
+                done += 1
+            game.goals(s)
+        return done
+
+    return play
+
+
+#: Through the Python Game API, on tic-tac-toe-sized games (issue 12), transitions/s.
+API_TARGET = 20_000.0
+
+
+def gdl_sheets(root: Path, corpus: tuple[str, ...] = GDL_CORPUS) -> list[tuple[str, str, str, str | None]]:
+    """The sheets the gdl section measures, as (label, name, text, the native game of the same rules or None):
+    ``root/gdl`` (the shared sheets), tic-tac-toe, ggp's own sheets of the built-in games and the ``corpus``
+    sheets of ``root/corpus/kif``."""
+    import ggp.gdl
+    from ggp.gdl import BUILTIN_RULES, rules_text
+
+    sheets: list[tuple[str, str, str, str | None]] = []
+    shared = root / "gdl"
+    if shared.is_dir():
+        sheets += [(f"shared {p.name}", p.stem, p.read_text(), p.stem) for p in sorted(shared.glob("*.kif"))]
+    sheets.append(("tic-tac-toe", "tictactoe", (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), None))
+    sheets += [(f"ggp rules {name}", name, rules_text(name), name) for name in BUILTIN_RULES]
+    for name in corpus:
+        path = root / "corpus" / "kif" / f"{name}.kif"
+        if path.is_file():
+            sheets.append((f"corpus {path.name}", name, path.read_text(), None))
+    return sheets
 
 
 def section_gdl(cfg: Config) -> Section:
     import ggp
-    from ggp.core.kernels import random_playouts
-    from ggp.gdl import BUILTIN_RULES, from_text, rules_text
+    from ggp.gdl import from_text
     from ggp.gdl.kernel import evaluation_mode
 
     sec = Section(
@@ -92,23 +146,15 @@ def section_gdl(cfg: Config) -> Section:
             Column("ratio", "native / GDL", "ratio"),
             Column("ggplib", "ggplib transitions/s", "rate"),
             Column("of_ggplib", "GDL / ggplib", "ratio"),
+            Column("api", "Python Game API transitions/s", "rate"),
             Column("target", "target"),
             Column("met", "met", "met"),
         ],
     )
     root = Path(os.environ.get("GGP_SHARED", "../shared"))
-    shared = root / "gdl"
-    sheets: list[tuple[str, str, str, str | None]] = []
-    if shared.is_dir():
-        sheets += [(f"shared {p.name}", p.stem, p.read_text(), p.stem) for p in sorted(shared.glob("*.kif"))]
-    else:
-        sec.notes.append(f"{shared} not found: the shared rule sheets were skipped (set GGP_SHARED)")
-    sheets.append(("tic-tac-toe", "tictactoe", (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), None))
-    sheets += [(f"ggp rules {name}", name, rules_text(name), name) for name in BUILTIN_RULES]
-    for name in GDL_CORPUS:
-        path = root / "corpus" / "kif" / f"{name}.kif"
-        if path.is_file():
-            sheets.append((f"corpus {path.name}", name, path.read_text(), None))
+    if not (root / "gdl").is_dir():
+        sec.notes.append(f"{root / 'gdl'} not found: the shared rule sheets were skipped (set GGP_SHARED)")
+    sheets = gdl_sheets(root)
     budget = cfg.budget * 2
     for label, name, text, native in sheets:
         from_text.cache_clear()
@@ -120,20 +166,13 @@ def section_gdl(cfg: Config) -> Section:
         def gdl_play(n: int, seed: int, g: Any = game) -> int:
             return int(g.random_playouts(n, seed=seed)[2])
 
-        def kernel_play(n: int, seed: int, k: Any = game.kernel, s: Any = start) -> int:
-            return int(random_playouts(k, s, n, seed)[1].sum())
-
-        plays: dict[str, Callable[[int, int], int]] = {"gdl": gdl_play, "kernel": kernel_play}
+        plays: dict[str, Play] = {"gdl": gdl_play, "kernel": kernel_play(game.kernel, start)}
         if native is not None:
             native_game: Any = ggp.load(native)
-
-            native_start = native_game.initial_array()
-
-            def native_play(n: int, seed: int, k: Any = native_game.kernel, s: Any = native_start) -> int:
-                return int(random_playouts(k, s, n, seed)[1].sum())
-
-            plays["native"] = native_play
-        rates = _transition_rates(plays, budget, cfg.reps)
+            plays["native"] = kernel_play(native_game.kernel, native_game.initial_array())
+        if name == "tictactoe":
+            plays["api"] = api_play(game)
+        rates = transition_rates(plays, budget, cfg.reps)
         best = max(rates["gdl"], rates["kernel"])
         nat = rates.get("native")
         ratio = rate_ratio(nat, best)
@@ -147,6 +186,9 @@ def section_gdl(cfg: Config) -> Section:
         if nat is not None:
             wanted.append(f"native / GDL <= {NATIVE_FACTOR:g}")
             met.append(ratio is not None and ratio <= NATIVE_FACTOR)
+        if "api" in rates:
+            wanted.append(f"Game API >= {API_TARGET:,.0f}/s")
+            met.append(rates["api"] >= API_TARGET)
         sec.rows.append(
             {
                 "sheet": label,
@@ -158,6 +200,7 @@ def section_gdl(cfg: Config) -> Section:
                 "ratio": ratio,
                 "ggplib": ref,
                 "of_ggplib": rate_ratio(best, ref),
+                "api": rates.get("api"),
                 "target": ", ".join(wanted),
                 "met": all(met) if met else None,
             }
@@ -166,7 +209,8 @@ def section_gdl(cfg: Config) -> Section:
         "a transition: every role's legal moves, the terminal test and the next state, in uniformly random "
         "playouts; the playout loop is the reasoner's own (ggp.gdl.GDLGame.random_playouts), the kernel figure "
         "ggp.core.kernels.random_playouts over the game's kernel (what agents run on), as is the native one; "
-        "the ratios take the faster GDL figure"
+        "the ratios take the faster GDL figure; the Game API figure (tic-tac-toe) is random games through "
+        "legal_moves, next_state and is_terminal in Python; all in processor time"
     )
     sec.notes.append(
         "ggplib (the C++ propnet behind Galvanise) measured on this machine with its own depth-charge loop, "

@@ -8,11 +8,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    pass
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from .base import (
     FAMILIES,
@@ -38,18 +38,85 @@ print(json.dumps({"seconds": time.perf_counter() - began}))
 """
 
 
-def _run_python(script: str, args: list[str], env: dict[str, str], timeout: float) -> tuple[dict[str, Any], float]:
-    """Run ``script`` in a fresh interpreter; its last stdout line is JSON. Returns it and the wall time."""
+@dataclass
+class ChildRun:
+    """What a child Python printed and how it ended (see :func:`run_child`)."""
+
+    #: The JSON objects among its stdout lines, in order.
+    lines: list[dict[str, Any]]
+    returncode: int | None
+    #: Seconds from start to exit (or to the kill).
+    wall: float
+    #: Killed at the deadline.
+    timed_out: bool
+    #: Its peak resident memory in MB (VmHWM), read just before a kill; None when it exited by itself.
+    peak_mb: float | None
+    #: The last line of its stderr ("" if none).
+    error: str
+
+
+def run_child(argv: list[str], env: dict[str, str] | None = None, timeout: float = 600.0) -> ChildRun:
+    """Run ``python ARGV...`` (this interpreter) in a fresh process, killed after ``timeout`` seconds; collect
+    the JSON objects it prints, one a line. The one runner of the timing sections that need a fresh process
+    (first-call compile, ``import ggp``) and of ``bench/corpus_load.py`` (a sheet's load, memory and crash kept
+    from the others).
+
+    >>> run = run_child(["-c", "print('{\\"x\\": 1}')"])
+    >>> run.lines, run.returncode, run.timed_out
+    ([{'x': 1}], 0, False)
+    """
     began = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    proc = subprocess.Popen([sys.executable, *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak: list[float] = []
+    killed = threading.Event()
+
+    def kill() -> None:
+        peak.extend(_peak_mb(proc.pid))  # a killed child's peak is only known while it lives
+        killed.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        out, err = proc.communicate()
+    finally:
+        timer.cancel()
+    lines = []
+    for line in out.splitlines():
+        if line.startswith("{"):
+            try:
+                lines.append(json.loads(line))
+            except ValueError:
+                continue
+    tail = err.strip().splitlines()
+    return ChildRun(
+        lines,
+        proc.returncode,
+        time.perf_counter() - began,
+        killed.is_set(),
+        peak[0] if peak else None,
+        tail[-1] if tail else "",
     )
-    wall = time.perf_counter() - began
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise RuntimeError(f"subprocess exited with {proc.returncode}: {tail}")
-    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result, wall
+
+
+def _peak_mb(pid: int) -> list[float]:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return [round(int(line.split()[1]) / 1024, 1)]
+    except OSError:
+        pass
+    return []
+
+
+def _run_python(script: str, args: list[str], env: dict[str, str], timeout: float) -> tuple[dict[str, Any], float]:
+    """Run ``script`` in a fresh interpreter; its last JSON stdout line and the wall time."""
+    run = run_child(["-c", script, *args], env, timeout)
+    if run.timed_out:
+        raise RuntimeError(f"subprocess killed after {timeout:g} s")
+    if run.returncode != 0 or not run.lines:
+        raise RuntimeError(f"subprocess exited with {run.returncode}: {run.error or '(no output)'}")
+    return run.lines[-1], run.wall
 
 
 def section_compile(cfg: Config) -> Section:
