@@ -223,8 +223,8 @@ def _vector_step_template(  # type: ignore[no-untyped-def]
     # opponents, then write its terminal flag, reward, mask and observation. Legality is read from the live mask
     # (the legal actions of the rows' current states); returns 0, or 1 + the first row whose action is illegal,
     # and nothing is written before every row has been checked. The mask is updated in place: the entries of
-    # the row's last legal list (``legal[i, :count[i]]``) are cleared and the new list's set, since Amazons'
-    # masks are 10,101 wide and its legal lists a hundred long at most. The observation is encoded whole into a
+    # the row's last legal list (``legal[i, :count[i]]``) are cleared and the new list's set, since Amazons
+    # 10x10's masks are 10,101 wide and its legal lists 144 long at most. The observation is encoded whole into a
     # fresh ``obs`` (``full``: writing every float once costs no more than reading them back for a copy), or
     # updated in place, the env's own buffer, from the row's state before the step (``prev``).
     nr = num_roles  # type: ignore[name-defined]  # noqa: F821
@@ -302,8 +302,8 @@ class GGPVectorEnv(gymnasium.vector.VectorEnv):
     :meth:`action_masks` returns a read-only view of the live mask instead of a copy. ``dtype=np.uint8`` gives
     the observations as bytes, the float32 planes times 255 rounded (``Box(0, 255, uint8)``, as image
     observations are; divide by 255 for the floats): a quarter of the memory a step writes, which is most of
-    a step's time in wall maze and Bomberman. Only ``illegal="raise"`` is offered: a batch with an illegal action raises :class:`~ggp.IllegalMoveError` naming the row, and no
-    row moves.
+    a step's time in wall maze and Bomberman. Only ``illegal="raise"`` is offered: a batch with an illegal
+    action raises :class:`~ggp.IllegalMoveError` naming the row, and no row moves.
 
     >>> import numpy as np
     >>> from ggp.rl import vector_env
