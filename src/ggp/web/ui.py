@@ -234,6 +234,17 @@ _COLOURS = {
 }
 
 
+def is_blank(content: str) -> bool:
+    """Whether a cell's content says it is empty, in the sheets' own words: ``b``, ``blank``, and so on, also
+    as the last word (``(cell 1 1 2 b)``: layer 1 of cell (1, 2) is empty).
+
+    >>> is_blank("b"), is_blank("1 1 blank"), is_blank("x"), is_blank("bk")
+    (True, True, False, False)
+    """
+    words = content.split()
+    return bool(words) and words[-1].lower() in BLANK
+
+
 def piece_label(content: str) -> tuple[str | None, str]:
     """How a cell's content is drawn: the colour it names, if any, and the letters on the piece (the
     initials of its other words; ``wp``-like short names as they are).
@@ -285,7 +296,7 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
         )
         for i, x in enumerate(grid.columns):
             shade = "#f4f1ea" if (i + j) % 2 == 0 else "#e6e0d2"
-            what = [c for c in held.get((i, j), []) if c.split()[-1].lower() not in BLANK]  # (cell 1 1 2 b)
+            what = [c for c in held.get((i, j), []) if not is_blank(c)]
             label = f"({x}, {y})" + (f": {', '.join(what)}" if what else ": empty")
             parts.append(
                 f'<rect data-gcell="{i} {j}" x="{pad + i * cell}" y="{top}" width="{cell}" '
