@@ -456,7 +456,7 @@ def run_cores(args: argparse.Namespace) -> None:
 
 # --- one search feature on against off ------------------------------------------------------------
 #: The MCTSAgent class attributes ``ablation`` can turn off (a switch of the search, not an agent option).
-FEATURES = ("transpose", "decisive")
+FEATURES = ("transpose", "decisive", "goal_heuristic")
 
 
 def run_ablation(args: argparse.Namespace) -> None:

@@ -43,7 +43,7 @@ from ..core.native import KernelGame
 from .base import Agent
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
-from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, tree_bytes
+from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, goal_blend, tree_bytes
 
 #: Fraction of the time limit kept back for the referee's round trip.
 SAFETY = 0.1
@@ -55,6 +55,37 @@ DEFAULT_TIME = 1.0
 LATENESS_DECAY = 0.8
 #: Most search threads (root parallelism) an agent may run.
 MAX_THREADS = 8
+#: The weight of the goals at a leaf in the goal heuristic's leaf value (the rest: the rollout's).
+GOAL_WEIGHT = 0.3
+
+
+def goals_move(game: Game, walks: int = 4, steps: int = 80, seconds: float = 1.0, seed: int = 0) -> bool:
+    """Whether ``game``'s goals change during play: along a few random walks, the goals of the states
+    before the end are not all the same (a score, captured stones; not a sheet whose goals are fixed until
+    the end). Bounded by ``seconds``.
+
+    >>> import ggp
+    >>> goals_move(ggp.load("wallmaze"))
+    False
+    """
+    rng = random.Random(seed)
+    game.goals(game.initial_state())  # the first call may compile: the clock starts after it
+    deadline = time.perf_counter() + seconds
+    seen: set[tuple[int, ...]] = set()
+    for _ in range(walks):
+        state = game.initial_state()
+        for _ in range(steps):
+            if game.is_terminal(state) or time.perf_counter() > deadline:
+                break
+            try:
+                seen.add(tuple(game.goals(state)))
+            except Exception:  # goals undefined before the end: nothing to read during play
+                return False
+            legal = [game.legal_moves(state, role) for role in game.roles]
+            if not all(legal):
+                break
+            state = game.next_state(state, [rng.choice(moves) for moves in legal])
+    return len(seen) > 1
 
 
 def budget(own: float | None, time_limit: float | None) -> float | None:
@@ -148,6 +179,9 @@ class MCTSAgent(Agent):
     #: Decisive moves: a node where one role has a win in one is proven when expanded (UCTSearch's
     #: ``decisive``); for the general player, not the game-specific ones tuned without it.
     decisive = True
+    #: Goal heuristic: on a sheet whose goals change during play (:func:`goals_move`), a leaf is worth the
+    #: goals as they stand (weight :data:`GOAL_WEIGHT`) blended with a random rollout's.
+    goal_heuristic = False
 
     @check_options
     def __init__(
@@ -181,6 +215,7 @@ class MCTSAgent(Agent):
         self._tree: UCTSearch | None = None
         self._trees: list[UCTSearch] = []
         self._puzzle: PuzzleSearch | None = None
+        self._goals_move = False
         self._ponder_stop = threading.Event()
         self._ponder_threads: list[threading.Thread] = []
         self.last_simulations = 0
@@ -203,6 +238,7 @@ class MCTSAgent(Agent):
         if self.puzzle and len(game.roles) == 1 and self.plays is None:
             self._puzzle = PuzzleSearch(game, seed=seed)
         count = self.threads if self.sims is None else 1
+        self._goals_move = self.goal_heuristic and self.plays is None and goals_move(game)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
         # The start clock: compile (or load numba's cache) now, then search the first position; its tree is
@@ -227,6 +263,9 @@ class MCTSAgent(Agent):
 
     def _make_tree(self, game: KernelGame, seed: int, count: int = 1) -> UCTSearch:
         leaf = type(self).leaf_value  # a compiled function, not a method
+        params = self.leaf_params
+        if leaf is None and self.goal_heuristic and self.plays is None and self._goals_move:
+            leaf, params = goal_blend(game), (GOAL_WEIGHT,)
         # A rule sheet's states can be large: all trees together take at most half the memory a tree may take.
         capacity = self.capacity
         while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
@@ -238,7 +277,7 @@ class MCTSAgent(Agent):
             c=self.c,
             seed=seed,
             leaf_value=leaf,
-            params=self.leaf_params,
+            params=params,
             solve=self.solve,
             transpose=self.transpose,
             decisive=self.decisive and self.plays is None,

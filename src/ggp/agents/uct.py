@@ -436,6 +436,30 @@ def _rollout_value_template(ctx, s, rng, out, params):  # type: ignore[no-untype
         out[r] = res[r] / 100.0
 
 
+def _goal_blend_template(ctx, s, rng, out, params):  # type: ignore[no-untyped-def]
+    # A leaf value for sheets whose goals change during play (a score, captured stones): the goals as
+    # they stand at the leaf, weighted params[0], blended with a random rollout's final goals. A goal the
+    # sheet leaves undefined before the end (below 0) counts as the rollout's.
+    nr = out.shape[0]
+    now = np.empty(nr, dtype=np.int64)
+    kernel_goals(ctx, s, now)  # type: ignore[name-defined]  # noqa: F821
+    kernel_rollout(ctx, s, rng)  # type: ignore[name-defined]  # noqa: F821
+    res = np.empty(nr, dtype=np.int64)
+    kernel_goals(ctx, s, res)  # type: ignore[name-defined]  # noqa: F821
+    w = params[0]
+    for r in range(nr):
+        g = now[r] if now[r] >= 0 else res[r]
+        out[r] = (w * g + (1.0 - w) * res[r]) / 100.0
+
+
+def goal_blend(game: Game) -> Any:
+    """The compiled leaf value that blends the goals at the leaf with a rollout's (``params[0]``: the weight
+    of the goals at the leaf), for ``game``'s kernel."""
+    if not isinstance(game, KernelGame):
+        raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
+    return game.kernel.specialise(_goal_blend_template)
+
+
 # --- the Python side ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SearchResult:
