@@ -157,7 +157,9 @@ def test_a_puzzle_search_never_loses_its_best_line() -> None:
     assert game.is_terminal(state) and game.goals(state)[0] == goals[-1]
 
 
-def test_joint_moves_that_come_while_the_rules_compile_are_applied_once_they_are(monkeypatch) -> None:
+def test_joint_moves_that_come_while_the_rules_compile_are_applied_once_they_are(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # START answers ready by its clock and PLAY answers with the top-down prover's legal move while the rules
     # compile; the joint moves those PLAYs carry must still be applied, in order, or the player's state parts
     # from the game manager's.
@@ -167,7 +169,7 @@ def test_joint_moves_that_come_while_the_rules_compile_are_applied_once_they_are
     real = player.recognize
 
     def slow(*args: object, **kw: object) -> object:
-        found = real(*args, **kw)  # within the compile deadline; the match learns of it only on release
+        found = real(*args, **kw)  # type: ignore[arg-type] # within the compile deadline; the match learns of it only on release
         release.wait(30)
         return found
 
