@@ -67,6 +67,12 @@ def test_info_says_when_the_prover_plays_and_why(prover_sheet: str, capsys: pyte
     out = capsys.readouterr().out
     assert re.search(r"^engine\s+prover \(grounding is infeasible: reach: grounding gave up", out, re.M)
     assert re.search(r"^rules\s+\d+ \(not grounded", out, re.M)
+    # the load counts the grounding that gave up as well as the prover's start
+    found = re.search(
+        r"^load\s+([\d.]+) s \(parse and ground until it gave up ([\d.]+) s, prover ([\d.]+) s\)$", out, re.M
+    )
+    assert found is not None
+    assert abs(float(found.group(1)) - float(found.group(2)) - float(found.group(3))) <= 0.015
 
 
 def test_info_on_a_built_in_game(capsys: pytest.CaptureFixture[str]) -> None:

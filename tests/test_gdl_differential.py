@@ -202,7 +202,16 @@ def test_kernel_modes_agree_and_a_context_follows_any_jump(which: str) -> None:
                 assert (after == expected_after).all()
 
 
-@pytest.mark.parametrize("which", ["shared:amazons_8x8", "shared:bomberman2p", "tictactoe", "corpus:3pConnectFour"])
+#: After one move the only role has none left, in a state that is not terminal: a playout stops there.
+STUCK = (
+    "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s2))"
+    " (<= (goal p 50) (true s1)) (<= (goal p 0) (true s0))"
+)
+
+
+@pytest.mark.parametrize(
+    "which", ["shared:amazons_8x8", "shared:bomberman2p", "tictactoe", "corpus:3pConnectFour", "stuck"]
+)
 def test_the_kernels_own_playout_loop_plays_the_generic_loops_games(which: str) -> None:
     """random_playouts runs a rule sheet's own compiled playout (one call a game) when the kernel has one: the
     same games, lengths and goals as the generic loop over legal/apply/terminal, in both modes, also when
@@ -213,7 +222,7 @@ def test_the_kernels_own_playout_loop_plays_the_generic_loops_games(which: str) 
     from ggp.gdl import from_text
     from ggp.gdl.kernel import DIFFERENTIAL, SWEEP, gdl_kernel
 
-    text, name = _sheet(which)
+    text, name = (STUCK, "stuck") if which == "stuck" else _sheet(which)
     game = from_text(text, name)
     start = game.initial_array()
     for mode in (SWEEP, DIFFERENTIAL):
@@ -226,6 +235,8 @@ def test_the_kernels_own_playout_loop_plays_the_generic_loops_games(which: str) 
             b = random_playouts(generic, start, 12, seed=9, max_steps=max_steps)
             assert (a[0] == b[0]).all() and (a[1] == b[1]).all(), (mode, max_steps)
             assert a[1].max() <= max_steps and a[1].sum() > 0
+        if which == "stuck":  # one move, then no move: scored where it stopped
+            assert a[1].tolist() == [1] * 12 and a[0].tolist() == [[50]] * 12
 
 
 def test_the_evaluators_choice_is_made_once_per_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -56,7 +56,13 @@ def facts(game: Game, seconds: float) -> list[tuple[str, str]]:
         rows.append(("gates", f"{propnet.num_gates:,}"))
         rows.append(("max legal", f"{getattr(game, 'max_legal', 0):,} moves of one role in one state, at most"))
     else:
-        rows.append(("load", f"{getattr(game, 'load_seconds', seconds):.2f} s"))
+        total = float(getattr(game, "load_seconds", seconds))
+        tried = float(getattr(game, "tried_seconds", 0.0))
+        if tried > 0:  # the reasoner chosen after grounding gave up: the attempt was part of the load
+            stages = f"parse and ground until it gave up {tried:.2f} s, prover {max(0.0, total - tried):.2f} s"
+            rows.append(("load", f"{total:.2f} s ({stages})"))
+        else:
+            rows.append(("load", f"{total:.2f} s"))
         program = getattr(game, "program", None)
         if program is not None:
             rows.append(("rules", f"{len(program.rules):,} (not grounded: no propositions or gates)"))

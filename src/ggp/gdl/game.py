@@ -433,11 +433,17 @@ def load_text(text: str, name: str = "gdl") -> GDLGame | ProverGame:
     ...           " (<= terminal (true t)) (goal p 100)", "tiny").engine
     'propnet'
     """
+    began = time.perf_counter()
     try:
         return from_text(text, name)
     except GroundingTooLarge as exc:
+        tried = time.perf_counter() - began
         _stage("starting the top-down prover (too large to ground)")
-        return ProverGame(text, name, reason=f"grounding is infeasible: {exc}")
+        game = ProverGame(text, name, reason=f"grounding is infeasible: {exc}")
+        # the load took the attempt too (``ggp info`` shows both parts)
+        game.tried_seconds = tried
+        game.load_seconds += tried
+        return game
     finally:
         _stage(None)
 

@@ -323,35 +323,72 @@ def rollout(ctx, s, rng):  # type: ignore[no-untyped-def]
     _rollout_steps(ctx, s, rng, MAX_ROLLOUT_STEPS)
 
 
-@nb.njit(cache=True, inline="always")
-def _pick(net, dn, flags, r, n):  # type: ignore[no-untyped-def]
-    # The does node of role r's legal move number np.random.randint(n) (of its n legal moves, in the order
-    # legal() lists them): the draw the generic playout loop makes, so both loops play the same games.
-    j = np.random.randint(n)
-    lo = net.legal_ptr[r]
-    if flags[F_MODE] == DIFFERENTIAL:  # the (j+1)-th set entry of the role's Fenwick tree, in log time
-        tree = dn[DN_TREE]
-        m = net.legal_ptr[r + 1] - lo
-        off = lo + r
-        rem = j + 1
-        step = 1
-        while step * 2 <= m:
-            step *= 2
-        pos = 0
-        while step > 0:
-            if pos + step <= m and tree[off + pos + step] < rem:
-                pos += step
-                rem -= tree[off + pos]
-            step >>= 1
-        return net.legal_does[lo + pos]
+@nb.njit(cache=True)
+def _dn_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
+    # playout's loop on the differential evaluator (one loop per mode: a loop holding both runs slower)
+    net, dn, does = v[0], v[1], v[3]
+    vals, lcount, tree, changed = dn[DN_VALS], dn[DN_COUNT], dn[DN_TREE], dn[DN_CHANGED]
+    lptr = net.legal_ptr
+    ldoes = net.legal_does
+    term = net.header[H_TERMINAL]
+    steps = 0
+    while vals[term] == 0 and steps < max_steps:
+        for r in range(does.shape[0]):
+            n = lcount[r]
+            if n == 0:  # a role without a move: the game cannot go on
+                return steps
+            # legal() lists the set entries in order: the (j+1)-th, found in the role's Fenwick tree
+            rem = np.random.randint(n) + 1
+            lo = lptr[r]
+            m = lptr[r + 1] - lo
+            off = lo + r
+            step = 1
+            while step * 2 <= m:
+                step *= 2
+            pos = 0
+            while step > 0:
+                if pos + step <= m and tree[off + pos + step] < rem:
+                    pos += step
+                    rem -= tree[off + pos]
+                step >>= 1
+            does[r] = ldoes[lo + pos]
+        for q in range(_dn_step(net, dn, does)):  # and the values hold the next state
+            i = changed[q]
+            s[i] = 1 - s[i]
+        steps += 1
+    return steps
+
+
+@nb.njit(cache=True)
+def _sweep_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
+    # playout's loop on the sweep evaluator
+    net, dn, flags, does, nxt = v[0], v[1], v[2], v[3], v[5]
     vals = dn[DN_VALS]
+    lptr = net.legal_ptr
     lnode = net.legal_node
-    for k in range(lo, net.legal_ptr[r + 1]):
-        if vals[lnode[k]] == 1:
-            if j == 0:
-                return net.legal_does[k]
-            j -= 1
-    return -1  # not reached: n counts the role's legal moves
+    ldoes = net.legal_does
+    term = net.header[H_TERMINAL]
+    flags[F_GOALS] = 0  # (every step loads a new state; the goals are evaluated when asked)
+    steps = 0
+    while vals[term] == 0 and steps < max_steps:
+        for r in range(does.shape[0]):
+            n = 0
+            for k in range(lptr[r], lptr[r + 1]):
+                n += vals[lnode[k]]
+            if n == 0:
+                return steps
+            j = np.random.randint(n)
+            for k in range(lptr[r], lptr[r + 1]):
+                if vals[lnode[k]] == 1:
+                    if j == 0:
+                        does[r] = ldoes[k]
+                        break
+                    j -= 1
+        _next(net, vals, does, nxt)
+        s[:] = nxt
+        _load(net, vals, s)
+        steps += 1
+    return steps
 
 
 @nb.njit(cache=True)
@@ -366,31 +403,10 @@ def playout(ctx, s, max_steps):  # type: ignore[no-untyped-def]
     or where a role has no legal move (``s`` then stays non-terminal).
     """
     v = _unpack(ctx)
-    net, dn, flags, does = v[0], v[1], v[2], v[3]
-    vals = dn[DN_VALS]
-    lcount = dn[DN_COUNT]
-    lptr = net.legal_ptr
-    lnode = net.legal_node
-    term = net.header[H_TERMINAL]
     _ensure(v, s)
-    steps = 0
-    while vals[term] == 0 and steps < max_steps:
-        for r in range(does.shape[0]):
-            if flags[F_MODE] == DIFFERENTIAL:
-                n = lcount[r]
-            else:
-                n = 0
-                for k in range(lptr[r], lptr[r + 1]):
-                    n += vals[lnode[k]]
-            if n == 0:  # a role without a move: the game cannot go on
-                return steps
-            does[r] = _pick(net, dn, flags, r, n)
-        _step(v, s)
-        if flags[F_MODE] == SWEEP:  # (a differential step leaves s loaded)
-            _load(net, vals, s)
-            flags[F_GOALS] = 0
-        steps += 1
-    return steps
+    if v[2][F_MODE] == DIFFERENTIAL:
+        return _dn_playout(v, s, max_steps)
+    return _sweep_playout(v, s, max_steps)
 
 
 def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:

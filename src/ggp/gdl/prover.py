@@ -463,6 +463,9 @@ class ProverGame(FactsView, Game):
         self._move_terms: list[list[Term]] = [[] for _ in self.roles]
         self._move_index: list[dict[Term, int]] = [{} for _ in self.roles]
         self.load_seconds = time.perf_counter() - t0
+        #: Seconds spent parsing and grounding before grounding gave up, when :func:`~ggp.gdl.load_text` chose
+        #: this reasoner for that reason (0: made directly); :attr:`load_seconds` includes them.
+        self.tried_seconds = 0.0
 
     # --- evaluation ------------------------------------------------------------------------------
     def _state(self, state: State) -> ProverState:
