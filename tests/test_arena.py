@@ -14,6 +14,7 @@ import select
 import socket
 import subprocess
 import sys
+import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ with warnings.catch_warnings():
 
 import ggp
 from ggp.protocol import GGPServer, PlayerConfig, PlayerService, Reply
+from ggp.protocol.host import RemoteError
 from ggp.protocol.messages import Play, parse_message
 from ggp.web.app import create_app
 from ggp.web.arena import ArenaError, PinnedTransport, ask_info, check_url
@@ -143,6 +145,23 @@ def test_the_address_checked_is_the_address_connected_to(tmp_path: Path) -> None
         with pytest.raises(ArenaError, match=re.escape("10.0.0.7 is a private address")):
             ask_info(url, transport)
         assert lookups == ["player.invalid", "player.invalid"]  # one lookup per message, none behind its back
+        # https keeps the name for TLS's certificate check, but connects to the checked address as well
+        lookups.clear()
+        with socket.create_server(("127.0.0.1", 0)) as listener:
+            listener.settimeout(5.0)  # without the pinned address nothing connects: the test fails, not hangs
+            accepted: list[tuple[str, int]] = []
+
+            def accept_one() -> None:
+                conn, peer = listener.accept()
+                accepted.append(peer)
+                conn.close()  # ends the TLS handshake
+
+            taker = threading.Thread(target=accept_one)
+            taker.start()
+            with pytest.raises(RemoteError, match=re.escape("cannot talk to https://player.invalid")):
+                transport.post(f"https://player.invalid:{listener.getsockname()[1]}/", "(info)", 5.0, "arena")
+            taker.join()
+        assert len(accepted) == 1 and lookups == ["player.invalid"]
     finally:
         server.close()
     with arena_client(tmp_path) as client:  # the arena's INFO and matches go through such a transport

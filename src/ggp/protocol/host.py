@@ -152,8 +152,9 @@ class Transport:
             "Connection: close\r\n"
             "\r\n"
         )
+        target = self.address(url, host, port)
         try:
-            sock = socket.create_connection((host, port), timeout=max(0.001, deadline - time.monotonic()))
+            sock = socket.create_connection((target, port), timeout=max(0.001, deadline - time.monotonic()))
         except TimeoutError:
             raise RemoteTimeout(f"no reply from {url} within {limit:.2f} s (no connection)") from None
         except OSError as exc:
@@ -173,6 +174,14 @@ class Transport:
         finally:
             sock.close()
         return response.status, response.body.decode("utf-8", errors="replace")
+
+    def address(self, url: str, host: str, port: int) -> str:
+        """Where to connect to reach ``host`` of ``url``: the name itself (the system resolves it).
+
+        A subclass may resolve and check the name, and return the address it checked (raising
+        :class:`RemoteError` to refuse); ``Host`` and TLS's server name still say ``host``.
+        """
+        return host
 
     def close(self) -> None:
         """Nothing to release: every exchange has its own connection."""

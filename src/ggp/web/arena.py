@@ -220,10 +220,8 @@ class PinnedTransport(Transport):
 
     Checking a URL and then connecting by its name would resolve the name twice, and a name can answer a
     public address to the check and a private one to the connection (DNS rebinding). So each message
-    resolves the name once, checks every address, and goes to the first of them: the URL's host is replaced
-    by that address (the ``Host`` header names the address too, which GGP players do not read). An
-    ``https`` URL keeps its name, which TLS checks the certificate against: it is checked just before
-    connecting, but the connection resolves the name again.
+    resolves the name once, checks every address, and connects to the first of them; the ``Host`` header
+    and, for ``https``, the name TLS checks the certificate against stay the URL's.
 
     >>> PinnedTransport(()).post("http://127.0.0.1:9/", "(info)", 1.0, "test")
     Traceback (most recent call last):
@@ -235,25 +233,11 @@ class PinnedTransport(Transport):
         self.allow = allow
         self.resolve = resolve
 
-    def post(self, url: str, text: str, limit: float, receiver: str) -> tuple[int, str]:
+    def address(self, url: str, host: str, port: int) -> str:
         try:
-            parts = urlsplit(url)
-            port = parts.port
-        except ValueError as exc:
-            raise RemoteError(f"cannot talk to {url}: not a URL: {exc}") from None
-        secure = parts.scheme.lower() == "https"
-        if not parts.hostname:
-            raise RemoteError(f"cannot talk to {url}: not a URL like http://127.0.0.1:9147")
-        port = port or (443 if secure else 80)
-        try:
-            addresses = _checked_addresses(parts.hostname, port, self.allow, self.resolve)
+            return _checked_addresses(host, port, self.allow, self.resolve)[0]
         except ArenaError as exc:
             raise RemoteError(f"cannot talk to {url}: {exc.message}") from None
-        if not secure:
-            address = addresses[0]
-            netloc = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
-            url = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
-        return super().post(url, text, limit, receiver)
 
 
 def ask_info(url: str, transport: Transport | None = None, limit: float = QUICK) -> dict[str, str]:
