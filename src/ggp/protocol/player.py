@@ -368,7 +368,8 @@ class PlayerService:
             match.role = next(r for r in game.roles if r.lower() == match.role.lower())
             match.game, match.native, match.how, match.gdl = game, found.native, found.how, found.gdl
             match.state = game.initial_state()
-            _prime(game, match.state)
+            with contextlib.suppress(Exception):  # a speed-up only: what fails here fails again, and says so, at PLAY
+                _prime(game, match.state)
         except Exception as exc:
             match.failure = f"{type(exc).__name__}: {exc}"
             self._say(f"START {match.match_id}: {match.failure}")
