@@ -189,3 +189,15 @@ def test_joint_moves_that_come_while_the_rules_compile_are_applied_once_they_are
     game, state = match.game, match.state
     assert game is not None and state is not None
     assert reply.body in {str(m) for m in game.legal_moves(state, "xPlayer")}
+
+
+def test_the_exploration_constant_on_rule_sheets_and_built_in_games() -> None:
+    sheet = ggp.load(sheet_path("tictactoe2"))
+    agent = MCTSAgent(sims=10, seed=1)
+    agent.start(sheet, "xPlayer")
+    assert agent.c == MCTSAgent.sheet_c != MCTSAgent.default_c
+    agent.start(ggp.load("wallmaze"), "white")  # the same agent on a built-in game
+    assert agent.c == MCTSAgent.default_c
+    chosen = MCTSAgent(sims=10, seed=1, c=2.0)
+    chosen.start(sheet, "xPlayer")
+    assert chosen.c == 2.0  # a spec's c is kept
