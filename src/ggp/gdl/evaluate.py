@@ -12,6 +12,8 @@ serve the compiled loops.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba as nb
 import numpy as np
 
@@ -422,21 +424,31 @@ def _dn_random_joint(
             error[0] = 1
             error[1] = r
             return False
-        rem = rng_below(rng, n) + 1
-        lo = lptr[r]
-        m = lptr[r + 1] - lo
-        off = lo + r
-        step = 1
-        while step * 2 <= m:
-            step *= 2
-        pos = 0
-        while step > 0:
-            if pos + step <= m and tree[off + pos + step] < rem:
-                pos += step
-                rem -= tree[off + pos]
-            step >>= 1
-        does[r] = ldoes[lo + pos]
+        does[r] = ldoes[lptr[r] + fenwick_pick(net, tree, r, rng_below(rng, n))]
     return True
+
+
+@nb.njit(cache=True)
+def fenwick_pick(net: Network, tree: np.ndarray, r: int, j: int | np.integer[Any]) -> int:
+    """Where role ``r``'s ``j``-th legal move (from 0, in :func:`legal`'s order) sits in its legal list.
+
+    Each role's Fenwick tree counts the set entries of its legal list; the
+    search descends it by powers of two, in O(log n) for a list of n entries.
+    """
+    lptr = net.legal_ptr
+    m = lptr[r + 1] - lptr[r]
+    off = lptr[r] + r
+    rem = j + 1
+    step = 1
+    while step * 2 <= m:
+        step *= 2
+    pos = 0
+    while step > 0:
+        if pos + step <= m and tree[off + pos + step] < rem:
+            pos += step
+            rem -= tree[off + pos]
+        step >>= 1
+    return pos
 
 
 @nb.njit(cache=True)

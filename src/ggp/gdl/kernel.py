@@ -59,6 +59,7 @@ from .evaluate import (
     _random_joint,
     _read_goals,
     dn_alloc,
+    fenwick_pick,
 )
 from .network import H_NBASE, H_NROLES, H_TERMINAL, Network, Propnet
 
@@ -337,21 +338,8 @@ def _dn_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
             n = lcount[r]
             if n == 0:  # a role without a move: the game cannot go on
                 return steps
-            # legal() lists the set entries in order: the (j+1)-th, found in the role's Fenwick tree
-            rem = np.random.randint(n) + 1
-            lo = lptr[r]
-            m = lptr[r + 1] - lo
-            off = lo + r
-            step = 1
-            while step * 2 <= m:
-                step *= 2
-            pos = 0
-            while step > 0:
-                if pos + step <= m and tree[off + pos + step] < rem:
-                    pos += step
-                    rem -= tree[off + pos]
-                step >>= 1
-            does[r] = ldoes[lo + pos]
+            # legal() lists the set entries in order: the j-th, found in the role's Fenwick tree
+            does[r] = ldoes[lptr[r] + fenwick_pick(net, tree, r, np.random.randint(n))]
         for q in range(_dn_step(net, dn, does)):  # and the values hold the next state
             i = changed[q]
             s[i] = 1 - s[i]
