@@ -177,25 +177,36 @@ def _random_joint(net: Network, vals: np.ndarray, rng: np.ndarray, does: np.ndar
 
     Both evaluators draw through this, so they play the same games for the same ``rng``.
     """
-    lptr = net.legal_ptr
-    lnode = net.legal_node
-    ldoes = net.legal_does
     for r in range(net.header[H_NROLES]):
-        n = 0
-        for k in range(lptr[r], lptr[r + 1]):
-            n += vals[lnode[k]]
+        n = legal_count(net, vals, r)
         if n == 0:
             error[0] = 1
             error[1] = r
             return False
-        j = rng_below(rng, n)
-        for k in range(lptr[r], lptr[r + 1]):
-            if vals[lnode[k]] == 1:
-                if j == 0:
-                    does[r] = ldoes[k]
-                    break
-                j -= 1
+        does[r] = legal_does_at(net, vals, r, rng_below(rng, n))
     return True
+
+
+@nb.njit(cache=True)
+def legal_count(net: Network, vals: np.ndarray, r: int) -> int:
+    """How many legal moves role ``r`` has in the loaded values ``vals`` (the sweep evaluator's)."""
+    lnode = net.legal_node
+    n = 0
+    for k in range(net.legal_ptr[r], net.legal_ptr[r + 1]):
+        n += vals[lnode[k]]
+    return n
+
+
+@nb.njit(cache=True)
+def legal_does_at(net: Network, vals: np.ndarray, r: int, j: int | np.integer[Any]) -> int:
+    """The input proposition of role ``r``'s ``j``-th legal move (from 0, in :func:`legal`'s order) in ``vals``."""
+    lnode = net.legal_node
+    for k in range(net.legal_ptr[r], net.legal_ptr[r + 1]):
+        if vals[lnode[k]] == 1:
+            if j == 0:
+                return int(net.legal_does[k])
+            j -= 1
+    return -1  # j is below legal_count: not reached
 
 
 @nb.njit(cache=True)

@@ -60,6 +60,8 @@ from .evaluate import (
     _read_goals,
     dn_alloc,
     fenwick_pick,
+    legal_count,
+    legal_does_at,
 )
 from .network import H_NBASE, H_NROLES, H_TERMINAL, Network, Propnet
 
@@ -352,26 +354,15 @@ def _sweep_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
     # playout's loop on the sweep evaluator
     net, dn, flags, does, nxt = v[0], v[1], v[2], v[3], v[5]
     vals = dn[DN_VALS]
-    lptr = net.legal_ptr
-    lnode = net.legal_node
-    ldoes = net.legal_does
     term = net.header[H_TERMINAL]
     flags[F_GOALS] = 0  # (every step loads a new state; the goals are evaluated when asked)
     steps = 0
     while vals[term] == 0 and steps < max_steps:
         for r in range(does.shape[0]):
-            n = 0
-            for k in range(lptr[r], lptr[r + 1]):
-                n += vals[lnode[k]]
+            n = legal_count(net, vals, r)
             if n == 0:
                 return steps
-            j = np.random.randint(n)
-            for k in range(lptr[r], lptr[r + 1]):
-                if vals[lnode[k]] == 1:
-                    if j == 0:
-                        does[r] = ldoes[k]
-                        break
-                    j -= 1
+            does[r] = legal_does_at(net, vals, r, np.random.randint(n))
         _next(net, vals, does, nxt)
         s[:] = nxt
         _load(net, vals, s)
