@@ -32,15 +32,9 @@ from ggp.web.server import BackgroundServer
 
 ROOT = Path(__file__).resolve().parent
 CORPUS = ROOT.parent.parent / "shared" / "corpus" / "kif"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+# The browser the tests drive, with the same flags: a picture and a test see the same page.
+sys.path.insert(0, str(ROOT.parent / "tests"))
+from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 # game -> (players, the people's moves: one dict per turn of theirs, role -> move; agents answer in between)
 SCENES: dict[str, tuple[dict[str, str], list[dict[str, str]]]] = {
@@ -188,7 +182,7 @@ def photograph_arena(context: BrowserContext, page: Page, base: str, out: Path) 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=ROOT / "img" / "screens", help="folder for the PNG files")
-    parser.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium binary")
+    parser.add_argument("--chromium", default=CHROMIUM, help="the Chromium binary")
     parser.add_argument("--games", nargs="*", default=list(SCENES), help="which games (default: all)")
     parser.add_argument("--no-arena", action="store_true", help="leave out the arena's pictures")
     args = parser.parse_args(argv)

@@ -28,42 +28,8 @@ from ggp.protocol import GGPServer, HostError, PlayerConfig, PlayerService, Repl
 from ggp.protocol.messages import Play, parse_message
 from ggp.protocol.recognize import sheet_text
 
-TIC_TAC_TOE = """
-; tic-tac-toe, as in the GGP course
-(role xplayer) (role oplayer)
-(init (cell 1 1 b)) (init (cell 1 2 b)) (init (cell 1 3 b))
-(init (cell 2 1 b)) (init (cell 2 2 b)) (init (cell 2 3 b))
-(init (cell 3 1 b)) (init (cell 3 2 b)) (init (cell 3 3 b))
-(init (control xplayer))
-(<= (next (cell ?m ?n x)) (does xplayer (mark ?m ?n)) (true (cell ?m ?n b)))
-(<= (next (cell ?m ?n o)) (does oplayer (mark ?m ?n)) (true (cell ?m ?n b)))
-(<= (next (cell ?m ?n ?w)) (true (cell ?m ?n ?w)) (distinct ?w b))
-(<= (next (cell ?m ?n b)) (does ?w (mark ?j ?k)) (true (cell ?m ?n b)) (or (distinct ?m ?j) (distinct ?n ?k)))
-(<= (next (control xplayer)) (true (control oplayer)))
-(<= (next (control oplayer)) (true (control xplayer)))
-(<= (row ?m ?x) (true (cell ?m 1 ?x)) (true (cell ?m 2 ?x)) (true (cell ?m 3 ?x)))
-(<= (column ?n ?x) (true (cell 1 ?n ?x)) (true (cell 2 ?n ?x)) (true (cell 3 ?n ?x)))
-(<= (diagonal ?x) (true (cell 1 1 ?x)) (true (cell 2 2 ?x)) (true (cell 3 3 ?x)))
-(<= (diagonal ?x) (true (cell 1 3 ?x)) (true (cell 2 2 ?x)) (true (cell 3 1 ?x)))
-(<= (line ?x) (row ?m ?x))
-(<= (line ?x) (column ?m ?x))
-(<= (line ?x) (diagonal ?x))
-(<= open (true (cell ?m ?n b)))
-(<= (legal ?w (mark ?x ?y)) (true (cell ?x ?y b)) (true (control ?w)))
-(<= (legal xplayer noop) (true (control oplayer)))
-(<= (legal oplayer noop) (true (control xplayer)))
-(<= (goal xplayer 100) (line x))
-(<= (goal xplayer 50) (not (line x)) (not (line o)) (not open))
-(<= (goal xplayer 0) (line o))
-(<= (goal xplayer 0) (not (line x)) (not (line o)) open)
-(<= (goal oplayer 100) (line o))
-(<= (goal oplayer 50) (not (line x)) (not (line o)) (not open))
-(<= (goal oplayer 0) (line x))
-(<= (goal oplayer 0) (not (line x)) (not (line o)) open)
-(<= terminal (line x))
-(<= terminal (line o))
-(<= terminal (not open))
-"""
+#: A game ggp knows only by its rule sheet (no native kernel recognises it).
+TIC_TAC_TOE = (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text()
 
 
 class Player:
