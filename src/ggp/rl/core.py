@@ -19,14 +19,16 @@ is +1, a loss (0) is -1 and a draw (50) is 0, and given when the game ends.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..core.errors import GameOverError, IllegalMoveError
+from ..core.errors import GameOverError, GGPError, IllegalMoveError
 from ..core.native import KernelGame
 from ..registry import load
+from . import observe
 from .observe import Observer, observer_for
 
 #: What ``illegal=`` accepts: ``"raise"`` (IllegalMoveError), ``"lose"`` (the game ends, the offender scores -1)
@@ -39,14 +41,209 @@ def reward_of(goal: float) -> float:
     return (float(goal) - 50.0) / 50.0
 
 
-def _advance_template(ctx, s, joint, legal, counts):  # type: ignore[no-untyped-def]
-    # A step in one compiled call: play, test the end, and list every role's legal actions in the new state.
-    kernel_apply(ctx, s, joint)  # type: ignore[name-defined]  # noqa: F821
+# --- an environment's turn: one compiled call -----------------------------------------------------
+#: :class:`Turn` modes: play the joint move, or stay (the state was set by the caller: a restart); ``EVERY``
+#: encodes every role's observation, not only the first mover's.
+PLAY, STAY, EVERY = 0, 1, 2
+#: What a turn returns beside the movers' bits: the state is terminal; a role's one legal action was never
+#: classed noop or not (Python classes it, then the turn is run again with STAY); a role has no legal action.
+TERMINAL, UNKNOWN_IDLE, STUCK = -1, -2, -3
+#: The head of :attr:`Turn.ints`: the legal lists' width, the board's cell count, an observation's size, the
+#: board tensor's size.
+_HEAD = 4
+
+
+def _turn_template(ctx, s, ints, flags, floats, aux, mode, version):  # type: ignore[no-untyped-def]
+    # An environment's step in one call: play the joint move (unless STAY), test the end, list every role's
+    # legal actions and update its int8 mask in place (the old list's entries cleared, then the new list's set:
+    # Amazons 10x10's masks are 10,101 wide and its lists 144 long at most), find the roles with a choice
+    # (``flags[1]``, a role's one legal action classed idle (1), not (0) or not yet (-1)), give the idle ones
+    # their one action in the joint move, and encode the first mover's observation (every role's with EVERY)
+    # and the board tensor. Returns the movers as bits, or TERMINAL (goals written), UNKNOWN_IDLE or STUCK.
+    # The buffers' layout is Turn's (every int64 in ``ints``, the masks and idle classes in ``flags``, the
+    # observations and the board in ``floats``); every value in them was checked by Python before.
+    nr = num_roles  # type: ignore[name-defined]  # noqa: F821
+    width, cells, size, board_size = ints[0], ints[1], ints[2], ints[3]
+    counts = ints[4 : 4 + nr]
+    goals = ints[4 + nr : 4 + 2 * nr]
+    seen = ints[4 + 2 * nr : 4 + 3 * nr]
+    joint = ints[4 + 3 * nr : 4 + 4 * nr]
+    lo = 4 + 4 * nr
+    at = lo + nr * width
+    masks = flags[0]
+    idle = flags[1]
+    if (mode & 1) == 0:
+        kernel_apply(ctx, s, joint)  # type: ignore[name-defined]  # noqa: F821
+    for r in range(nr):
+        for i in range(counts[r]):
+            masks[r, ints[lo + r * width + i]] = 0
+        counts[r] = 0
+    code = TERMINAL
     if kernel_terminal(ctx, s):  # type: ignore[name-defined]  # noqa: F821
-        return True
-    for r in range(num_roles):  # type: ignore[name-defined]  # noqa: F821
-        counts[r] = kernel_legal(ctx, s, r, legal[r])  # type: ignore[name-defined]  # noqa: F821
-    return False
+        kernel_goals(ctx, s, goals)  # type: ignore[name-defined]  # noqa: F821
+    else:
+        bits = 0
+        unknown = False
+        stuck = False
+        for r in range(nr):
+            out = ints[lo + r * width : lo + (r + 1) * width]
+            n = kernel_legal(ctx, s, r, out)  # type: ignore[name-defined]  # noqa: F821
+            counts[r] = n
+            for i in range(n):
+                masks[r, out[i]] = 1
+            if n == 0:
+                stuck = True
+            elif n == 1 and idle[r, out[0]] != 0:
+                unknown = unknown or idle[r, out[0]] < 0
+            else:
+                bits |= 1 << r
+        if stuck:
+            code = STUCK
+        elif unknown:
+            code = UNKNOWN_IDLE
+        else:
+            if bits == 0:  # every role idle: all move
+                bits = (1 << nr) - 1
+            for r in range(nr):
+                if not (bits >> r) & 1:
+                    joint[r] = ints[lo + r * width]
+            code = bits
+    first = 0
+    if code > 0:
+        while not (code >> first) & 1:
+            first += 1
+    for r in range(nr):
+        if r == first or (mode & EVERY) != 0:
+            encode(s, r, aux, floats[r * size : (r + 1) * size])  # type: ignore[name-defined]  # noqa: F821
+            seen[r] = version
+    board = floats[nr * size : nr * size + board_size]
+    for j in range(board_size):
+        board[j] = 0.0
+    for q in range(cells):
+        board[ints[at + q]] = s[ints[at + cells + q]]
+    return code
+
+
+def _observe_digest() -> str:
+    # numba's cache of a compiled turn checks this file only, not the encoders it calls: naming the turn after
+    # the encoders' source makes a change there compile a new turn instead of reusing a stale one
+    return "o" + hashlib.sha1(Path(observe.__file__).read_bytes()).hexdigest()[:10] if observe.__file__ else "o"
+
+
+_OBSERVE_DIGEST = _observe_digest()
+
+
+class Turn:
+    """One environment's game in progress: its state, and a step as one compiled call (:meth:`play`).
+
+    A turn fills buffers kept for the environment's life: each role's legal actions and int8 mask (updated
+    in place), the movers, the goals at the end, the observations of the roles asked about and the board
+    tensor. :attr:`version` counts the states the buffers were filled for, so an observation is encoded at
+    most once per state (:meth:`observation`) and reads never compare states.
+
+    >>> t = Turn(RLGame.of("amazons_8x8"))
+    >>> t.restart(), t.movers(1)
+    (1, (0,))
+    >>> int(t.counts[0]), int(t.counts[1]), t.observation(0).shape
+    (60, 1, (8, 8, 6))
+    """
+
+    def __init__(self, rg: RLGame, every: bool = False) -> None:
+        self.rg = rg
+        kernel, obs = rg.kernel, rg.observer
+        nr, na = rg.num_roles, rg.num_actions
+        if nr > 62:  # the movers are returned as the bits of an int64
+            raise GGPError(f"{rg.name}: ggp.rl's environments play games of at most 62 roles, not {nr}")
+        width = max(1, kernel.max_actions)
+        size = int(np.prod(obs.shape))
+        at = of = np.zeros(0, dtype=np.int64)
+        board_size = 0
+        if obs.board is not None and obs.board_shape is not None:
+            b = obs.board
+            at = np.ravel_multi_index((b.row, b.col, b.channel), obs.board_shape).astype(np.int64)
+            of = np.asarray(b.index, dtype=np.int64)
+            board_size = int(np.prod(obs.board_shape))
+            if len(at) != len(of) or (len(of) and not 0 <= of.min() <= of.max() < len(rg.initial())):
+                raise ValueError(f"{rg.name}: the board's cells do not match the state array")
+        lo = _HEAD + 4 * nr
+        self.ints = np.zeros(lo + nr * width + 2 * len(at), dtype=np.int64)
+        self.ints[:_HEAD] = (width, len(at), size, board_size)
+        self.ints[lo + nr * width :] = np.concatenate([at, of])
+        self.counts = self.ints[_HEAD : _HEAD + nr]
+        self.goals = self.ints[_HEAD + nr : _HEAD + 2 * nr]
+        self.seen = self.ints[_HEAD + 2 * nr : _HEAD + 3 * nr]
+        self.seen[:] = -1
+        #: The joint move being chosen: the movers' actions are written here, the idle roles' by the turn.
+        self.joint = self.ints[_HEAD + 3 * nr : _HEAD + 4 * nr]
+        self.legal = self.ints[lo : lo + nr * width].reshape(nr, width)
+        self.flags = np.zeros((2, nr, na), dtype=np.int8)
+        self.flags[1] = -1
+        #: Each role's legal actions as an int8 0/1 mask (all 0 at the end): the env's own, copy what you keep.
+        self.masks = self.flags[0]
+        self.floats = np.zeros(nr * size + board_size, dtype=np.float32)
+        self._obs = [self.floats[r * size : (r + 1) * size].reshape(obs.shape) for r in range(nr)]
+        self._board = self.floats[nr * size :].reshape(obs.board_shape) if obs.board_shape is not None else None
+        self._aux = obs.aux
+        self._encode = obs.encoder
+        self._mode = EVERY if every else 0
+        self._fn = rg.turn_function()
+        self.ctx = kernel.context()
+        #: The state array, played in place.
+        self.s = rg.initial()
+        self.version = 0
+        self._movers: dict[int, tuple[int, ...]] = {}
+
+    def restart(self) -> int:
+        """Back to the initial state; what :meth:`play` returns."""
+        self.s[:] = self.rg._init
+        return self._run(self._mode | STAY)
+
+    def play(self) -> int:
+        """Play :attr:`joint` (every mover's action written and checked legal by the caller; the state not
+        terminal): the movers of the new state as bits (role r moves if bit r is set), or TERMINAL."""
+        return self._run(self._mode)
+
+    def _run(self, mode: int) -> int:
+        self.version += 1
+        code = int(self._fn(self.ctx, self.s, self.ints, self.flags, self.floats, self._aux, mode, self.version))
+        if code == UNKNOWN_IDLE:  # a role's one legal action met for the first time: class it, then list again
+            rg, idle = self.rg, self.flags[1]
+            for r in range(rg.num_roles):
+                if self.counts[r] == 1 and idle[r, self.legal[r, 0]] < 0:
+                    idle[r, self.legal[r, 0]] = rg.is_noop(self.s, r, int(self.legal[r, 0]))
+            code = int(
+                self._fn(self.ctx, self.s, self.ints, self.flags, self.floats, self._aux, mode | STAY, self.version)
+            )
+        if code == STUCK:
+            stuck = [self.rg.roles[r] for r in range(self.rg.num_roles) if self.counts[r] == 0]
+            raise GGPError(
+                f"{self.rg.name}: {', '.join(stuck)} has no legal action in a state that is not terminal "
+                f"(the rules are not well formed)"
+            )
+        return code
+
+    def movers(self, code: int) -> tuple[int, ...]:
+        """The roles whose bits are set in ``code`` (what :meth:`play` returned), in role order."""
+        found = self._movers.get(code)
+        if found is None:
+            found = self._movers[code] = tuple(r for r in range(self.rg.num_roles) if (code >> r) & 1)
+        return found
+
+    def legal_of(self, r: int) -> np.ndarray:
+        """Role ``r``'s legal actions in the current state (a view of the env's buffer)."""
+        return self.legal[r, : self.counts[r]]
+
+    def observation(self, r: int) -> np.ndarray:
+        """Role ``r``'s observation of the current state: a new array, the caller's to keep."""
+        if self.seen[r] != self.version:
+            self._encode(self.s, r, self._aux, self.floats[r * self._obs[r].size : (r + 1) * self._obs[r].size])
+            self.seen[r] = self.version
+        return self._obs[r].copy()
+
+    def board(self) -> np.ndarray:
+        """The board tensor of the current state (rule sheets with a grid): a new array."""
+        assert self._board is not None
+        return self._board.copy()
 
 
 class RLGame:
@@ -69,9 +266,7 @@ class RLGame:
         self._init = np.ascontiguousarray(game.initial_array(), dtype=self.kernel.dtype)
         self._memo_key = b""
         self._memo: dict[int, np.ndarray] = {}
-        self._advance = self.kernel.specialise(_advance_template)
-        self._legal_all = np.empty((self.num_roles, max(1, self.kernel.max_actions)), dtype=np.int64)
-        self._counts = np.zeros(self.num_roles, dtype=np.int64)
+        self._turn: Any = None
 
     @classmethod
     def of(cls, game: str | Path | KernelGame | RLGame) -> RLGame:
@@ -187,20 +382,13 @@ class RLGame:
             raise GameOverError(f"{self.name}: the game is over; reset the environment")
         self.kernel.apply(self._ctx, s, joint)
 
-    def step(self, s: np.ndarray, joint: np.ndarray) -> bool:
-        """Play ``joint`` (legal, ``s`` not terminal: the caller checked) in ``s`` in place; whether it ended the game.
-
-        One compiled call plays the move, tests the end and lists the legal actions of the new state
-        for every role, which :meth:`legal` then answers from.
-        """
-        if self._advance(self._ctx, s, joint, self._legal_all, self._counts):
-            return True
-        self._memo_key = s.tobytes()
-        memo = self._memo = {}
-        for r in range(self.num_roles):
-            found = memo[r] = self._legal_all[r, : self._counts[r]].copy()
-            found.flags.writeable = False
-        return False
+    def turn_function(self) -> Any:
+        """This game's compiled turn (see :class:`Turn`), compiled or loaded from numba's cache once."""
+        if self._turn is None:
+            self._turn = self.kernel.specialise(
+                _turn_template, encode=self.observer.encoder, observe_source=_OBSERVE_DIGEST
+            )
+        return self._turn
 
     def state(self, s: np.ndarray) -> Any:
         """``s`` as an immutable state of the Game API (for agents and rendering)."""

@@ -51,7 +51,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 
 from ..core.native import KernelGame
-from .core import RLGame, check_illegal_mode, check_max_cycles
+from .core import TERMINAL, RLGame, Turn, check_illegal_mode, check_max_cycles, reward_of
 from .render import rgb_array
 
 RENDER_MODES = ("ansi", "rgb_array")
@@ -65,7 +65,12 @@ class _GGPEnv:
     render_mode: str | None
 
     def _setup(
-        self, game: str | Path | KernelGame | RLGame, max_cycles: int | None, render_mode: str | None, illegal: str
+        self,
+        game: str | Path | KernelGame | RLGame,
+        max_cycles: int | None,
+        render_mode: str | None,
+        illegal: str,
+        every: bool,
     ) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, not {render_mode!r}")
@@ -84,9 +89,29 @@ class _GGPEnv:
             spaces["board"] = gymnasium.spaces.Box(0.0, 1.0, obs.board_shape, dtype=np.float32)
         self._observation_spaces = {a: gymnasium.spaces.Dict(spaces) for a in self.possible_agents}
         self._action_spaces = {a: gymnasium.spaces.Discrete(self._rg.num_actions) for a in self.possible_agents}
-        self._s = self._rg.initial()
+        self._t = Turn(self._rg, every=every)
+        self._s = self._t.s  # the turn's state array, played in place
+        self._masks = self._t.masks
+        self._joint = self._t.joint
+        self._no_mask = np.zeros(self._rg.num_actions, dtype=np.int8)
+        self._board = obs.board_shape is not None
+        self._num_actions = self._rg.num_actions
         self._over = False
         self._np_random, _ = seeding.np_random(None)
+
+    def _action(self, r: int, action: Any) -> int | None:
+        """``action`` as an int if it is legal for role ``r`` now, else None (reads the live mask)."""
+        if type(action) is not int:  # numpy ints, floats that are whole numbers; never bools
+            if isinstance(action, (bool, np.bool_)):
+                return None
+            try:
+                a = int(action)
+            except (TypeError, ValueError):
+                return None
+            if a != action:
+                return None
+            action = a
+        return action if 0 <= action < self._num_actions and self._masks[r, action] else None
 
     @property
     def game(self) -> KernelGame:
@@ -100,11 +125,14 @@ class _GGPEnv:
         return self._action_spaces[agent]
 
     def _observe(self, r: int) -> dict[str, np.ndarray]:
-        rg = self._rg
-        out = {"observation": rg.observer.observe(self._s, r)}
-        out["action_mask"] = np.zeros(rg.num_actions, dtype=np.int8) if self._over else rg.mask(self._s, r)
-        if rg.observer.board is not None:
-            out["board"] = rg.observer.board_of(self._s)
+        # new arrays every time: PettingZoo's callers keep observations, and the turn rewrites its buffers
+        t = self._t
+        out = {
+            "observation": t.observation(r),
+            "action_mask": (self._no_mask if self._over else self._masks[r]).copy(),
+        }
+        if self._board:
+            out["board"] = t.board()
         return out
 
     def _seed(self, seed: int | None) -> None:
@@ -112,7 +140,7 @@ class _GGPEnv:
             self._np_random, _ = seeding.np_random(seed)
 
     def _substitute(self, r: int, action: Any) -> int:
-        legal = self._rg.legal(self._s, r)
+        legal = self._t.legal_of(r)
         return int(legal[self._np_random.integers(len(legal))])
 
     def game_state(self) -> Any:
@@ -137,7 +165,10 @@ class GGPAECEnv(_GGPEnv, AECEnv):
     ``game`` is a game name, a rule sheet's path or a loaded game; ``skip_idle``
     selects only the roles with a choice; ``max_cycles`` bounds the number of
     joint moves; ``render_mode`` is None, ``"ansi"`` or ``"rgb_array"``;
-    ``illegal`` is ``"raise"`` or ``"lose"``.
+    ``illegal`` is ``"raise"``, ``"lose"`` or ``"random"``.
+
+    A step costs one compiled call (:class:`ggp.rl.core.Turn`) once every mover
+    has chosen, and a few dictionary reads before.
     """
 
     def __init__(
@@ -150,20 +181,20 @@ class GGPAECEnv(_GGPEnv, AECEnv):
         illegal: str = "raise",
     ) -> None:
         super().__init__()
-        self._setup(game, max_cycles, render_mode, illegal)
+        self._setup(game, max_cycles, render_mode, illegal, every=False)
         self._skip_idle = bool(skip_idle)
         self.metadata = {
             "render_modes": list(RENDER_MODES),
             "name": f"ggp_{self._rg.name}",
             "is_parallelizable": not self._skip_idle,
         }
-        self._joint = np.zeros(self._rg.num_roles, dtype=np.int64)
-        self._movers: list[int] = []
+        self._everyone = tuple(self.possible_agents)
+        self._movers: tuple[str, ...] = self._everyone
+        self._by_bits: dict[int, tuple[str, ...]] = {}
         self._pos = 0
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._seed(seed)
-        self._s = self._rg.initial()
         self._over = False
         self._steps = 0
         self.agents = list(self.possible_agents)
@@ -172,62 +203,79 @@ class GGPAECEnv(_GGPEnv, AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._begin_turn()
+        self._next(self._t.restart())
 
-    def _begin_turn(self) -> None:
-        rg, s = self._rg, self._s
-        self._movers = rg.movers(s) if self._skip_idle else list(range(rg.num_roles))
-        for r in range(rg.num_roles):
-            if r not in self._movers:
-                legal = rg.legal(s, r)
-                self._joint[r] = legal[0]  # the idle role's one move (noop)
-        self._pos = 0
-        self.agent_selection = self.possible_agents[self._movers[0]]
+    def _next(self, code: int) -> None:
+        # after a turn (what Turn.play or restart returned): select the first mover, or end the game
+        if code == TERMINAL:
+            self._end(dict(zip(self.possible_agents, map(reward_of, self._t.goals), strict=True)), truncated=False)
+        elif self.max_cycles is not None and self._steps >= self.max_cycles:
+            self._end({}, truncated=True)
+        else:
+            movers = self._everyone
+            if self._skip_idle:
+                movers = self._by_bits.get(code) or self._movers_of(code)
+            self._movers = movers
+            self._pos = 0
+            self.agent_selection = movers[0]
+
+    def _movers_of(self, code: int) -> tuple[str, ...]:
+        found = self._by_bits[code] = tuple(self.possible_agents[r] for r in self._t.movers(code))
+        return found
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self._observe(self._index[agent])
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        # AECEnv.last, one call shorter: the loop every agent runs
+        agent = self.agent_selection
+        return (
+            self._observe(self._index[agent]) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        rg = self._rg
         r = self._index[agent]
-        a = rg.check(self._s, r, action)
-        self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        if a is None and self._illegal == "random":
+        a = self._action(r, action)
+        if a is None:
+            a = self._refuse(agent, r, action)
+            if a is None:
+                return
+        # rewards come at the end only: in a game still going every reward and cumulative reward is 0
+        self._joint[r] = a
+        self._pos += 1
+        if self._pos < len(self._movers):
+            self.agent_selection = self._movers[self._pos]
+            return
+        self._steps += 1
+        self._next(self._t.play())
+
+    def _refuse(self, agent: str, r: int, action: Any) -> int | None:
+        # an illegal action: raise, play a random legal one instead (returned), or end the game (None)
+        if self._illegal == "random":
             a = self._substitute(r, action)
             self.infos[agent] = {"illegal_action": action, "played": a}
-        if a is None:
-            if self._illegal == "raise":
-                raise rg.illegal(self._s, r, action)
-            self._end({x: (-1.0 if x == agent else 0.0) for x in self.agents}, truncated=False)
-            self.infos[agent] = {"illegal_action": action}
-        else:
-            self._joint[r] = a
-            self._pos += 1
-            if self._pos < len(self._movers):
-                self.agent_selection = self.possible_agents[self._movers[self._pos]]
-            else:
-                self._steps += 1
-                if rg.step(self._s, self._joint):
-                    self._end(dict(zip(self.possible_agents, rg.rewards(self._s), strict=True)), truncated=False)
-                elif self.max_cycles is not None and self._steps >= self.max_cycles:
-                    self._end({}, truncated=True)
-                else:
-                    self._begin_turn()
-        self._accumulate_rewards()
+            return a
+        if self._illegal == "raise":
+            raise self._rg.illegal(self._s, r, action)
+        self._end({x: (-1.0 if x == agent else 0.0) for x in self.agents}, truncated=False)
+        self.infos[agent] = {"illegal_action": action}
+        return None
 
     def _end(self, rewards: dict[str, float], truncated: bool) -> None:
         self._over = True
+        ended = self.truncations if truncated else self.terminations
         for x in self.agents:
-            self.rewards[x] = rewards.get(x, 0.0)
-            if truncated:
-                self.truncations[x] = True
-            else:
-                self.terminations[x] = True
+            reward = self.rewards[x] = rewards.get(x, 0.0)
+            self._cumulative_rewards[x] += reward
+            ended[x] = True
         self.agent_selection = self.agents[0]
 
 
@@ -247,17 +295,15 @@ class GGPParallelEnv(_GGPEnv, ParallelEnv):
         render_mode: str | None = None,
         illegal: str = "raise",
     ) -> None:
-        self._setup(game, max_cycles, render_mode, illegal)
+        self._setup(game, max_cycles, render_mode, illegal, every=True)
         self.metadata = {"render_modes": list(RENDER_MODES), "name": f"ggp_{self._rg.name}"}
-        self._joint = np.zeros(self._rg.num_roles, dtype=np.int64)
         self.agents: list[str] = []
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         self._seed(seed)
-        self._s = self._rg.initial()
-        self._over = False
+        self._over = self._t.restart() == TERMINAL
         self._steps = 0
         self.agents = list(self.possible_agents)
         return {a: self._observe(r) for r, a in enumerate(self.possible_agents)}, {a: {} for a in self.agents}
@@ -265,15 +311,17 @@ class GGPParallelEnv(_GGPEnv, ParallelEnv):
     def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], ...]:
         if not self.agents:
             raise RuntimeError(f"{self._rg.name}: the game is over; call reset() before step()")
-        rg, s = self._rg, self._s
+        if self._over:  # a rule sheet whose initial state is terminal: nothing to play
+            raise RuntimeError(f"{self._rg.name}: the game is over at its start; no move can be played")
+        rg, t = self._rg, self._t
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         rewards = dict.fromkeys(self.agents, 0.0)
         offender = None
         for r, agent in enumerate(self.possible_agents):
             if agent in actions:
-                a = rg.check(s, r, actions[agent])
+                a = self._action(r, actions[agent])
             else:
-                legal = rg.legal(s, r)
+                legal = t.legal_of(r)
                 a = int(legal[0]) if len(legal) == 1 else None
                 if a is None:
                     raise ValueError(
@@ -286,7 +334,7 @@ class GGPParallelEnv(_GGPEnv, ParallelEnv):
                 infos[agent] = {"illegal_action": given, "played": a}
             if a is None:
                 if self._illegal == "raise":
-                    raise rg.illegal(s, r, actions[agent])
+                    raise rg.illegal(self._s, r, actions[agent])
                 offender = agent
                 infos[agent] = {"illegal_action": actions[agent]}
                 break
@@ -297,9 +345,9 @@ class GGPParallelEnv(_GGPEnv, ParallelEnv):
             terminated = True
         else:
             self._steps += 1
-            if rg.step(s, self._joint):
+            if t.play() == TERMINAL:
                 terminated = True
-                rewards = dict(zip(self.possible_agents, rg.rewards(s), strict=True))
+                rewards = dict(zip(self.possible_agents, map(reward_of, t.goals), strict=True))
             elif self.max_cycles is not None and self._steps >= self.max_cycles:
                 truncated = True
         self._over = terminated or truncated
