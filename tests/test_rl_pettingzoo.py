@@ -236,3 +236,85 @@ def test_random_games_through_the_aec_env_end_with_goal_rewards() -> None:
     selected, total = _play_aec("bomberman", 3)
     assert selected[:4] == ["bomberman", "bomberwoman", "bomberman", "bomberwoman"]
     assert sorted(total.values()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+@pytest.mark.parametrize("skip_idle", [True, False], ids=["skip_idle", "every_role"])
+@pytest.mark.parametrize("game", [*ggp.game_names()[:5], TICTACTOE, CONNECT_FOUR, CONNECT_FOUR_SIM], ids=_id)
+def test_the_aec_env_s_compiled_turn_is_the_game_api_s_game(game: str, skip_idle: bool) -> None:
+    """Along random games, every agent's mask, observation and board agree with ggp's Game API and the
+    observer, the selected agent is a role with a choice, and the end's rewards are the goals."""
+    env = rl.aec_env(game, skip_idle=skip_idle)
+    g = env.game
+    observer = env._rg.observer
+    rng = np.random.default_rng(11)
+    for episode in range(3):
+        env.reset(seed=episode)
+        state = g.initial_state()
+        chosen: dict[str, int] = {}
+        for agent in env.agent_iter(2_000):
+            obs, reward, term, trunc, _ = env.last()
+            if term or trunc:
+                assert g.is_terminal(state) and not obs["action_mask"].any()
+                assert reward == (g.goals(state)[g.roles.index(agent)] - 50) / 50
+                env.step(None)
+                continue
+            s = g.array_of(state)
+            for r, role in enumerate(g.roles):
+                seen = env.observe(role)
+                assert np.flatnonzero(seen["action_mask"]).tolist() == sorted(
+                    int(a) for a in g.legal_actions(state, role)
+                )
+                assert np.array_equal(seen["observation"], observer.observe(s, r))
+                if observer.board is not None:
+                    assert np.array_equal(seen["board"], observer.board_of(s))
+            legal = g.legal_actions(state, agent)
+            if skip_idle:
+                assert (
+                    len(legal) > 1
+                    or str(g.legal_moves(state, agent)[0]) != "noop"
+                    or all([str(m) for m in g.legal_moves(state, role)] == ["noop"] for role in g.roles)
+                ), f"{agent} was selected with only noop to play"
+            chosen[agent] = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            played = env._steps
+            env.step(chosen[agent])
+            if env._steps > played:  # every mover has chosen: the joint move was played
+                joint = [chosen.get(role, int(g.legal_actions(state, role)[0])) for role in g.roles]
+                state = g.apply_actions(state, joint)
+                chosen = {}
+        assert not env.agents
+        assert env.game_state() == state
+
+
+def test_observations_are_the_caller_s_to_keep() -> None:
+    """What last() and observe() return is never rewritten by the env, and writing to it changes nothing there."""
+    env = rl.aec_env(TICTACTOE)
+    env.reset(seed=0)
+    kept = []
+    for _ in range(4):
+        obs, *_ = env.last()
+        kept.append((obs, {k: v.copy() for k, v in obs.items()}))
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    for obs, copy in kept:
+        assert all(np.array_equal(obs[k], copy[k]) for k in copy)
+    again = env.observe(env.agent_selection)
+    mine = env.observe(env.agent_selection)
+    for k in mine:
+        mine[k][...] = 1
+    assert all(np.array_equal(env.observe(env.agent_selection)[k], again[k]) for k in again)
+
+
+def test_a_role_without_a_legal_action_before_the_end_is_a_clear_error(tmp_path: Path) -> None:
+    sheet = tmp_path / "stuck.kif"
+    sheet.write_text(
+        "(role a) (role b) (init (step 0))"
+        " (<= (next (step 1)) (true (step 0))) (<= (next (step 2)) (true (step 1)))"
+        " (<= (legal a go) (true (step 0))) (<= (legal a go) (true (step 1))) (<= (legal b wait) (true (step 0)))"
+        " (<= terminal (true (step 2))) (goal a 100) (goal b 0)"
+    )
+    env = rl.aec_env(str(sheet))
+    env.reset()
+    assert env.agent_selection == "a"
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    assert env.agent_selection == "b"  # both have one move, neither noop: both choose
+    with pytest.raises(ggp.GGPError, match="b has no legal action in a state that is not terminal"):
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))

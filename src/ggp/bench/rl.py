@@ -65,12 +65,15 @@ def _random_legal(masks, rng, out):  # type: ignore[no-untyped-def]
                 k -= 1
 
 
-def _aec_workload(env: Any, seed: int) -> Any:
-    """``run(count)``: ``count`` AEC steps of a random agent that reads the masks, starting new games as needed."""
+def _aec_workload(env: Any, seed: int, log: list[tuple[int, float]] | None = None) -> Any:
+    """``run(count)``: ``count`` AEC steps of a random agent that reads the masks, starting new games as needed;
+    each call's count and processor time are appended to ``log``."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
+    spent = log if log is not None else []
 
     def run(count: int) -> None:
+        began = time.process_time()
         for _ in range(count):
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -82,6 +85,7 @@ def _aec_workload(env: Any, seed: int) -> Any:
             # int8 0/1 masks (PettingZoo's and ours) read as bool: the same bytes, nonzero without a comparison
             legal = np.flatnonzero(mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask)
             env.step(int(legal[rng.integers(len(legal))]))
+        spent.append((count, time.process_time() - began))
 
     return run
 
@@ -91,20 +95,24 @@ def _aec_rows(cfg: Config, sec: Section) -> None:
     import ggp.rl
 
     runs: dict[str, Any] = {}
+    cpu: dict[str, list[tuple[int, float]]] = {}
     games = [*ggp.game_names()[:5], str(Path(ggp.__file__).resolve().parent / "gdl" / "tictactoe.kif")]
     for g in games:
-        runs[Path(g).stem] = _aec_workload(ggp.rl.aec_env(g), 1)
+        name = Path(g).stem
+        runs[name] = _aec_workload(ggp.rl.aec_env(g), 1, cpu.setdefault(name, []))
     peers: list[str] = []
     try:
         from pettingzoo.classic import chess_v6, connect_four_v3  # type: ignore[import-untyped]
 
-        runs["connect_four_v3"] = _aec_workload(connect_four_v3.env(), 1)
-        runs["chess_v6"] = _aec_workload(chess_v6.env(), 1)
+        runs["connect_four_v3"] = _aec_workload(connect_four_v3.env(), 1, cpu.setdefault("connect_four_v3", []))
+        runs["chess_v6"] = _aec_workload(chess_v6.env(), 1, cpu.setdefault("chess_v6", []))
         peers = ["connect_four_v3", "chess_v6"]
     except Exception as exc:
         sec.status = "partial"
         sec.notes.append(f"PettingZoo's classic games are missing ({short_error(exc)}): pip install 'ggp[rl]'")
     t = time_rates(runs, cfg.budget, cfg.reps)
+    # steps per second of processor time, from the timed repetitions (the last ``reps`` calls: the first calibrate)
+    per_cpu = {k: float(np.median([n / max(u, 1e-12) for n, u in v[-cfg.reps :]])) for k, v in cpu.items()}
     for g in games:
         name = Path(g).stem
         ours = t[name].median
@@ -116,8 +124,11 @@ def _aec_rows(cfg: Config, sec: Section) -> None:
                     "measure": "AEC steps/s",
                     "game": name,
                     "ggp": ours,
+                    "cpu": per_cpu[name],
                     "peer": peer or "",
                     "peer_value": theirs,
+                    "peer_cpu": per_cpu[peer] if peer else None,
+                    "cpu_ratio": rate_ratio(per_cpu[name], per_cpu[peer]) if peer else None,
                     "ratio": ratio,
                     "target": f">= {AEC_TARGET:g}x",
                     "met": None if ratio is None else ratio >= AEC_TARGET,
@@ -264,7 +275,9 @@ def section_rl(cfg: Config) -> Section:
     sec.notes.append(
         "AEC: env.last() then a uniformly random legal action from the mask (np.flatnonzero of the int8 mask "
         "viewed as bool, the same for every env), per step (a game's end steps count); "
-        "PettingZoo's envs as connect_four_v3.env() and chess_v6.env() build them; medians of interleaved repetitions"
+        "PettingZoo's envs as connect_four_v3.env() and chess_v6.env() build them; medians of interleaved repetitions; "
+        "the target is on the wall clock (ggp, ratio), 'ggp (cpu)' is the same steps per second of processor time "
+        "(the JSON rows also hold the peer's, peer_cpu, and their ratio, cpu_ratio)"
     )
     sec.notes.append(
         "vector: only venv.step(actions) is timed (random opponents, legality, observations, masks), the "
