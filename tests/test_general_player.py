@@ -55,7 +55,8 @@ def test_tree_reuse_keeps_visit_sums_equal_to_simulations(name: str) -> None:
 
 def test_root_parallel_trees_merge_into_one_consistent_root() -> None:
     game = ggp.load(sheet_path("connectFour"))
-    agent = MCTSAgent(time=0.5, threads=2, seed=3, ponder=False)
+    # The exhaustive solver off: while it searches it takes one of the two threads in place of a tree.
+    agent = MCTSAgent(time=0.5, threads=2, seed=3, ponder=False, dfs=False)
     agent.start(game, "red")
     agent.select_move(game.initial_state(), time_limit=1.0)
     merged = agent.last_result

@@ -1,4 +1,5 @@
-"""MCTS-Solver: proven values propagate up the compiled tree, and the proven move is played.
+"""MCTS-Solver: proven values propagate up the compiled tree, and the proven move is played; the exhaustive
+depth-first solver proves what minimax over the rules proves.
 
 Every proof is checked against the rules themselves (a minimax over the Game
 API, or the game's own terminal goals), not against remembered answers.
@@ -15,7 +16,9 @@ import pytest
 import ggp
 from conftest import SHARED
 from ggp.agents.mcts import MCTSAgent
+from ggp.agents.solver import FULL, PROVEN, SEARCHING, UNKNOWN, DFSolver
 from ggp.agents.uct import UCTSearch, search
+from ggp.gdl import from_text
 
 KIF = SHARED / "corpus" / "kif"
 
@@ -164,3 +167,104 @@ def test_decisive_moves_prove_the_moves_that_allow_a_win_lost(connect_four: ggp.
             assert str(result.best("red")) == "(drop 1)"
     assert sorted(found[True]) == sorted(str(m) for m in game.legal_moves(state, "red") if str(m) != "(drop 1)")
     assert len(found[False]) < len(found[True])  # the plain solver needs more samples to find them all
+
+
+# --- the exhaustive depth-first solver (ggp.agents.solver) ------------------------------------------
+def solve_fully(game: ggp.Game, state: ggp.State, budget: int = 1_000_000, **kw: int) -> DFSolver:
+    solver = DFSolver(game, **kw)
+    solver.reset(state)
+    for _ in range(100_000):
+        if solver.status != SEARCHING:
+            break
+        solver.run(budget)
+    return solver
+
+
+def test_the_exhaustive_solver_agrees_with_minimax_on_every_root_move(tictactoe: ggp.Game) -> None:
+    # x in the centre, o on an edge: x wins with correct play, though not in one.
+    state = play(tictactoe, tictactoe.initial_state(), "(play 2 2 x)", "(play 1 2 o)")
+    assert minimax(tictactoe, state) == (100, 0)
+    solver = solve_fully(tictactoe, state)
+    assert solver.status == PROVEN and solver.value() == (100.0, 0.0)
+    x = tictactoe.roles.index("xPlayer")
+    values = solver.move_values()
+    assert values and max(values.values()) == 100.0
+    for move, value in values.items():  # the walk stops at the first win; each move it valued is exact
+        assert value == minimax(tictactoe, after(tictactoe, state, x, move))[x], str(move)
+    # A walk of a few expansions at a time, resumed, proves the same.
+    step = solve_fully(tictactoe, state, budget=3)
+    assert step.value() == (100.0, 0.0) and step.move_values() == values
+
+
+def test_the_exhaustive_solver_proves_the_initial_position_a_draw_and_keeps_its_table(tictactoe: ggp.Game) -> None:
+    start = tictactoe.initial_state()
+    solver = solve_fully(tictactoe, start)
+    assert solver.value() == (50.0, 50.0) == tuple(float(v) for v in minimax(tictactoe, start))
+    known = solver.positions
+    # A later position's moves are read from the table at once: nothing new is walked.
+    state = play(tictactoe, start, "(play 1 1 x)", "(play 2 2 o)")
+    solver.reset(state)
+    assert solver.status == PROVEN and solver.value() == (50.0, 50.0) and solver.positions == known
+    x = tictactoe.roles.index("xPlayer")
+    values = solver.move_values()
+    assert len(values) == len(tictactoe.legal_moves(state, "xPlayer"))
+    for move, value in values.items():
+        assert value == minimax(tictactoe, after(tictactoe, state, x, move))[x], str(move)
+
+
+def test_the_exhaustive_solver_leaves_simultaneous_moves_and_repetitions_unknown() -> None:
+    simultaneous = sheet("connectFourSimultaneous")
+    solver = DFSolver(simultaneous)
+    solver.reset(simultaneous.initial_state())
+    assert solver.status == UNKNOWN and solver.run(1000) == 0 and solver.value() is None
+    # White may end the game drawn, or pass; black may then pass back (the position repeats) or resign.
+    # Passing forever has no value, so neither side's choice is proven; ending is worth 50.
+    game = from_text("""
+        (role white) (role black) (init (control white))
+        (<= (legal white end) (true (control white)))
+        (<= (legal white pass) (true (control white)))
+        (<= (legal black back) (true (control black)))
+        (<= (legal black resign) (true (control black)))
+        (<= (legal white noop) (true (control black)))
+        (<= (legal black noop) (true (control white)))
+        (<= (next (control black)) (does white pass))
+        (<= (next (control white)) (does black back))
+        (<= (next done) (does white end))
+        (<= (next resigned) (does black resign))
+        (<= terminal (true done)) (<= terminal (true resigned))
+        (<= (goal white 50) (true done)) (<= (goal black 50) (true done))
+        (<= (goal white 100) (true resigned)) (<= (goal black 0) (true resigned))
+        (<= (goal white 0) (not (true done)) (not (true resigned)))
+        (<= (goal black 0) (not (true done)) (not (true resigned)))
+    """)
+    solver = solve_fully(game, game.initial_state())
+    assert solver.status == UNKNOWN and solver.value() is None
+    assert {str(m): v for m, v in solver.move_values().items()} == {"end": 50.0}
+
+
+def test_a_full_table_stops_the_solver_and_the_agent_gives_it_up(tictactoe: ggp.Game) -> None:
+    solver = solve_fully(tictactoe, tictactoe.initial_state(), max_bytes=1 << 16)
+    assert solver.status == FULL and solver.positions == solver.capacity < 5478  # tic-tac-toe's positions
+    agent = MCTSAgent(time=0.2, seed=1)
+    agent.start(tictactoe, "xPlayer")
+    assert agent._dfs is not None
+    agent._dfs = solver
+    agent.select_move(tictactoe.initial_state(), time_limit=1.0)
+    assert agent._dfs is None
+
+
+def test_the_agent_plays_the_move_the_exhaustive_solver_proves(tictactoe: ggp.Game) -> None:
+    state = play(tictactoe, tictactoe.initial_state(), "(play 2 2 x)", "(play 1 2 o)")
+    x = tictactoe.roles.index("xPlayer")
+    agent = MCTSAgent(seed=7, solve=False)  # MCTS-Solver off: the proof is the exhaustive solver's
+    agent.start(tictactoe, "xPlayer", start_clock=3.0, play_clock=1.0)
+    assert agent._dfs is not None and agent._dfs.value() == (50.0, 50.0)  # the start clock solved the game
+    move = agent.select_move(state, time_limit=1.0)
+    assert minimax(tictactoe, after(tictactoe, state, x, move))[x] == 100
+    result = agent.last_result
+    assert result is not None and result.solved == (100.0, 0.0)
+    assert result.proven[x][list(result.moves[x]).index(move)] == 100.0
+    assert MCTSAgent(dfs=False, time=0.1).dfs is False
+    off = MCTSAgent(dfs=False, seed=1)
+    off.start(tictactoe, "xPlayer", start_clock=1.0, play_clock=1.0)
+    assert off._dfs is None

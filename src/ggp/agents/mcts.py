@@ -19,7 +19,14 @@ kernel, with what strong GGP players add to it:
 * thinking between messages: :meth:`MCTSAgent.ponder` goes on searching the
   current tree in the background until the next call;
 * single-player puzzles are searched by nested Monte Carlo search
-  (:mod:`ggp.agents.puzzle`), which keeps the best line found.
+  (:mod:`ggp.agents.puzzle`), which keeps the best line found;
+* an exhaustive depth-first solver with a transposition table
+  (:mod:`ggp.agents.solver`) runs beside the trees on one thread, from the
+  start clock on, where one role moves at a time: a game small enough to be
+  read to the end in the start clock and the first moves (Sheep and Wolf,
+  whose random playouts mislead) is then played perfectly; on a larger one it
+  is given up after :data:`DFS_PLAY_CLOCKS` play clocks of search that proved
+  nothing.
 
 >>> import ggp
 >>> agent = MCTSAgent(sims=200, seed=1)
@@ -31,6 +38,7 @@ kernel, with what strong GGP players add to it:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import time
@@ -43,6 +51,7 @@ from ..core.native import KernelGame
 from .base import Agent
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
+from .solver import FULL, PROVEN, SEARCHING, DFSolver
 from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, goal_blend, tree_bytes
 
 #: Fraction of the time limit kept back for the referee's round trip.
@@ -57,6 +66,9 @@ LATENESS_DECAY = 0.8
 MAX_THREADS = 8
 #: The weight of the goals at a leaf in the goal heuristic's leaf value (the rest: the rollout's).
 GOAL_WEIGHT = 0.3
+#: The exhaustive solver's allowance beyond the start clock: this many play clocks of searches that end
+#: without proving the position searched; then it is given up for the match.
+DFS_PLAY_CLOCKS = 4
 
 
 def goals_move(game: Game, walks: int = 4, steps: int = 80, seconds: float = 1.0, seed: int = 0) -> bool:
@@ -155,7 +167,8 @@ class MCTSAgent(Agent):
     tree may hold. ``threads`` trees are searched at once under a clock
     (default 2: both cores of a small machine). ``solve`` turns MCTS-Solver on,
     ``puzzle`` the nested Monte Carlo search of single-player games, ``ponder``
-    the search between calls (:meth:`ponder`). The values each option accepts
+    the search between calls (:meth:`ponder`), ``dfs`` the exhaustive solver
+    beside the trees (under a clock, on a game of several roles). The values each option accepts
     are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
 
@@ -201,6 +214,7 @@ class MCTSAgent(Agent):
         solve: bool = True,
         puzzle: bool = True,
         ponder: bool = True,
+        dfs: bool = True,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -218,6 +232,10 @@ class MCTSAgent(Agent):
         self.solve = solve
         self.puzzle = puzzle
         self.pondering = ponder
+        self.dfs = dfs
+        self._dfs: DFSolver | None = None
+        #: Seconds the solver may still spend on searches that prove nothing (see DFS_PLAY_CLOCKS).
+        self._dfs_left = 0.0
         self._tree: UCTSearch | None = None
         self._trees: list[UCTSearch] = []
         self._puzzle: PuzzleSearch | None = None
@@ -249,6 +267,12 @@ class MCTSAgent(Agent):
         self._goals_move = self.goal_heuristic and self.plays is None and goals_move(game)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
+        self._dfs = None
+        if self.dfs and self.sims is None and self.plays is None and len(game.roles) > 1:
+            self._dfs = DFSolver(game)
+            self._dfs_left = (budget(None, start_clock) or 0.0) + DFS_PLAY_CLOCKS * (
+                budget(self.time, play_clock) or DEFAULT_TIME
+            )
         # The start clock: compile (or load numba's cache) now, then search the first position; its tree is
         # kept for the first move.
         state = game.initial_state()
@@ -268,6 +292,7 @@ class MCTSAgent(Agent):
 
     def stop(self, state: State, goals: Any) -> None:
         self.stop_pondering()
+        self._dfs = None  # its table is large: freed with the match
 
     def _make_tree(self, game: KernelGame, seed: int, count: int = 1) -> UCTSearch:
         leaf = type(self).leaf_value  # a compiled function, not a method
@@ -344,26 +369,70 @@ class MCTSAgent(Agent):
         return result.best(self.role)
 
     def _parallel(self, state: State, seconds: float) -> SearchResult:
-        """Search every tree from ``state`` for ``seconds``, one thread each, and merge their roots."""
+        """Search every tree from ``state`` for ``seconds``, one thread each, and merge their roots.
+
+        While the exhaustive solver is on and ``state`` is not proven, it takes one thread of its own, in
+        place of one tree when there are several.
+        """
         began = time.perf_counter()
         deadline = began + seconds
-        for tree in self._trees:
+        solver = self._solver_at(state)
+        trees = self._trees if solver is None or len(self._trees) == 1 else self._trees[:-1]
+        for tree in trees:
             if not (self.reuse and tree.advance(state)):
                 tree.reset(state)
         solved = threading.Event()
-        if len(self._trees) == 1:
-            _grow(self._trees[0], deadline, seconds, solved)
+        jobs: list[tuple[Any, tuple[Any, ...]]] = [(_grow, (t, deadline, seconds, solved)) for t in trees]
+        if solver is not None:
+            jobs.append((_grow_dfs, (solver, deadline, seconds, solved, self._role_index())))
+        if len(jobs) == 1:
+            jobs[0][0](*jobs[0][1])
         else:
-            workers = [
-                threading.Thread(target=_grow, args=(t, deadline, seconds, solved), name="ggp-mcts", daemon=True)
-                for t in self._trees
-            ]
+            workers = [threading.Thread(target=f, args=a, name="ggp-mcts", daemon=True) for f, a in jobs]
             for w in workers:
                 w.start()
             for w in workers:
                 w.join()
         spent = time.perf_counter() - began
-        return merge([t.result(spent) for t in self._trees])
+        result = merge([t.result(spent) for t in trees])
+        if solver is not None and solver.status != PROVEN:
+            self._dfs_left -= spent
+        return self._with_proofs(result)
+
+    def _role_index(self) -> int:
+        return self.game.roles.index(self.role) if self.role in self.game.roles else -1
+
+    def _solver_at(self, state: State) -> DFSolver | None:
+        """The exhaustive solver with ``state`` as its root, if it is to search there; None otherwise.
+
+        A solver that ran out of room or of its allowance is given up (and its memory freed).
+        """
+        solver = self._dfs
+        if solver is None:
+            return None
+        if solver.status == FULL or (self._dfs_left <= 0 and solver.status != PROVEN):
+            self._dfs = None
+            return None
+        if solver.root_state != state:
+            solver.reset(state)
+        return solver if solver.status == SEARCHING else None
+
+    def _with_proofs(self, result: SearchResult) -> SearchResult:
+        """``result`` with the exhaustive solver's proven root moves added to its proven values."""
+        solver = self._dfs
+        if solver is None or solver.root_state is None or solver.mover is None or not result.proven:
+            return result
+        values = solver.move_values()
+        if not values:
+            return result
+        r = solver.mover
+        pv = np.array(result.proven[r], dtype=float)
+        for i, move in enumerate(result.moves[r]):
+            if move in values:
+                pv[i] = values[move]
+        proven = tuple(pv if k == r else p for k, p in enumerate(result.proven))
+        solved = solver.value() if result.solved is None else result.solved
+        return dataclasses.replace(result, proven=proven, solved=solved)
 
     # --- thinking between calls -------------------------------------------------------------------------
     def ponder(self) -> None:
@@ -396,6 +465,23 @@ class MCTSAgent(Agent):
     def __repr__(self) -> str:
         what = f"sims={self.sims}" if self.sims is not None else f"time={self.time or 'clock'}"
         return f"{type(self).__name__}({what}, c={self.c}, seed={self.seed!r})"
+
+
+def _grow_dfs(solver: DFSolver, deadline: float, seconds: float, stop: threading.Event, role: int) -> None:
+    """Run the exhaustive solver until ``deadline``, its root is proven, or ``stop`` is set, in chunks of
+    about a hundredth of ``seconds``. A root proven to give ``role`` the top goal stops the trees too."""
+    chunk = 16
+    while not stop.is_set() and solver.status == SEARCHING:
+        t0 = time.perf_counter()
+        room = min(seconds / 100, deadline - t0)
+        if room <= 0:
+            break
+        done = solver.run(chunk)
+        rate = max(done, 1) / max(time.perf_counter() - t0, 1e-6)
+        chunk = max(16, min(int(rate * room), 2 * chunk, 1 << 20))
+    value = solver.value()
+    if value is not None and 0 <= role < len(value) and value[role] >= 100:
+        stop.set()
 
 
 def _grow(tree: UCTSearch, deadline: float | None, seconds: float, stop: threading.Event) -> None:

@@ -1,0 +1,475 @@
+"""An exhaustive depth-first solver with a transposition table, over any game's kernel.
+
+MCTS-Solver proves what its tree happens to sample; a game whose random
+playouts mislead (Sheep and Wolf: the sheep win only by keeping a formation
+for tens of moves, which random sheep never do) needs the whole game tree
+read, and a small one can be read in seconds. :class:`DFSolver` walks the game
+depth-first from a root, max^n where one role chooses (each node is worth its
+best child for the role to move; a child giving the mover the top goal, 100,
+cuts the rest), and stores every position it finishes in a table keyed by the
+whole state, so a position reached by two orders is solved once. It is
+resumable: :meth:`DFSolver.run` takes a budget of expansions, and the walk's
+stack lives in arrays between calls. A new root (the next move) restarts the
+walk but keeps the table.
+
+A position is left unknown, never guessed, where the walk cannot prove it:
+several roles choosing at once, a path that comes back to one of its own
+positions, or one deeper than :data:`MAX_DEPTH`; a node with an unknown child
+is unknown unless another child already gives the mover the top goal.
+
+>>> import ggp
+>>> game = ggp.load("tictactoe")
+>>> solver = DFSolver(game)
+>>> solver.reset(game.initial_state())
+>>> while solver.status == SEARCHING:
+...     solver.run(100_000)
+>>> solver.value()  # tic-tac-toe is a draw
+(50.0, 50.0)
+>>> solver.positions > 5000
+True
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import numba as nb
+import numpy as np
+
+from ..core.game import Game, Move, State
+from ..core.native import KernelGame
+from .options import Range, check_option
+from .uct import _state_hash
+
+#: Deepest path the walk follows; deeper positions are unknown.
+MAX_DEPTH = 1024
+#: Most memory the table may take (states, hashes, values).
+MAX_TABLE_BYTES = 256 << 20
+#: Most positions the table may hold.
+MAX_ENTRIES = 4_000_000
+
+#: :attr:`DFSolver.status`: the walk goes on.
+SEARCHING = 0
+#: The root is proven (:meth:`DFSolver.value`).
+PROVEN = 1
+#: The walk is over and the root could not be proven (simultaneous moves, cycles, depth).
+UNKNOWN = 2
+#: The table is full: the walk stops (what it proved stays readable).
+FULL = 3
+
+_BUDGET = Annotated[int, Range(ge=0, le=10**9)]
+
+
+@nb.njit(cache=True)
+def _lookup(table: np.ndarray, thash: np.ndarray, tstate: np.ndarray, s: np.ndarray, h: np.uint64) -> int:
+    # The entry holding state ``s`` (hash ``h``), or -1: linear probing over a power-of-two table at most
+    # half full, a hash match confirmed on the whole state (a proof must not rest on a hash).
+    mask = table.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    for _ in range(table.shape[0]):
+        e = table[i]
+        if e < 0:
+            return -1
+        if thash[e] == h:
+            same = True
+            for k in range(s.shape[0]):
+                if tstate[e, k] != s[k]:
+                    same = False
+                    break
+            if same:
+                return e
+        i = (i + 1) & mask
+    return -1
+
+
+@nb.njit(cache=True)
+def _store(
+    table: np.ndarray,
+    thash: np.ndarray,
+    tstate: np.ndarray,
+    tval: np.ndarray,
+    tknown: np.ndarray,
+    meta: np.ndarray,
+    s: np.ndarray,
+    h: np.uint64,
+    val: np.ndarray,
+    known: bool,
+) -> None:
+    # meta[1]: entries used; meta[5]: set once an entry did not fit.
+    if meta[1] >= tstate.shape[0]:
+        meta[5] = 1
+        return
+    e = meta[1]
+    meta[1] += 1
+    tstate[e] = s
+    thash[e] = h
+    tknown[e] = known
+    for r in range(val.shape[0]):
+        tval[e, r] = val[r]
+    mask = table.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    while table[i] >= 0:
+        i = (i + 1) & mask
+    table[i] = e
+
+
+def _dfs_template(  # type: ignore[no-untyped-def]
+    ctx,
+    budget,
+    top,
+    sstate,
+    shash,
+    smoves,
+    scount,
+    snext,
+    smover,
+    sjoint,
+    sbest,
+    shas,
+    sunk,
+    scut,
+    table,
+    thash,
+    tstate,
+    tval,
+    tknown,
+    meta,
+    rval,
+    rdone,
+    buf,
+    val,
+    res,
+    joint,
+):
+    # meta: [level, entries, status, expansions ever, root moves, table full]. Level L of the stack holds a
+    # position being expanded: its state and hash, the mover's moves (smoves[L, :scount[L]]), the next to
+    # try, the other roles' single moves (sjoint), the best child value so far (sbest, when shas), whether
+    # a child was unknown (sunk) and whether a child gave the mover the top goal (scut). A finished node
+    # hands its value (val, known) to its parent; the root's children's values go to rval / rdone.
+    nr = num_roles  # type: ignore[name-defined]  # noqa: F821
+    depth = sstate.shape[0]
+    done = 0
+    level = meta[0]
+    known = False
+    deliver = False
+    while True:
+        if deliver:
+            # A child of ``level`` was valued (val, known): fold it into the node's best.
+            deliver = False
+            if level == 0:
+                i = snext[0] - 1
+                rdone[i] = 1 if known else 2
+                for r in range(nr):
+                    rval[i, r] = val[r]
+            if not known:
+                sunk[level] = True
+            else:
+                m = smover[level]
+                if not shas[level] or val[m] > sbest[level, m]:
+                    shas[level] = True
+                    for r in range(nr):
+                        sbest[level, r] = val[r]
+                    if val[m] >= top:
+                        scut[level] = True
+        # The next child of the node at ``level``, if any.
+        if not scut[level] and snext[level] < scount[level]:
+            if done >= budget:
+                break
+            i = snext[level]
+            snext[level] = i + 1
+            if level == 0 and rdone[i] != 0:  # valued from the table before the walk began
+                continue
+            for r in range(nr):
+                joint[r] = sjoint[level, r]
+            joint[smover[level]] = smoves[level, i]
+            c = level + 1
+            sstate[c] = sstate[level]
+            kernel_apply(ctx, sstate[c], joint)  # type: ignore[name-defined]  # noqa: F821
+            done += 1
+            meta[3] += 1
+            # Value the child at once where it can be: the end, the table, a repetition, the depth.
+            if kernel_terminal(ctx, sstate[c]):  # type: ignore[name-defined]  # noqa: F821
+                kernel_goals(ctx, sstate[c], res)  # type: ignore[name-defined]  # noqa: F821
+                for r in range(nr):
+                    val[r] = res[r] / 100.0
+                known = True
+                deliver = True
+                continue
+            h = _state_hash(sstate[c])
+            e = _lookup(table, thash, tstate, sstate[c], h)
+            if e >= 0:
+                known = tknown[e]
+                for r in range(nr):
+                    val[r] = tval[e, r]
+                deliver = True
+                continue
+            again = False
+            for d in range(c):
+                if shash[d] == h:
+                    same = True
+                    for k in range(sstate.shape[1]):
+                        if sstate[d, k] != sstate[c, k]:
+                            same = False
+                            break
+                    if same:
+                        again = True
+                        break
+            if again or c >= depth - 1:
+                known = False
+                deliver = True
+                continue
+            # Expand the child: who moves, and with what.
+            mover = -1
+            movers = 0
+            stuck = False
+            for r in range(nr):
+                k = kernel_legal(ctx, sstate[c], r, buf)  # type: ignore[name-defined]  # noqa: F821
+                if k == 0:
+                    stuck = True
+                    break
+                sjoint[c, r] = buf[0]
+                if k > 1:
+                    movers += 1
+                    mover = r
+                    scount[c] = k
+                    smoves[c, :k] = buf[:k]
+            if stuck:  # a role without a move: the game cannot go on, so it scores as it stands
+                kernel_goals(ctx, sstate[c], res)  # type: ignore[name-defined]  # noqa: F821
+                for r in range(nr):
+                    val[r] = res[r] / 100.0
+                _store(table, thash, tstate, tval, tknown, meta, sstate[c], h, val, True)
+                known = True
+                deliver = True
+                continue
+            if movers > 1:  # simultaneous choices: not solved here
+                for r in range(nr):
+                    val[r] = 0.0
+                _store(table, thash, tstate, tval, tknown, meta, sstate[c], h, val, False)
+                known = False
+                deliver = True
+                continue
+            if movers == 0:  # every role has one move: the node is worth its one child
+                mover = 0
+                scount[c] = 1
+                smoves[c, 0] = sjoint[c, 0]
+            smover[c] = mover
+            shash[c] = h
+            snext[c] = 0
+            shas[c] = False
+            sunk[c] = False
+            scut[c] = False
+            level = c
+            continue
+        # The node at ``level`` is finished: proven if a child gave the mover the top goal, or if every
+        # child is proven.
+        known = shas[level] and (scut[level] or not sunk[level])
+        for r in range(nr):
+            val[r] = sbest[level, r] if shas[level] else 0.0
+        if level > 0 or known:
+            _store(table, thash, tstate, tval, tknown, meta, sstate[level], shash[level], val, known)
+        if level == 0:
+            meta[2] = 1 if known else 2
+            level = -1
+            break
+        if meta[5] != 0:  # the table is full: stop here rather than walk on without storing
+            meta[2] = 3
+            break
+        level -= 1
+        deliver = True
+    meta[0] = level
+    return done
+
+
+class DFSolver:
+    """A resumable depth-first solver with a transposition table (see the module docstring).
+
+    ``max_bytes`` bounds the table's memory (at most :data:`MAX_TABLE_BYTES`),
+    so it holds up to ``entries`` positions. :meth:`reset` sets the root,
+    :meth:`run` walks on for a budget of expansions, :attr:`status` says
+    whether the root is proven, and :meth:`move_values` gives the root's moves
+    proven so far.
+    """
+
+    def __init__(self, game: Game, max_bytes: int = MAX_TABLE_BYTES) -> None:
+        if not isinstance(game, KernelGame):
+            raise TypeError(f"the solver needs a game with a kernel; {game.name} has none")
+        max_bytes = check_option(
+            "DFSolver", "max_bytes", max_bytes, Annotated[int, Range(ge=1 << 16, le=MAX_TABLE_BYTES)]
+        )
+        self.game = game
+        kernel = game.kernel
+        nr = kernel.num_roles
+        width = max(1, kernel.max_actions)
+        initial = game.initial_array()
+        length = initial.shape[0]
+        per_entry = initial.nbytes + 8 + 8 * nr + 1 + 8  # state, hash, values, flag, its share of the table
+        entries = max(16, min(MAX_ENTRIES, max_bytes // per_entry))
+        self.ctx = kernel.context()
+        self.table = np.full(1 << max(5, (2 * entries - 1).bit_length()), -1, dtype=np.int32)
+        self.thash = np.zeros(entries, dtype=np.uint64)
+        self.tstate = np.zeros((entries, length), dtype=kernel.dtype)
+        self.tval = np.zeros((entries, nr), dtype=np.float64)
+        self.tknown = np.zeros(entries, dtype=np.bool_)
+        self.sstate = np.zeros((MAX_DEPTH, length), dtype=kernel.dtype)
+        self.shash = np.zeros(MAX_DEPTH, dtype=np.uint64)
+        self.smoves = np.zeros((MAX_DEPTH, width), dtype=np.int64)
+        self.scount = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self.snext = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self.smover = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self.sjoint = np.zeros((MAX_DEPTH, nr), dtype=np.int64)
+        self.sbest = np.zeros((MAX_DEPTH, nr), dtype=np.float64)
+        self.shas = np.zeros(MAX_DEPTH, dtype=np.bool_)
+        self.sunk = np.zeros(MAX_DEPTH, dtype=np.bool_)
+        self.scut = np.zeros(MAX_DEPTH, dtype=np.bool_)
+        self.meta = np.zeros(6, dtype=np.int64)
+        self.meta[0] = -1
+        self.meta[2] = UNKNOWN
+        self.rval = np.zeros((width, nr), dtype=np.float64)
+        #: Per root move: 0 not valued yet, 1 proven (rval), 2 unknown.
+        self.rdone = np.zeros(width, dtype=np.int64)
+        self.buf = np.zeros(width, dtype=np.int64)
+        self.val = np.zeros(nr, dtype=np.float64)
+        self.res = np.zeros(nr, dtype=np.int64)
+        self.joint = np.zeros(nr, dtype=np.int64)
+        self._run = kernel.specialise(_dfs_template)
+        self._root_state: State | None = None
+        #: The role choosing at the root (None: nobody has a choice, or several have).
+        self.mover: int | None = None
+
+    @property
+    def capacity(self) -> int:
+        """Most positions the table holds."""
+        return int(self.tstate.shape[0])
+
+    @property
+    def positions(self) -> int:
+        """Positions in the table (proven or left unknown)."""
+        return int(self.meta[1])
+
+    @property
+    def status(self) -> int:
+        """:data:`SEARCHING`, :data:`PROVEN`, :data:`UNKNOWN` or :data:`FULL`."""
+        return int(self.meta[2])
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.table, self.thash, self.tstate, self.tval, self.tknown, self.sstate))
+
+    def reset(self, state: State) -> None:
+        """Make ``state`` the root of a new walk; the table (every position proven so far) is kept.
+
+        The root's moves already valued in the table are read at once.
+        """
+        game = self.game
+        self._root_state = state
+        self.rdone[:] = 0
+        self.meta[0] = -1
+        self.mover = None
+        if game.is_terminal(state):
+            self.meta[2] = UNKNOWN
+            return
+        s = game._array_of(state)
+        movers = [r for r, role in enumerate(game.roles) if len(game.legal_actions(state, role)) > 1]
+        if len(movers) != 1 or self.meta[5]:
+            self.meta[2] = FULL if self.meta[5] else UNKNOWN  # simultaneous or forced: nothing to prove
+            return
+        mover = self.mover = movers[0]
+        acts = np.asarray(game.legal_actions(state, game.roles[mover]), dtype=np.int64)
+        self.sstate[0] = s
+        self.shash[0] = _state_hash(self.sstate[0])
+        self.scount[0] = len(acts)
+        self.smoves[0, : len(acts)] = acts
+        self.smover[0] = mover
+        for r, role in enumerate(game.roles):
+            self.sjoint[0, r] = int(game.legal_actions(state, role)[0])
+        self.snext[0] = 0
+        self.shas[0] = self.sunk[0] = self.scut[0] = False
+        self.meta[0] = 0
+        self.meta[2] = SEARCHING
+        # The root's children already in the table (a walk of an earlier move proved them): valued now,
+        # so that a won position is played at once and a proven child is not walked again.
+        for i, a in enumerate(acts):
+            joint = [int(self.sjoint[0, r]) for r in range(len(game.roles))]
+            joint[mover] = int(a)
+            child = game.apply_actions(state, joint)
+            if game.is_terminal(child):
+                self.rdone[i] = 1
+                self.rval[i] = np.asarray(game.goals(child), dtype=np.float64) / 100.0
+            else:
+                arr = game._array_of(child)
+                e = int(_lookup(self.table, self.thash, self.tstate, arr, np.uint64(_state_hash(arr))))
+                if e < 0:
+                    continue
+                self.rdone[i] = 1 if self.tknown[e] else 2
+                self.rval[i] = self.tval[e]
+            if self.rdone[i] == 1:
+                if not self.shas[0] or self.rval[i, mover] > self.sbest[0, mover]:
+                    self.shas[0] = True
+                    self.sbest[0] = self.rval[i]
+                if self.rval[i, mover] >= 1.0:
+                    self.scut[0] = True
+            else:
+                self.sunk[0] = True
+        if self.scut[0] or bool((self.rdone[: len(acts)] != 0).all()):  # nothing left to walk
+            proven = bool(self.shas[0] and (self.scut[0] or not self.sunk[0]))
+            self.meta[0] = -1
+            self.meta[2] = PROVEN if proven else UNKNOWN
+
+    def run(self, budget: int) -> int:
+        """Walk on for at most ``budget`` (0 to 10^9) expansions; returns those done."""
+        budget = check_option("DFSolver", "budget", budget, _BUDGET)
+        if self._root_state is None:
+            raise RuntimeError("call reset(state) before run()")
+        if self.status != SEARCHING or budget == 0:
+            return 0
+        return int(
+            self._run(
+                self.ctx,
+                budget,
+                1.0,
+                self.sstate,
+                self.shash,
+                self.smoves,
+                self.scount,
+                self.snext,
+                self.smover,
+                self.sjoint,
+                self.sbest,
+                self.shas,
+                self.sunk,
+                self.scut,
+                self.table,
+                self.thash,
+                self.tstate,
+                self.tval,
+                self.tknown,
+                self.meta,
+                self.rval,
+                self.rdone,
+                self.buf,
+                self.val,
+                self.res,
+                self.joint,
+            )
+        )
+
+    def value(self) -> tuple[float, ...] | None:
+        """The root's proven goals (0..100 per role), or None while it is not proven."""
+        if self.status != PROVEN:
+            return None
+        return tuple(float(100.0 * v) for v in self.sbest[0])
+
+    def move_values(self) -> dict[Move, float]:
+        """The root mover's moves proven so far, each with its proven goal for the mover (0..100)."""
+        if self._root_state is None or self.mover is None:
+            return {}
+        game, state, role = self.game, self._root_state, self.game.roles[self.mover]
+        out = {}
+        for i in range(int(self.scount[0])):
+            if self.rdone[i] == 1:
+                out[game.action_to_move(state, role, int(self.smoves[0, i]))] = float(100.0 * self.rval[i, self.mover])
+        return out
+
+    @property
+    def root_state(self) -> State | None:
+        return self._root_state
