@@ -344,18 +344,21 @@ def _run_template(  # type: ignore[no-untyped-def]
             depth += 1
             j += coff[node]
             nxt = child[j]
-            if nxt < 0 and transpose:
+            if nxt < 0:
+                # A move not taken before: its state, then (with ``transpose``) the node already holding
+                # it, else a new node, else (the tree full) a score without storing it.
                 work[:] = states[node]
                 kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
-                h = _state_hash(work)
-                nxt = _find(table, nhash, states, work, h)
-                if nxt >= 0:
-                    child[j] = nxt
-                elif meta[0] < capacity:
+                h = _FNV
+                if transpose:
+                    h = _state_hash(work)
+                    nxt = _find(table, nhash, states, work, h)
+                if nxt < 0 and meta[0] < capacity:
                     nxt = meta[0]
                     meta[0] += 1
                     states[nxt] = work
-                    _insert(table, nhash, nxt, h)
+                    if transpose:
+                        _insert(table, nhash, nxt, h)
                     node_terminal[nxt] = kernel_terminal(ctx, states[nxt])  # type: ignore[name-defined]  # noqa: F821
                     proven[nxt] = node_terminal[nxt]
                     if proven[nxt]:
@@ -364,8 +367,7 @@ def _run_template(  # type: ignore[no-untyped-def]
                             pval[nxt, r] = res[r] / 100.0
                     node_visits[nxt] = 0
                     expanded[nxt] = False
-                    child[j] = nxt
-                else:  # the tree is full: score this move without storing it
+                if nxt < 0:
                     if kernel_terminal(ctx, work):  # type: ignore[name-defined]  # noqa: F821
                         kernel_goals(ctx, work, res)  # type: ignore[name-defined]  # noqa: F821
                         for r in range(nr):
@@ -373,7 +375,8 @@ def _run_template(  # type: ignore[no-untyped-def]
                     else:
                         leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                     break
-            if nxt >= 0 and stamp[nxt] == sim:
+                child[j] = nxt
+            if stamp[nxt] == sim:
                 # Back at a position of this path (a repetition): scored from here, and the path ends with
                 # the move that came back, so no node is counted twice.
                 cycle = True
@@ -384,31 +387,6 @@ def _run_template(  # type: ignore[no-untyped-def]
                     work[:] = states[nxt]
                     leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
                 break
-            if nxt < 0:
-                if meta[0] < capacity:
-                    nxt = meta[0]
-                    meta[0] += 1
-                    states[nxt] = states[node]
-                    kernel_apply(ctx, states[nxt], joint)  # type: ignore[name-defined]  # noqa: F821
-                    node_terminal[nxt] = kernel_terminal(ctx, states[nxt])  # type: ignore[name-defined]  # noqa: F821
-                    proven[nxt] = node_terminal[nxt]
-                    if proven[nxt]:
-                        kernel_goals(ctx, states[nxt], res)  # type: ignore[name-defined]  # noqa: F821
-                        for r in range(nr):
-                            pval[nxt, r] = res[r] / 100.0
-                    node_visits[nxt] = 0
-                    expanded[nxt] = False
-                    child[j] = nxt
-                else:  # the tree is full: score this move without storing it
-                    work[:] = states[node]
-                    kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
-                    if kernel_terminal(ctx, work):  # type: ignore[name-defined]  # noqa: F821
-                        kernel_goals(ctx, work, res)  # type: ignore[name-defined]  # noqa: F821
-                        for r in range(nr):
-                            val[r] = res[r] / 100.0
-                    else:
-                        leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
-                    break
             node = nxt
         if not cycle:
             node_visits[node] += 1
