@@ -4,7 +4,10 @@
 state arrays, the questions environments ask at every step: legal masks, who
 must choose (:meth:`RLGame.movers`), terminal, rewards. It calls the game's
 compiled kernel directly and checks actions itself, so a step costs a few
-microseconds of Python around the compiled rules.
+microseconds of Python around the compiled rules. :class:`Turn` is what the
+PettingZoo environments step: one game in progress whose every step (play,
+end, legal masks, movers, observation) is one compiled call into buffers kept
+for the environment's life.
 
 Rewards are the goals scaled to [-1, 1]: ``(goal - 50) / 50``, so a win (100)
 is +1, a loss (0) is -1 and a draw (50) is 0, and given when the game ends.
