@@ -17,8 +17,10 @@ array it is given, so a context of a few dozen arrays cost 70 us a call). Its mo
 about another state, it propagates only the base propositions that differ, and
 a move only the inputs it sets; consecutive states in a playout or a search
 path differ in a handful of propositions, so a step costs a small part of a
-sweep) or by sweeping the network's phases (faster for small networks and for
-those that change all over at every step). :func:`fastest_mode` picks one per
+sweep), by sweeping the network's phases (faster for small networks and for
+those that change all over at every step), or by running those sweeps as the
+network compiled to straight-line machine code (:mod:`ggp.gdl.codegen`; up to
+a size, since compiling costs load time). :func:`fastest_mode` picks one per
 sheet by a short measurement when its kernel's first context is made, and
 :func:`chosen_mode` keeps the choice on disk, so that it is made once per network. A context is not shared
 between threads; each search owns one.
@@ -30,12 +32,16 @@ import hashlib
 import os
 import threading
 import time
+import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import numba as nb
 import numpy as np
 
-from ..core.kernels import Kernel, rng_state
+from ..core.kernels import Kernel, rng_below, rng_state
+from . import codegen
+from .codegen import OP_A, OP_G, OP_STEP, call_network
 from .evaluate import (
     DN_CHANGED,
     DN_CNT,
@@ -63,15 +69,18 @@ from .evaluate import (
     legal_count,
     legal_does_at,
 )
-from .network import H_NBASE, H_NROLES, H_TERMINAL, Network, Propnet
+from .network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Network, Propnet
 
 #: A random playout gives up after this many steps (a rule sheet's game may never end).
 MAX_ROLLOUT_STEPS = 100_000
 
-#: The two ways a context evaluates the network (``flags[F_MODE]``).
-SWEEP, DIFFERENTIAL = 0, 1
-# flags: are the values loaded for the state in vals[2 : 2 + nbase]; the mode; (sweep) are the goals evaluated
-F_LOADED, F_MODE, F_GOALS = 0, 1, 2
+#: The ways a context evaluates the network (``flags[F_MODE]``): sweeps of the interpreted network, differential
+#: propagation, or sweeps of the network compiled to machine code (:mod:`ggp.gdl.codegen`).
+SWEEP, DIFFERENTIAL, COMPILED = 0, 1, 2
+MODE_NAMES = {SWEEP: "sweep", DIFFERENTIAL: "differential", COMPILED: "compiled"}
+# flags: are the values loaded for the state in vals[2 : 2 + nbase]; the mode; (sweeps) are the goals evaluated;
+# (compiled) the low and high 32 bits of the compiled network's address
+F_LOADED, F_MODE, F_GOALS, F_ADDR_LO, F_ADDR_HI = range(5)
 
 
 # A context is three arrays, since every call from Python into compiled code types its arguments,
@@ -83,6 +92,8 @@ _NET = len(Network._fields)
 S_CNT, S_STACK, S_DIRTY, S_TREE, S_LCOUNT, S_TLIST, S_TCOUNT, S_CHANGED, S_CUR, S_FLAGS, S_DOES, S_GCOUNT, S_USTARTS = (
     range(13)
 )
+#: (compiled) each role's legal moves as phase A lists them: a count per role, then per role its moves' indices.
+S_LEGAL = 13
 #: The uint8 state's slots: values, legal-set membership, touched flags, next-state scratch.
 U_VALS, U_IN, U_TFLAG, U_NXT = range(4)
 
@@ -109,26 +120,43 @@ def packed_network(propnet: Propnet) -> np.ndarray:
 
 
 def context(propnet: Propnet, mode: int = DIFFERENTIAL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A fresh evaluation context for ``propnet``, evaluating by ``mode`` (:data:`SWEEP` or :data:`DIFFERENTIAL`).
+    """A fresh evaluation context for ``propnet``, evaluating by ``mode`` (:data:`SWEEP`, :data:`DIFFERENTIAL`
+    or :data:`COMPILED`: the network compiled now, or read from the disk cache).
 
     (the packed network, the packed int32 state, the packed uint8 state): the network, the
     differential state (see :func:`ggp.gdl.evaluate.dn_alloc`; a sweep uses its values), flags,
     the joint move's input nodes, goal counts and next-state scratch.
     """
-    if mode not in (SWEEP, DIFFERENTIAL):
-        raise ValueError(f"a GDL kernel context evaluates by sweep ({SWEEP}) or differentially ({DIFFERENTIAL})")
+    if mode not in MODE_NAMES:
+        raise ValueError(
+            f"a GDL kernel context evaluates by sweep ({SWEEP}), differentially ({DIFFERENTIAL}) or compiled ({COMPILED})"
+        )
     net = propnet.net
     header = net.header
     nbase = int(header[H_NBASE])
     nroles = int(header[H_NROLES])
     dn = dn_alloc(net, 0)
-    flags = np.zeros(3, dtype=np.int32)
+    flags = np.zeros(5, dtype=np.int32)
     flags[F_MODE] = mode
     ints = [dn[DN_CNT], dn[DN_STACK], dn[DN_DIRTY], dn[DN_TREE], dn[DN_COUNT], dn[DN_TLIST], dn[DN_TCOUNT]]
     ints += [dn[DN_CHANGED], dn[DN_DOES], flags, np.full(nroles, -1, dtype=np.int32), np.zeros(nroles, dtype=np.int32)]
     uints = [dn[DN_VALS], dn[DN_IN], dn[DN_TFLAG], np.zeros(nbase, dtype=np.uint8)]
     ustarts = np.cumsum([0] + [len(a) for a in uints]).astype(np.int32)
-    return packed_network(propnet), _pack([*ints, ustarts]), np.concatenate(uints)
+    packed = packed_network(propnet)
+    legal_list = np.zeros(nroles + int(net.legal_ptr[nroles]), dtype=np.int32)
+    ints_packed = _pack([*ints, ustarts, legal_list])
+    if mode == COMPILED:
+        # The generated code indexes the values with the network's node numbers, and the legal lists with
+        # roles and legal entries, unchecked: this context hands it exactly those sizes (and the code was
+        # generated for this network).
+        if len(dn[DN_VALS]) != int(header[H_NNODES]) or len(legal_list) != nroles + int(net.legal_ptr[nroles]):
+            raise ValueError("a compiled network's context holds one value per node and a legal list per role")
+        # the engine that holds the code stays loaded while this context's int32 array lives
+        address = codegen.hold(ints_packed, net, packed).address
+        at = int(ints_packed[S_FLAGS])
+        ints_packed[at + F_ADDR_LO] = np.int64(address & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+        ints_packed[at + F_ADDR_HI] = np.int32(address >> 32)
+    return packed, ints_packed, np.concatenate(uints)
 
 
 @nb.njit(cache=True, inline="always")
@@ -165,7 +193,7 @@ def _unpack(ctx):  # type: ignore[no-untyped-def]
         _slot(i, S_CHANGED),
         _slot(i, S_CUR),
     )
-    return net, dn, _slot(i, S_FLAGS), _slot(i, S_DOES), _slot(i, S_GCOUNT), _uslot(i, u, U_NXT)
+    return net, dn, _slot(i, S_FLAGS), _slot(i, S_DOES), _slot(i, S_GCOUNT), _uslot(i, u, U_NXT), _slot(i, S_LEGAL)
 
 
 # positions of the network's arrays in its pack, for the entry points that read only a few
@@ -184,6 +212,25 @@ def _loaded(ctx, s):  # type: ignore[no-untyped-def]
         if vals[2 + k] != s[k]:
             return False
     return True
+
+
+@nb.njit(cache=True, inline="always")
+def _address(flags):  # type: ignore[no-untyped-def]
+    return (np.int64(flags[F_ADDR_HI]) << 32) | (np.int64(flags[F_ADDR_LO]) & 0xFFFFFFFF)
+
+
+@nb.njit(cache=True, inline="always")
+def _compiled_step(flags, vals, lst, does):  # type: ignore[no-untyped-def]
+    # The compiled network's whole step: next state into the base propositions, then its legal moves (listed
+    # in lst) and terminal test (the moves are set for the step only: no legal, goal or terminal node reads them).
+    for r in range(does.shape[0]):
+        if does[r] >= 0:
+            vals[does[r]] = 1
+    call_network(_address(flags), vals, lst, OP_STEP)
+    for r in range(does.shape[0]):
+        if does[r] >= 0:
+            vals[does[r]] = 0
+    flags[F_GOALS] = 0
 
 
 @nb.njit(cache=True, inline="always")
@@ -209,7 +256,13 @@ def _ensure(v, s):  # type: ignore[no-untyped-def]
                 break
         if same:
             return
-    _load(net, vals, s)
+    if flags[F_MODE] == COMPILED:
+        vals[0] = 0
+        vals[1] = 1
+        vals[2 : 2 + s.shape[0]] = s
+        call_network(_address(flags), vals, v[6], OP_A)
+    else:
+        _load(net, vals, s)
     flags[F_LOADED] = 1
     flags[F_GOALS] = 0
 
@@ -223,7 +276,15 @@ def legal(ctx, s, role, out):  # type: ignore[no-untyped-def]
     lptr = _slot(p, _LEGAL_PTR)
     lo = lptr[role]
     n = 0
-    if _slot(i, S_FLAGS)[F_MODE] == DIFFERENTIAL:  # the legal sets hold the answer, entry by entry
+    mode = _slot(i, S_FLAGS)[F_MODE]
+    if mode == COMPILED:  # listed by the code, in order
+        lst = _slot(i, S_LEGAL)
+        n = lst[role]
+        at = lptr.shape[0] - 1 + lo
+        for k in range(n):
+            out[k] = lst[at + k]
+        return n
+    if mode == DIFFERENTIAL:  # the legal sets hold the answer, entry by entry
         lin = _uslot(i, u, U_IN)
         for k in range(lo, lptr[role + 1]):
             if lin[k] == 1:
@@ -248,6 +309,10 @@ def _step(v, s):  # type: ignore[no-untyped-def]
         for q in range(_dn_step(net, dn, does)):  # and the values hold the next state
             i = changed[q]
             s[i] = 1 - s[i]
+    elif flags[F_MODE] == COMPILED:  # and the values hold the next state
+        vals = dn[DN_VALS]
+        _compiled_step(flags, vals, v[6], does)
+        s[:] = vals[2 : 2 + s.shape[0]]
     else:
         _next(net, dn[DN_VALS], does, nxt)  # the values still hold s's legal moves: reloaded when asked
         s[:] = nxt
@@ -281,8 +346,11 @@ def goals(ctx, s, out):  # type: ignore[no-untyped-def]
     _ensure(v, s)
     flags = v[2]
     vals = v[1][DN_VALS]
-    if flags[F_MODE] == SWEEP and flags[F_GOALS] == 0:
-        _eval(v[0], vals, 1)
+    if flags[F_MODE] != DIFFERENTIAL and flags[F_GOALS] == 0:
+        if flags[F_MODE] == COMPILED:
+            call_network(_address(flags), vals, v[6], OP_G)
+        else:
+            _eval(v[0], vals, 1)
         flags[F_GOALS] = 1
     _read_goals(v[0], vals, out, v[4])
     for r in range(out.shape[0]):
@@ -306,10 +374,13 @@ def _rollout_steps(ctx, s, rng, max_steps):  # type: ignore[no-untyped-def]
         if flags[F_MODE] == DIFFERENTIAL:
             if not _dn_random_joint(net, dn, rng, does, error):
                 break
+        elif flags[F_MODE] == COMPILED:
+            if not _listed_joint(net, v[6], does, rng):
+                break
         elif not _random_joint(net, vals, rng, does, error):
             break
         _step(v, s)
-        if flags[F_MODE] == SWEEP:  # (a differential step leaves s loaded)
+        if flags[F_MODE] == SWEEP:  # (a differential or compiled step leaves s loaded)
             _load(net, vals, s)
             flags[F_GOALS] = 0
         steps += 1
@@ -370,6 +441,38 @@ def _sweep_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
     return steps
 
 
+@nb.njit(cache=True, inline="always")
+def _listed_joint(net, lst, does, rng):  # type: ignore[no-untyped-def]
+    # A random legal move per role from the compiled code's legal lists (drawn by rng_below(rng, n) with an
+    # rng state, else np.random.randint(n), as the other evaluators' loops draw); False if a role has none.
+    lptr = net.legal_ptr
+    ldoes = net.legal_does
+    nroles = does.shape[0]
+    for r in range(nroles):
+        n = lst[r]
+        if n == 0:  # a role without a move: the game cannot go on
+            return False
+        j = np.random.randint(n) if rng is None else rng_below(rng, n)
+        does[r] = ldoes[lptr[r] + lst[nroles + lptr[r] + j]]
+    return True
+
+
+@nb.njit(cache=True)
+def _compiled_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
+    # playout's loop on the compiled network: the state stays in the values until the end
+    net, dn, flags, does, lst = v[0], v[1], v[2], v[3], v[6]
+    vals = dn[DN_VALS]
+    term = net.header[H_TERMINAL]
+    steps = 0
+    while vals[term] == 0 and steps < max_steps:
+        if not _listed_joint(net, lst, does, None):
+            break
+        _compiled_step(flags, vals, lst, does)
+        steps += 1
+    s[:] = vals[2 : 2 + s.shape[0]]
+    return steps
+
+
 @nb.njit(cache=True)
 def playout(ctx, s, max_steps):  # type: ignore[no-untyped-def]
     """Play ``s`` on by uniformly random joint moves, in place, in one compiled loop; returns the joint moves made.
@@ -385,31 +488,48 @@ def playout(ctx, s, max_steps):  # type: ignore[no-untyped-def]
     _ensure(v, s)
     if v[2][F_MODE] == DIFFERENTIAL:
         return _dn_playout(v, s, max_steps)
+    if v[2][F_MODE] == COMPILED:
+        return _compiled_playout(v, s, max_steps)
     return _sweep_playout(v, s, max_steps)
 
 
-def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
-    """:data:`SWEEP` or :data:`DIFFERENTIAL`, whichever plays random games from the start faster here.
+def compilable(propnet: Propnet) -> bool:
+    """Whether the network is small enough to compile to machine code (:func:`ggp.gdl.codegen.compile_limit`
+    literals: compile time grows with them, and is part of a sheet's first use)."""
+    return len(propnet.net.lits) <= codegen.compile_limit()
 
-    Differential evaluation wins when a step changes a small part of the network; a small
-    network, or one where most gates change every step (a step counter read by every rule),
-    is faster swept. Both modes play the same games for the same generator, so the timing
-    compares equal work; about ``budget`` seconds of processor time in all (processor time, so
-    that other processes on a busy machine do not decide it).
-    """
+
+#: The compiled sweep is measured only where the differential evaluator is less than this many times as fast
+#: as the interpreted sweep: compiling makes a sweep 3.5-10x faster (seed sheets, tic-tac-toe, connectFour,
+#: amazonsTorus, hex), so where the differential one leads by more, the compile (seconds, on a large network)
+#: would buy nothing.
+COMPILE_IF_DIFFERENTIAL_BELOW = 4.0
+
+
+def _compiled_context(propnet: Propnet) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    # A failure to compile costs the speed, not the game: the interpreters are exact.
+    try:
+        return context(propnet, COMPILED)
+    except Exception as exc:  # (whatever LLVM raises)
+        warnings.warn(f"the rule sheet's network did not compile ({exc}); it is interpreted", stacklevel=3)
+        return None
+
+
+def _time_modes(propnet: Propnet, contexts: Mapping[int, tuple[np.ndarray, ...]], budget: float) -> dict[int, float]:
+    # Processor seconds per transition of each context's evaluator, playing the same random games from the
+    # start, in rounds of doubling length until about ``budget`` seconds are spent.
     init = np.asarray(propnet.net.init, dtype=np.uint8)
-    contexts = [context(propnet, SWEEP), context(propnet, DIFFERENTIAL)]
     steps = 16
-    best = [float("inf"), float("inf")]
+    best = {mode: float("inf") for mode in contexts}
     spent = 0.0
     while True:
-        for mode in (SWEEP, DIFFERENTIAL):
+        for mode, ctx in contexts.items():
             s = init.copy()
             began = time.process_time()
             done = 0
             rng = rng_state(1)
             while done < steps:
-                made = _rollout_steps(contexts[mode], s, rng, steps - done)
+                made = _rollout_steps(ctx, s, rng, steps - done)
                 if made == 0:  # the game ended (or cannot go on): play it again
                     if s.tobytes() == init.tobytes():
                         break
@@ -419,9 +539,29 @@ def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
             spent += elapsed
             best[mode] = min(best[mode], elapsed / max(done, 1))
         if spent >= budget or steps >= 1 << 16:
-            break
+            return best
         steps *= 2
-    return SWEEP if best[SWEEP] < best[DIFFERENTIAL] else DIFFERENTIAL
+
+
+def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
+    """:data:`SWEEP`, :data:`DIFFERENTIAL` or :data:`COMPILED`, whichever plays random games from the start
+    faster here.
+
+    Differential evaluation wins when a step changes a small part of the network; a small network, or one
+    where most gates change every step (a step counter read by every rule), is faster swept, and a sweep is
+    faster compiled than interpreted. The interpreters are measured first; the network is compiled and
+    measured too when it is small enough (:func:`compilable`) and the differential evaluator does not lead by
+    :data:`COMPILE_IF_DIFFERENTIAL_BELOW` or more. All modes play the same games for the same generator, so
+    the timing compares equal work; about ``budget`` seconds of processor time per round (processor time, so
+    that other processes on a busy machine do not decide it), plus the compile.
+    """
+    contexts = {SWEEP: context(propnet, SWEEP), DIFFERENTIAL: context(propnet, DIFFERENTIAL)}
+    best = _time_modes(propnet, contexts, budget)
+    if compilable(propnet) and best[SWEEP] < COMPILE_IF_DIFFERENTIAL_BELOW * best[DIFFERENTIAL]:
+        compiled = _compiled_context(propnet)
+        if compiled is not None:
+            best.update(_time_modes(propnet, {SWEEP: contexts[SWEEP], COMPILED: compiled}, budget))
+    return min(best, key=lambda mode: best[mode])
 
 
 _DIGEST = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:10]
@@ -431,7 +571,7 @@ def _mode_file(propnet: Propnet) -> Path:
     # one file per network and version of this module, in ggp's cache folder ($GGP_CACHE, else ~/.cache/ggp)
     folder = Path(os.environ.get("GGP_CACHE") or Path.home() / ".cache" / "ggp")
     digest = hashlib.sha1(packed_network(propnet).tobytes()).hexdigest()[:20]
-    return folder / f"gdl-mode-{digest}-{_DIGEST}"
+    return folder / f"gdl-mode3-{digest}-{_DIGEST}"  # (mode3: the choice among three evaluators)
 
 
 def chosen_mode(propnet: Propnet) -> int:
@@ -444,7 +584,7 @@ def chosen_mode(propnet: Propnet) -> int:
         text = path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         text = ""
-    if text in (str(SWEEP), str(DIFFERENTIAL)):
+    if text in (str(SWEEP), str(DIFFERENTIAL)) or (text == str(COMPILED) and compilable(propnet)):
         return int(text)
     mode = fastest_mode(propnet)
     try:
@@ -506,10 +646,19 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
     )
 
 
+def compile_report(propnet: Propnet) -> str:
+    """How the network's machine code came to this process: compiled (in how long) or read from the disk cache."""
+    got = codegen.history(packed_network(propnet))
+    if got is None:
+        return "not compiled in this process"
+    seconds, cached = got
+    return "object code read from the cache" if cached else f"compiled in {seconds:.2f} s"
+
+
 def evaluation_mode(kernel: Kernel) -> str:
-    """How a rule sheet's kernel evaluates its network: "sweep" or "differential"."""
+    """How a rule sheet's kernel evaluates its network: "sweep", "differential" or "compiled"."""
     i = kernel.context()[1]
-    return "sweep" if i[i[S_FLAGS] + F_MODE] == SWEEP else "differential"
+    return MODE_NAMES[int(i[i[S_FLAGS] + F_MODE])]
 
 
 def _check(propnet: Propnet, s: np.ndarray) -> None:

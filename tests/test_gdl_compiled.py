@@ -1,0 +1,340 @@
+"""The network compiled to machine code (the kernel's COMPILED mode) against the interpreted sweep.
+
+Along random walks, both kernels must give every role the same legal actions, the same terminal flag, the same
+goals and the same next state; perft counts, random playouts and the kernel's own playout loop must agree. The
+sheets: the shared seed sheets, tic-tac-toe (also its unoptimised network, whose gates read the constant nodes),
+and corpus sheets with cyclic blocks (recursive definitions, compiled to fixpoint loops). Then the code's safety
+checks, its disk cache and the lifetime of its engines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ggp.gdl
+from conftest import GAME_NAMES, SHARED
+from ggp.core.kernels import perft, random_playouts, rng_state
+from ggp.gdl import codegen, from_text
+from ggp.gdl import kernel as gk
+from ggp.gdl.grounder import ground
+from ggp.gdl.network import Propnet
+from ggp.gdl.parser import parse_program
+from ggp.gdl.propnet import build_propnet
+
+#: Corpus sheets: atariGoVariant_7x7 and cubicup_3player have cyclic blocks; connectFour and 3pConnectFour
+#: are small and plain. (amazons_10x10, beyond the compile limit, is never compiled but here: left out.)
+CORPUS = ["atariGoVariant_7x7", "cubicup_3player", "connectFour", "3pConnectFour"]
+SHEETS = (
+    [f"shared:{n}" for n in GAME_NAMES if n != "amazons_10x10"]
+    + ["tictactoe", "tictactoe:raw"]
+    + [f"corpus:{n}" for n in CORPUS]
+)
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One code cache for this module's tests (per worker): compiled once, and apart from the user's own.
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path_factory.getbasetemp() / "gdl-code-cache"))
+
+
+def _text(which: str) -> tuple[str, str]:
+    kind, _, name = which.partition(":")
+    if kind == "shared":
+        return (SHARED / "gdl" / f"{name}.kif").read_text(), name
+    if kind == "corpus":
+        return (SHARED / "corpus" / "kif" / f"{name}.kif").read_text(), name
+    return (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), "tictactoe"
+
+
+def _propnet(which: str) -> tuple[Any, Propnet]:
+    text, name = _text(which)
+    game = from_text(text, name)
+    if which.endswith(":raw"):
+        program = parse_program(text, name)
+        return game, build_propnet(ground(program), program, optimise=False)
+    return game, game.propnet
+
+
+def _walk_states(kernel: Any, start: np.ndarray, roles: int, games: int, seed: int, limit: int) -> list[np.ndarray]:
+    """States of random games (through ``kernel``), the start first."""
+    rng = random.Random(seed)
+    ctx = kernel.context()
+    out = [start.copy()]
+    buf = np.empty(max(1, kernel.max_actions), dtype=np.int64)
+    for _ in range(games):
+        s = start.copy()
+        for _ in range(limit):
+            if kernel.terminal(ctx, s):
+                break
+            joint = np.zeros(roles, dtype=np.int64)
+            for r in range(roles):
+                n = kernel.legal(ctx, s, r, buf)
+                assert n > 0
+                joint[r] = buf[rng.randrange(n)]
+            kernel.apply(ctx, s, joint)
+            out.append(s.copy())
+    return out
+
+
+@pytest.mark.parametrize("which", SHEETS)
+def test_compiled_network_answers_as_the_interpreted_sweep(which: str) -> None:
+    """Along random walks: each role's legal actions, the terminal flag, the goals, and the state after the same
+    random joint move, identical in the compiled and the interpreted kernel (one context each, asked in the
+    order of the walk, so the compiled step's state left in the values is used too)."""
+    game, propnet = _propnet(which)
+    sweep, compiled = gk.gdl_kernel(propnet, gk.SWEEP), gk.gdl_kernel(propnet, gk.COMPILED)
+    assert gk.evaluation_mode(compiled) == "compiled"
+    roles = len(game.roles)
+    start = np.asarray(propnet.net.init, dtype=np.uint8).copy()
+    games, limit = (2, 60) if "amazons" in which else (6, 200)
+    rng = random.Random(5)
+    a_ctx, b_ctx = sweep.context(), compiled.context()
+    width = max(1, sweep.max_actions)
+    got, want = np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64)
+    steps = 0
+    for g in range(games):
+        s = start.copy()
+        for i in range(limit):
+            where = f"{which} game {g} step {i}"
+            joint = np.zeros(roles, dtype=np.int64)
+            for r in range(roles):
+                n = compiled.legal(b_ctx, s, r, got)
+                assert n == sweep.legal(a_ctx, s, r, want) and (got[:n] == want[:n]).all(), where
+                if n:
+                    joint[r] = want[rng.randrange(n)]
+            term = bool(sweep.terminal(a_ctx, s))
+            assert bool(compiled.terminal(b_ctx, s)) is term, where
+            ga, gb = np.zeros(roles, np.int64), np.zeros(roles, np.int64)
+            sweep.goals(a_ctx, s, ga)
+            compiled.goals(b_ctx, s, gb)
+            assert (ga == gb).all(), where
+            if term:
+                break
+            after_a, after_b = s.copy(), s.copy()
+            sweep.apply(a_ctx, after_a, joint)
+            compiled.apply(b_ctx, after_b, joint)
+            assert (after_a == after_b).all(), where
+            s = after_a
+            steps += 1
+    assert steps > games
+
+
+@pytest.mark.parametrize("which", ["shared:bomberman2p", "shared:wallmaze", "tictactoe", "corpus:atariGoVariant_7x7"])
+def test_compiled_kernel_perft_playouts_and_jumps_agree(which: str) -> None:
+    """Perft counts and random playouts (the generic loop and the kernel's own) as the interpreted sweep; one
+    context asked about states in any order answers as a fresh one."""
+    game, propnet = _propnet(which)
+    sweep, compiled = gk.gdl_kernel(propnet, gk.SWEEP), gk.gdl_kernel(propnet, gk.COMPILED)
+    start = game.initial_array()
+    assert perft(compiled, start, 3) == perft(sweep, start, 3) > 0
+    plain = dataclasses.replace(
+        compiled, namespace={k: v for k, v in compiled.namespace.items() if k != "kernel_playout"}
+    )
+    for max_steps in (1_000_000, 5):
+        a = random_playouts(sweep, start, 10, seed=4, max_steps=max_steps)
+        for kernel in (compiled, plain):
+            b = random_playouts(kernel, start, 10, seed=4, max_steps=max_steps)
+            assert (a[0] == b[0]).all() and (a[1] == b[1]).all(), max_steps
+    states = _walk_states(sweep, start, len(game.roles), 4, seed=8, limit=25)
+    shared = compiled.context()
+    width = max(1, compiled.max_actions)
+    for s in [*states[::3], *states[::-5]]:
+        fresh = sweep.context()
+        for r in range(len(game.roles)):
+            got, want = np.empty(width, np.int64), np.empty(width, np.int64)
+            n = compiled.legal(shared, s, r, got)
+            assert n == sweep.legal(fresh, s, r, want) and (got[:n] == want[:n]).all()
+        ended, expected = s.copy(), s.copy()
+        compiled.rollout(shared, ended, rng_state(3))
+        sweep.rollout(fresh, expected, rng_state(3))
+        assert (ended == expected).all()
+
+
+def test_the_stuck_sheet_stops_where_a_role_has_no_move() -> None:
+    """The compiled playout loop stops, scored where it stopped, when the only role has no move left."""
+    text = (
+        "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s2))"
+        " (<= (goal p 50) (true s1)) (<= (goal p 0) (true s0))"
+    )
+    game = from_text(text, "stuck")
+    kernel = gk.gdl_kernel(game.propnet, gk.COMPILED)
+    goals, lengths = random_playouts(kernel, game.initial_array(), 5, seed=1)
+    assert lengths.tolist() == [1] * 5 and goals.tolist() == [[50]] * 5
+
+
+# --- safety ----------------------------------------------------------------------------------------
+
+
+def _tictactoe() -> Propnet:
+    text, name = _text("tictactoe")
+    return from_text(text, name).propnet
+
+
+@pytest.mark.parametrize(
+    "field, change",
+    [
+        ("lits", lambda a: a.__setitem__(0, 2 * 100_000)),  # a literal past the last node
+        ("lits", lambda a: a.__setitem__(-1, -3)),
+        ("order", lambda a: a.__setitem__(0, 1)),  # the constant true node as a gate
+        ("next", lambda a: a.__setitem__(0, 10**6)),
+        ("legal_node", lambda a: a.__setitem__(0, -1)),
+        ("blocks", lambda a: a.__setitem__(1, 10**6)),
+    ],
+)
+def test_the_generator_refuses_an_index_out_of_range(field: str, change: Any) -> None:
+    """Every node index the code will hold is checked before any code exists: a network whose arrays point
+    outside it is refused with an error, not compiled."""
+    net = _tictactoe().net
+    arr = getattr(net, field).copy()
+    change(arr)
+    bad = net._replace(**{field: arr})
+    with pytest.raises(codegen.CodegenError):
+        codegen.network_ir(bad, "f")
+    assert "define void @f" in codegen.network_ir(net, "f")
+
+
+def test_the_ir_holds_integers_only() -> None:
+    """The generated code names nodes by number; no text of the sheet reaches it."""
+    propnet = _tictactoe()
+    ir = codegen.network_ir(propnet.net, "f")
+    for text in [*propnet.base_texts, *(t for texts in propnet.move_texts for t in texts)]:
+        assert text not in ir
+
+
+def test_a_compiled_context_holds_a_value_per_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code indexes the values unchecked: a context whose values are not one byte per node is refused."""
+    propnet = _tictactoe()
+    real = gk.dn_alloc
+
+    def short(net: Any, scratch: int) -> tuple[np.ndarray, ...]:
+        dn = real(net, scratch)
+        return (dn[0][:-1], *dn[1:])
+
+    monkeypatch.setattr(gk, "dn_alloc", short)
+    with pytest.raises(ValueError, match="one value per node"):
+        gk.context(propnet, gk.COMPILED)
+
+
+# --- the disk cache and the engines ------------------------------------------------------------------
+
+
+def test_the_object_code_is_compiled_once_and_a_bad_cache_file_rebuilt(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path / "cache"))
+    # a network of this test's own: no context elsewhere in this process holds its engine
+    text = (
+        "(role p) (init (c 0)) (<= (legal p (go ?i)) (true (c ?j)) (succ ?j ?i)) (<= (next (c ?i)) (does p (go ?i)))"
+        " (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (<= terminal (true (c 4))) (<= (goal p 37) (true (c 4)))"
+        " (<= (goal p 0) (not (true (c 4))))"
+    )
+    propnet = from_text(text, "cachetest").propnet
+    compiles: list[int] = []
+    real = codegen.object_code
+
+    def counted(net: Any, name: str) -> bytes:
+        compiles.append(1)
+        return real(net, name)
+
+    monkeypatch.setattr(codegen, "object_code", counted)
+
+    def fresh_process() -> None:  # forget the engines this process holds, as a new process would
+        gc.collect()
+        with codegen._LOCK:
+            codegen._drain()
+            codegen._RECENT.clear()
+
+    fresh_process()
+    kernel = gk.gdl_kernel(propnet, gk.COMPILED)
+    start = np.asarray(propnet.net.init, dtype=np.uint8)
+    expected = random_playouts(kernel, start, 6, seed=2)
+    assert len(compiles) == 1
+    (entry,) = (tmp_path / "cache").glob("gdl-code-*")
+    del kernel
+    fresh_process()
+    again = gk.gdl_kernel(propnet, gk.COMPILED)
+    assert (random_playouts(again, start, 6, seed=2)[1] == expected[1]).all()
+    assert len(compiles) == 1  # read from the cache
+    assert "read from the cache" in gk.compile_report(propnet) or "compiled" in gk.compile_report(propnet)
+    for damage in (b"garbage", entry.read_bytes()[:-7], entry.read_bytes()[:40] + b"\0" * 64):
+        del again
+        fresh_process()
+        entry.write_bytes(damage)
+        again = gk.gdl_kernel(propnet, gk.COMPILED)
+        assert (random_playouts(again, start, 6, seed=2)[1] == expected[1]).all()
+        assert entry.read_bytes() != damage  # rewritten whole
+    n = len(compiles)
+    assert n == 4
+    # a cache folder that cannot be made (a file in its place) costs a compile, not an error
+    del again
+    fresh_process()
+    monkeypatch.setenv("GGP_CACHE", str(entry))
+    third = gk.gdl_kernel(propnet, gk.COMPILED)
+    assert (random_playouts(third, start, 6, seed=2)[1] == expected[1]).all() and len(compiles) == n + 1
+
+
+def test_engines_are_freed_when_no_context_uses_them() -> None:
+    """Contexts come and go; the engines that hold compiled code do not pile up (a few recent ones are kept)."""
+    gc.collect()
+    base = codegen.loaded_count()
+    texts = [
+        f"(role p) (init (c {k})) (<= (legal p (go {i})) (true (c {k}))) (<= (next (c {k})) (does p (go 0)))"
+        f" (<= terminal (true (c {k}))) (goal p {i})"
+        for k in range(3)
+        for i in range(4)
+    ]
+    for n, text in enumerate(texts):
+        propnet = from_text(text, f"tiny{n}").propnet
+        ctx = gk.context(propnet, gk.COMPILED)
+        assert ctx[1][ctx[1][gk.S_FLAGS] + gk.F_MODE] == gk.COMPILED
+        del ctx
+        gc.collect()
+    assert codegen.loaded_count() <= base + codegen.KEEP_RECENT
+
+
+def test_a_large_network_stays_interpreted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Beyond the compile limit the choice is between the two interpreters, with no compile; the choice is kept
+    on disk under a key of its own (old choices between two evaluators are measured again)."""
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path / "cache"))
+    propnet = _tictactoe()
+    real = gk._compiled_context
+    compiles: list[int] = []
+
+    def counted(pn: Propnet) -> Any:
+        compiles.append(1)
+        return real(pn)
+
+    monkeypatch.setattr(gk, "_compiled_context", counted)
+    assert gk.compilable(propnet)
+    # tic-tac-toe is faster swept than differentially: the compiled sweep is measured too
+    assert gk.fastest_mode(propnet) in (gk.SWEEP, gk.DIFFERENTIAL, gk.COMPILED) and compiles == [1]
+    monkeypatch.setenv("GGP_COMPILE_LIMIT", "10")
+    assert not gk.compilable(propnet)
+    assert gk.fastest_mode(propnet) in (gk.SWEEP, gk.DIFFERENTIAL) and compiles == [1]
+    assert gk._mode_file(propnet).name.startswith("gdl-mode3-")
+    # a cached choice of the compiled evaluator is not taken where the network may not be compiled
+    path = gk._mode_file(propnet)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(str(gk.COMPILED))
+    assert gk.chosen_mode(propnet) in (gk.SWEEP, gk.DIFFERENTIAL) and compiles == [1]
+
+
+def test_a_network_that_does_not_compile_is_interpreted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A failure of the compiler costs the speed, with a warning, not the game."""
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path / "cache"))
+    text = "(role p) (init s) (<= (legal p (go 7)) (true s)) (<= (next s) (does p (go 7))) (<= terminal (true t))"
+    propnet = from_text(text + " (goal p 51)", "nocompile").propnet
+
+    def broken(net: Any, name: str) -> bytes:
+        raise RuntimeError("LLVM said no")
+
+    monkeypatch.setattr(codegen, "object_code", broken)
+    with pytest.warns(UserWarning, match="LLVM said no"):
+        assert gk.fastest_mode(propnet) in (gk.SWEEP, gk.DIFFERENTIAL)
