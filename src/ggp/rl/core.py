@@ -67,11 +67,11 @@ def _turn_template(ctx, s, ints, flags, floats, aux, mode, version):  # type: ig
     # observations and the board in ``floats``); every value in them was checked by Python before.
     nr = num_roles  # type: ignore[name-defined]  # noqa: F821
     width, cells, size, board_size = ints[0], ints[1], ints[2], ints[3]
-    counts = ints[4 : 4 + nr]
-    goals = ints[4 + nr : 4 + 2 * nr]
-    seen = ints[4 + 2 * nr : 4 + 3 * nr]
-    joint = ints[4 + 3 * nr : 4 + 4 * nr]
-    lo = 4 + 4 * nr
+    counts = ints[_HEAD : _HEAD + nr]
+    goals = ints[_HEAD + nr : _HEAD + 2 * nr]
+    seen = ints[_HEAD + 2 * nr : _HEAD + 3 * nr]
+    joint = ints[_HEAD + 3 * nr : _HEAD + 4 * nr]
+    lo = _HEAD + 4 * nr
     at = lo + nr * width
     masks = flags[0]
     idle = flags[1]
@@ -184,7 +184,8 @@ class Turn:
         #: Each role's legal actions as an int8 0/1 mask (all 0 at the end): the env's own, copy what you keep.
         self.masks = self.flags[0]
         self.floats = np.zeros(nr * size + board_size, dtype=np.float32)
-        self._obs = [self.floats[r * size : (r + 1) * size].reshape(obs.shape) for r in range(nr)]
+        self._rows = [self.floats[r * size : (r + 1) * size] for r in range(nr)]  # what the encoder writes
+        self._obs = [row.reshape(obs.shape) for row in self._rows]
         self._board = self.floats[nr * size :].reshape(obs.board_shape) if obs.board_shape is not None else None
         self._aux = obs.aux
         self._encode = obs.encoder
@@ -239,7 +240,7 @@ class Turn:
     def observation(self, r: int) -> np.ndarray:
         """Role ``r``'s observation of the current state: a new array, the caller's to keep."""
         if self.seen[r] != self.version:
-            self._encode(self.s, r, self._aux, self.floats[r * self._obs[r].size : (r + 1) * self._obs[r].size])
+            self._encode(self.s, r, self._aux, self._rows[r])
             self.seen[r] = self.version
         return self._obs[r].copy()
 
