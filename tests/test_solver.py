@@ -268,3 +268,19 @@ def test_the_agent_plays_the_move_the_exhaustive_solver_proves(tictactoe: ggp.Ga
     off = MCTSAgent(dfs=False, seed=1)
     off.start(tictactoe, "xPlayer", start_clock=1.0, play_clock=1.0)
     assert off._dfs is None
+
+
+def test_at_a_step_with_one_move_the_clock_goes_to_the_exhaustive_solver(tictactoe: ggp.Game) -> None:
+    agent = MCTSAgent(seed=8, ponder=False)
+    agent.start(tictactoe, "oPlayer", start_clock=0.01, play_clock=3.0)  # no time to walk at the start
+    assert agent._dfs is not None and agent._dfs.positions == 0
+    state = tictactoe.initial_state()
+    assert str(agent.select_move(state, time_limit=3.0)) == "noop"  # x moves: o has only noop
+    assert agent._dfs.value() == (50.0, 50.0)
+    assert agent._dfs.positions > 1000
+    # Without a referee's clock nothing is spent at such a step.
+    local = MCTSAgent(seed=8, ponder=False, time=1.0)
+    local.start(tictactoe, "oPlayer")
+    assert local._dfs is not None
+    local.select_move(state)
+    assert local._dfs.positions == 0

@@ -21,12 +21,13 @@ kernel, with what strong GGP players add to it:
 * single-player puzzles are searched by nested Monte Carlo search
   (:mod:`ggp.agents.puzzle`), which keeps the best line found;
 * an exhaustive depth-first solver with a transposition table
-  (:mod:`ggp.agents.solver`) runs beside the trees on one thread, from the
-  start clock on, where one role moves at a time: a game small enough to be
-  read to the end in the start clock and the first moves (Sheep and Wolf,
-  whose random playouts mislead) is then played perfectly; on a larger one it
-  is given up after :data:`DFS_PLAY_CLOCKS` play clocks of search that proved
-  nothing.
+  (:mod:`ggp.agents.solver`) runs beside the trees on one thread where one
+  role moves at a time, from the start clock on, and alone (the trees idle)
+  on the referee's clock at steps where the player has a single move: a game
+  small enough to be read to the end in the start clock and the first moves
+  (Sheep and Wolf, whose random playouts mislead) is then played perfectly;
+  on a larger one it is given up after :data:`DFS_PLAY_CLOCKS` play clocks of
+  search that proved nothing.
 
 >>> import ggp
 >>> agent = MCTSAgent(sims=200, seed=1)
@@ -68,7 +69,7 @@ MAX_THREADS = 8
 GOAL_WEIGHT = 0.3
 #: The exhaustive solver's allowance beyond the start clock: this many play clocks of searches that end
 #: without proving the position searched; then it is given up for the match.
-DFS_PLAY_CLOCKS = 4
+DFS_PLAY_CLOCKS = 8
 
 
 def goals_move(game: Game, walks: int = 4, steps: int = 80, seconds: float = 1.0, seed: int = 0) -> bool:
@@ -332,6 +333,13 @@ class MCTSAgent(Agent):
                 for tree in self._trees:
                     if not tree.advance(state):
                         tree.reset(state)
+            if seconds is not None and time_limit is not None and self._dfs is not None:
+                # The referee's clock is ours at this step too: the exhaustive solver (one thread, the trees
+                # idle) walks the position the others are deciding in, which a proof needs anyway.
+                seconds = max(0.01, seconds - self._lateness)
+                self._solve_alone(state, seconds)
+                late = time.perf_counter() - began - seconds
+                self._lateness = max(0.0, late, LATENESS_DECAY * self._lateness)
             return legal[0]
         if seconds is not None and time_limit is not None:
             # A loaded machine makes calls overrun what they planned (threads wait for a core): plan with
@@ -395,9 +403,19 @@ class MCTSAgent(Agent):
                 w.join()
         spent = time.perf_counter() - began
         result = merge([t.result(spent) for t in trees])
-        if solver is not None and solver.status != PROVEN:
+        if self._dfs is not None and self._dfs.status != PROVEN:
             self._dfs_left -= spent
         return self._with_proofs(result)
+
+    def _solve_alone(self, state: State, seconds: float) -> None:
+        """Run the exhaustive solver from ``state`` for ``seconds`` in this thread, if it is to search there."""
+        began = time.perf_counter()
+        solver = self._solver_at(state)
+        if solver is None:
+            return
+        _grow_dfs(solver, began + seconds, seconds, threading.Event(), self._role_index())
+        if solver.status != PROVEN:
+            self._dfs_left -= time.perf_counter() - began
 
     def _role_index(self) -> int:
         return self.game.roles.index(self.role) if self.role in self.game.roles else -1
