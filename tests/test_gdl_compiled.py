@@ -338,3 +338,34 @@ def test_a_network_that_does_not_compile_is_interpreted(monkeypatch: pytest.Monk
     monkeypatch.setattr(codegen, "object_code", broken)
     with pytest.warns(UserWarning, match="LLVM said no"):
         assert gk.fastest_mode(propnet) in (gk.SWEEP, gk.DIFFERENTIAL)
+
+
+def test_a_sheet_gives_the_same_network_in_every_process() -> None:
+    """Node numbers do not follow Python's string hashing (which differs per process): what is kept per network
+    on disk, the compiled code and the evaluator's choice, is found again by the next process."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import hashlib; from ggp.gdl import load_file; from ggp.gdl.kernel import packed_network;"
+        f"print(hashlib.sha1(packed_network(load_file({str(SHARED / 'gdl' / 'wallmaze.kif')!r}).propnet)"
+        ".tobytes()).hexdigest())"
+    )
+    digests = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        digests.add(done.stdout.strip())
+    assert len(digests) == 1
+
+
+def test_ggp_info_says_how_the_network_is_evaluated() -> None:
+    from ggp.cli.info import facts
+
+    text, name = _text("tictactoe")
+    rows = dict(facts(from_text(text, name), 0.0))
+    assert rows["evaluator"].split()[0] in ("sweep", "differential", "compiled")
+    assert "chosen or read in" in rows["evaluator"]
+    assert rows["gates"].endswith("literals)")

@@ -53,7 +53,10 @@ def facts(game: Game, seconds: float) -> list[tuple[str, str]]:
         inputs = [len(texts) for texts in propnet.move_texts]
         per_role = ", ".join(f"{r} {n:,}" for r, n in zip(game.roles, inputs, strict=True))
         rows.append(("inputs", f"{sum(inputs):,} propositions (moves: {per_role})"))
-        rows.append(("gates", f"{propnet.num_gates:,}"))
+        rows.append(("gates", f"{propnet.num_gates:,} ({len(propnet.net.lits):,} literals)"))
+        kernel = getattr(game, "kernel", None)
+        if kernel is not None:
+            rows.append(("evaluator", evaluator(propnet, kernel)))
         rows.append(("max legal", f"{getattr(game, 'max_legal', 0):,} moves of one role in one state, at most"))
     else:
         total = float(getattr(game, "load_seconds", seconds))
@@ -67,6 +70,24 @@ def facts(game: Game, seconds: float) -> list[tuple[str, str]]:
         if program is not None:
             rows.append(("rules", f"{len(program.rules):,} (not grounded: no propositions or gates)"))
     return rows
+
+
+def evaluator(propnet: Any, kernel: Any) -> str:
+    """How the kernel evaluates the network (chosen when its first context is made: measured once per network
+    and machine, then read from ggp's cache folder), and what choosing it took here."""
+    from ..gdl import kernel as gk
+
+    began = time.perf_counter()
+    mode = gk.evaluation_mode(kernel)
+    spent = time.perf_counter() - began
+    if mode == "compiled":
+        how = f"the network as straight-line machine code, {gk.compile_report(propnet)}"
+    elif gk.compilable(propnet):
+        how = "interpreted: measured faster than the network compiled, or than the interpreted sweep by far"
+    else:
+        limit = gk.codegen.compile_limit()
+        how = f"interpreted: networks over {limit:,} literals are not compiled (compile time)"
+    return f"{mode} ({how}; chosen or read in {spent:.2f} s)"
 
 
 def cmd_info(args: argparse.Namespace) -> int:

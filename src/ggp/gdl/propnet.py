@@ -34,7 +34,11 @@ class _Builder:
 
         heads: list[int] = []
         bodies: list[list[int]] = []  # literals 2 * atom id + negated
-        for gr in gp.rules:
+        # The rules in a canonical order: the grounder's order follows Python's string hashing, which differs
+        # from process to process, and node numbers follow the order atoms are met in. Sorted, a sheet gives
+        # the same network in every process, so what is kept per network on disk (the evaluator's choice, the
+        # compiled code) is found again. (About 3 us a rule: 0.02 s for wallmaze, 0.23 s for hex.)
+        for gr in sorted(gp.rules, key=repr):
             heads.append(aid(gr.head))
             bodies.append([2 * aid(a) for a in gr.pos] + [2 * aid(a) + 1 for a in gr.neg])
         n_atoms = len(atoms)
