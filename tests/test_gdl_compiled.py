@@ -368,4 +368,7 @@ def test_ggp_info_says_how_the_network_is_evaluated() -> None:
     rows = dict(facts(from_text(text, name), 0.0))
     assert rows["evaluator"].split()[0] in ("sweep", "differential", "compiled")
     assert "chosen or read in" in rows["evaluator"]
-    assert rows["gates"].endswith("literals)")
+    assert (
+        f"{len(from_text(text, name).propnet.net.lits):,} literals" in rows["evaluator"]
+        or "measured" in rows["evaluator"]
+    )

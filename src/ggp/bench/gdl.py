@@ -130,8 +130,8 @@ def gdl_sheets(root: Path, corpus: tuple[str, ...] = GDL_CORPUS) -> list[tuple[s
 
 def section_gdl(cfg: Config) -> Section:
     import ggp
-    from ggp.gdl import from_text
-    from ggp.gdl.kernel import evaluation_mode
+    from ggp.gdl import codegen, from_text
+    from ggp.gdl.kernel import compilable, evaluation_mode
 
     sec = Section(
         "gdl",
@@ -142,6 +142,7 @@ def section_gdl(cfg: Config) -> Section:
             Column("gdl", "GDL playout loop transitions/s", "rate"),
             Column("kernel", "GDL kernel transitions/s", "rate"),
             Column("mode", "kernel evaluates by"),
+            Column("compile", "compile to machine code", "seconds"),
             Column("native", "native transitions/s", "rate"),
             Column("ratio", "native / GDL", "ratio"),
             Column("ggplib", "ggplib transitions/s", "rate"),
@@ -173,6 +174,11 @@ def section_gdl(cfg: Config) -> Section:
         if name == "tictactoe":
             plays["api"] = api_play(game)
         rates = transition_rates(plays, budget, cfg.reps)
+        compile_seconds = None
+        if compilable(game.propnet):  # compiled here afresh, whatever the disk cache holds
+            began = time.process_time()
+            codegen.object_code(game.propnet.net, "bench")
+            compile_seconds = time.process_time() - began
         best = max(rates["gdl"], rates["kernel"])
         nat = rates.get("native")
         ratio = rate_ratio(nat, best)
@@ -196,6 +202,7 @@ def section_gdl(cfg: Config) -> Section:
                 "gdl": rates["gdl"],
                 "kernel": rates["kernel"],
                 "mode": evaluation_mode(game.kernel),
+                "compile": compile_seconds,
                 "native": nat,
                 "ratio": ratio,
                 "ggplib": ref,
@@ -210,7 +217,10 @@ def section_gdl(cfg: Config) -> Section:
         "playouts; the playout loop is the reasoner's own (ggp.gdl.GDLGame.random_playouts), the kernel figure "
         "ggp.core.kernels.random_playouts over the game's kernel (what agents run on), as is the native one; "
         "the ratios take the faster GDL figure; the Game API figure (tic-tac-toe) is random games through "
-        "legal_moves, next_state and is_terminal in Python; all in processor time"
+        "legal_moves, next_state and is_terminal in Python; all in processor time; the kernel's evaluator "
+        "(sweep, differential or compiled: the network as straight-line machine code) is the fastest measured "
+        "once per network and machine; compile: processor seconds to compile the network to object code, for "
+        "networks within the compile limit (then kept in ggp's cache folder)"
     )
     sec.notes.append(
         "ggplib (the C++ propnet behind Galvanise) measured on this machine with its own depth-charge loop, "

@@ -53,7 +53,7 @@ def facts(game: Game, seconds: float) -> list[tuple[str, str]]:
         inputs = [len(texts) for texts in propnet.move_texts]
         per_role = ", ".join(f"{r} {n:,}" for r, n in zip(game.roles, inputs, strict=True))
         rows.append(("inputs", f"{sum(inputs):,} propositions (moves: {per_role})"))
-        rows.append(("gates", f"{propnet.num_gates:,} ({len(propnet.net.lits):,} literals)"))
+        rows.append(("gates", f"{propnet.num_gates:,}"))
         kernel = getattr(game, "kernel", None)
         if kernel is not None:
             rows.append(("evaluator", evaluator(propnet, kernel)))
@@ -80,13 +80,14 @@ def evaluator(propnet: Any, kernel: Any) -> str:
     began = time.perf_counter()
     mode = gk.evaluation_mode(kernel)
     spent = time.perf_counter() - began
+    size = f"{len(propnet.net.lits):,} literals"
     if mode == "compiled":
-        how = f"the network as straight-line machine code, {gk.compile_report(propnet)}"
+        how = f"the network as straight-line machine code, {size}, {gk.compile_report(propnet)}"
     elif gk.compilable(propnet):
         how = "interpreted: measured faster than the network compiled, or than the interpreted sweep by far"
     else:
         limit = gk.codegen.compile_limit()
-        how = f"interpreted: networks over {limit:,} literals are not compiled (compile time)"
+        how = f"interpreted: {size}, and networks over {limit:,} are not compiled (compile time)"
     return f"{mode} ({how}; chosen or read in {spent:.2f} s)"
 
 
