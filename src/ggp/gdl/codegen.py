@@ -264,6 +264,10 @@ def network_ir(net: Network, name: str) -> str:
     for r in range(nroles):
         cnt = "0"
         for k in range(lptr[r], lptr[r + 1]):
+            if tmp[0] - last[0] > CHUNK:
+                last[0] = tmp[0]
+                emit(f"  br label %AL{tmp[0]}")
+                emit(f"AL{tmp[0]}:")
             t = fresh()
             at = f"{t}i"
             emit(f"  {at} = add i64 {cnt}, {nroles + lptr[r]}")
