@@ -217,6 +217,11 @@ def test_the_exhaustive_solver_leaves_simultaneous_moves_and_repetitions_unknown
     solver = DFSolver(simultaneous)
     solver.reset(simultaneous.initial_state())
     assert solver.status == UNKNOWN and solver.run(1000) == 0 and solver.value() is None
+    assert solver.simultaneous
+    agent = MCTSAgent(seed=1, ponder=False)
+    agent.start(simultaneous, simultaneous.roles[0], start_clock=0.5, play_clock=0.5)
+    agent.select_move(simultaneous.initial_state(), time_limit=0.5)
+    assert agent._dfs is None  # given up at once: its thread goes back to the trees
     # White may end the game drawn, or pass; black may then pass back (the position repeats) or resign.
     # Passing forever has no value, so neither side's choice is proven; ending is worth 50.
     game = from_text("""

@@ -67,8 +67,9 @@ LATENESS_DECAY = 0.8
 MAX_THREADS = 8
 #: The weight of the goals at a leaf in the goal heuristic's leaf value (the rest: the rollout's).
 GOAL_WEIGHT = 0.3
-#: The exhaustive solver's allowance beyond the start clock: this many play clocks of searches that end
-#: without proving the position searched; then it is given up for the match.
+#: The exhaustive solver's allowance beyond the start clock: this many play clocks of its processor time
+#: (its own thread's, so that a loaded machine does not cut it short) in searches that end without proving
+#: the position searched; then it is given up for the match.
 DFS_PLAY_CLOCKS = 8
 
 
@@ -235,7 +236,7 @@ class MCTSAgent(Agent):
         self.pondering = ponder
         self.dfs = dfs
         self._dfs: DFSolver | None = None
-        #: Seconds the solver may still spend on searches that prove nothing (see DFS_PLAY_CLOCKS).
+        #: Processor seconds the solver may still spend on searches that prove nothing (see DFS_PLAY_CLOCKS).
         self._dfs_left = 0.0
         self._tree: UCTSearch | None = None
         self._trees: list[UCTSearch] = []
@@ -391,8 +392,9 @@ class MCTSAgent(Agent):
                 tree.reset(state)
         solved = threading.Event()
         jobs: list[tuple[Any, tuple[Any, ...]]] = [(_grow, (t, deadline, seconds, solved)) for t in trees]
+        cpu: list[float] = []
         if solver is not None:
-            jobs.append((_grow_dfs, (solver, deadline, seconds, solved, self._role_index())))
+            jobs.append((_grow_dfs, (solver, deadline, seconds, solved, self._role_index(), cpu)))
         if len(jobs) == 1:
             jobs[0][0](*jobs[0][1])
         else:
@@ -403,8 +405,8 @@ class MCTSAgent(Agent):
                 w.join()
         spent = time.perf_counter() - began
         result = merge([t.result(spent) for t in trees])
-        if self._dfs is not None and self._dfs.status != PROVEN:
-            self._dfs_left -= spent
+        if solver is not None and solver.status != PROVEN:
+            self._dfs_left -= sum(cpu)
         return self._with_proofs(result)
 
     def _solve_alone(self, state: State, seconds: float) -> None:
@@ -413,9 +415,10 @@ class MCTSAgent(Agent):
         solver = self._solver_at(state)
         if solver is None:
             return
-        _grow_dfs(solver, began + seconds, seconds, threading.Event(), self._role_index())
+        cpu: list[float] = []
+        _grow_dfs(solver, began + seconds, seconds, threading.Event(), self._role_index(), cpu)
         if solver.status != PROVEN:
-            self._dfs_left -= time.perf_counter() - began
+            self._dfs_left -= sum(cpu)
 
     def _role_index(self) -> int:
         return self.game.roles.index(self.role) if self.role in self.game.roles else -1
@@ -433,6 +436,9 @@ class MCTSAgent(Agent):
             return None
         if solver.root_state != state:
             solver.reset(state)
+            if solver.simultaneous:  # a game of simultaneous moves: nothing the solver can prove
+                self._dfs = None
+                return None
         return solver if solver.status == SEARCHING else None
 
     def _with_proofs(self, result: SearchResult) -> SearchResult:
@@ -485,9 +491,13 @@ class MCTSAgent(Agent):
         return f"{type(self).__name__}({what}, c={self.c}, seed={self.seed!r})"
 
 
-def _grow_dfs(solver: DFSolver, deadline: float, seconds: float, stop: threading.Event, role: int) -> None:
+def _grow_dfs(
+    solver: DFSolver, deadline: float, seconds: float, stop: threading.Event, role: int, cpu: list[float]
+) -> None:
     """Run the exhaustive solver until ``deadline``, its root is proven, or ``stop`` is set, in chunks of
-    about a hundredth of ``seconds``. A root proven to give ``role`` the top goal stops the trees too."""
+    about a hundredth of ``seconds``. A root proven to give ``role`` the top goal stops the trees too. The
+    processor time it took is appended to ``cpu``."""
+    began = time.thread_time()
     chunk = 16
     while not stop.is_set() and solver.status == SEARCHING:
         t0 = time.perf_counter()
@@ -497,6 +507,7 @@ def _grow_dfs(solver: DFSolver, deadline: float, seconds: float, stop: threading
         done = solver.run(chunk)
         rate = max(done, 1) / max(time.perf_counter() - t0, 1e-6)
         chunk = max(16, min(int(rate * room), 2 * chunk, 1 << 20))
+    cpu.append(time.thread_time() - began)
     value = solver.value()
     if value is not None and 0 <= role < len(value) and value[role] >= 100:
         stop.set()

@@ -335,6 +335,8 @@ class DFSolver:
         self._root_state: State | None = None
         #: The role choosing at the root (None: nobody has a choice, or several have).
         self.mover: int | None = None
+        #: Whether several roles choose at the root (a position the walk cannot prove).
+        self.simultaneous = False
 
     @property
     def capacity(self) -> int:
@@ -365,11 +367,13 @@ class DFSolver:
         self.rdone[:] = 0
         self.meta[0] = -1
         self.mover = None
+        self.simultaneous = False
         if game.is_terminal(state):
             self.meta[2] = UNKNOWN
             return
         s = game._array_of(state)
         movers = [r for r, role in enumerate(game.roles) if len(game.legal_actions(state, role)) > 1]
+        self.simultaneous = len(movers) > 1
         if len(movers) != 1 or self.meta[5]:
             self.meta[2] = FULL if self.meta[5] else UNKNOWN  # simultaneous or forced: nothing to prove
             return
