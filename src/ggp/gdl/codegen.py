@@ -136,6 +136,9 @@ def network_ir(net: Network, name: str) -> str:
     # Gates whose value must be in memory: what the kernel reads, and phase A's gates that G or C read.
     stored = {n for n in [int(header[H_TERMINAL]), *map(int, net.legal_node)] if n >= first_gate}
     goal_stored = {int(n) for n in net.goal_node if n >= first_gate}
+    # A next-state or goal node may itself be a gate of phase A (the next value of ``(visible ?x)`` is
+    # ``(reach ?x)``, which the terminal test needs too): phases C and G read it from memory.
+    stored |= {n for n in [*map(int, net.next), *goal_stored] if n >= first_gate and phase_of.get(n) == 0}
     for p in (1, 2):
         for b in phases[p]:
             start, end, _ = blocks[b]
