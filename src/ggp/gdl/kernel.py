@@ -559,8 +559,10 @@ def playout(ctx, s, max_steps):  # type: ignore[no-untyped-def]
 
 def compilable(propnet: Propnet) -> bool:
     """Whether the network is small enough to compile to machine code (:func:`ggp.gdl.codegen.compile_limit`
-    literals: compile time grows with them, and is part of a sheet's first use)."""
-    return len(propnet.net.lits) <= codegen.compile_limit()
+    literals and :data:`ggp.gdl.codegen.MAX_LEGAL_ENTRIES` legal entries: compile time grows with them, and
+    is part of a sheet's first use)."""
+    net = propnet.net
+    return len(net.lits) <= codegen.compile_limit() and len(net.legal_node) <= codegen.MAX_LEGAL_ENTRIES
 
 
 #: The compiled sweep is measured only where the differential evaluator is less than this many times as fast
