@@ -8,6 +8,7 @@ on the corpus puzzles, and the speed-up of a second core.
     python bench/ggp_base_strength.py cores --seconds 2        # simulations with 2 trees against 1, same clock
     python bench/ggp_base_strength.py ablation --feature decisive --play 0.3   # one search switch on against off
     python bench/ggp_base_strength.py summary                  # the recorded results, per game
+    python bench/ggp_base_strength.py prove --games sheepAndWolf --seconds 60   # the exhaustive solver
 
 ``ggp-base`` needs ggp-base built as bench/GGP_BASE.md says (``--ggp-base``,
 default /work/ggp-base): it starts SampleMonteCarloGamer (ggp-base's
@@ -454,6 +455,30 @@ def run_cores(args: argparse.Namespace) -> None:
         )
 
 
+# --- the exhaustive solver from the initial position ----------------------------------------------
+def run_prove(args: argparse.Namespace) -> None:
+    """The exhaustive depth-first solver (ggp.agents.solver) from each game's initial position, for up to
+    ``--seconds`` of processor time: the proven goals, or how far it got."""
+    from ggp.agents.solver import SEARCHING, DFSolver
+
+    for name in args.games.split(",") if args.games else ["sheepAndWolf"]:
+        game = ggp.load(str(sheet(name)))
+        solver = DFSolver(game)
+        solver.reset(game.initial_state())
+        solver.run(1)  # compiles, or loads numba's cache, outside the clock
+        began, expansions = time.process_time(), 1
+        while solver.status == SEARCHING and time.process_time() - began < args.seconds:
+            expansions += solver.run(50_000)
+        cpu = time.process_time() - began
+        value = solver.value()
+        what = f"proven: goals {dict(zip(game.roles, value, strict=True))}" if value else f"status {solver.status}"
+        print(
+            f"{name:24} {what}; {solver.positions:,} positions in the table, {expansions:,} expansions, "
+            f"{cpu:.1f} s of processor time",
+            flush=True,
+        )
+
+
 # --- one search feature on against off ------------------------------------------------------------
 #: The MCTSAgent class attributes ``ablation`` can turn off (a switch of the search, not an agent option).
 FEATURES = ("transpose", "decisive", "goal_heuristic")
@@ -537,7 +562,9 @@ def main() -> None:
     global CODE
     CODE = code_version()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["ggp-base", "plain", "puzzles", "cores", "ablation", "summary", "serve-plain"])
+    ap.add_argument(
+        "mode", choices=["ggp-base", "plain", "puzzles", "cores", "ablation", "summary", "serve-plain", "prove"]
+    )
     ap.add_argument("--port", type=int, default=9150, help="serve-plain: the port to listen on")
     ap.add_argument(
         "--of", default="ggp_base", choices=["ggp_base", "plain", "ablation"], help="summary: which results"
@@ -554,7 +581,7 @@ def main() -> None:
     ap.add_argument("--ggp-base", default="/work/ggp-base", help="where ggp-base is built (bench/GGP_BASE.md)")
     ap.add_argument("--since", help="summary: only matches from this time on ('2026-11-22 22:30')")
     ap.add_argument("--code", help="summary: only matches of this code version (a commit's prefix)")
-    ap.add_argument("--seconds", type=float, default=2.0, help="cores: search time per measurement")
+    ap.add_argument("--seconds", type=float, default=2.0, help="cores: search time per measurement; prove: limit")
     ap.add_argument("--repeats", type=int, default=5, help="cores: measurements per setting (median)")
     args = ap.parse_args()
     args.seats = [int(s) for s in args.seats.split(",")]
@@ -563,6 +590,9 @@ def main() -> None:
         return
     if args.mode == "serve-plain":
         serve_plain(args)
+        return
+    if args.mode == "prove":
+        run_prove(args)
         return
     if args.play is None:
         args.play = 5.0
