@@ -312,8 +312,10 @@ def test_a_large_network_stays_interpreted(monkeypatch: pytest.MonkeyPatch, tmp_
         return real(pn)
 
     monkeypatch.setattr(gk, "_compiled_context", counted)
+    # The evaluators timed alike (a loaded machine must not decide the test): the differential one does not
+    # lead, so the compiled sweep is measured too.
+    monkeypatch.setattr(gk, "_time_modes", lambda pn, contexts, budget: dict.fromkeys(contexts, 1.0))
     assert gk.compilable(propnet)
-    # tic-tac-toe is faster swept than differentially: the compiled sweep is measured too
     assert gk.fastest_mode(propnet) in (gk.SWEEP, gk.DIFFERENTIAL, gk.COMPILED) and compiles == [1]
     monkeypatch.setenv("GGP_COMPILE_LIMIT", "10")
     assert not gk.compilable(propnet)
