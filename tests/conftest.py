@@ -16,6 +16,23 @@ TRACES = SHARED / "traces"
 GAME_NAMES = ["amazons_10x10", "amazons_8x8", "bomberman", "bomberman2p", "wallmaze"]
 
 
+def sheet_text(which: str) -> tuple[str, str]:
+    """A rule sheet's text and name, by ``kind:name``: ``shared:`` (../shared/gdl), ``corpus:`` (the GDL
+    corpus), ``ggp:`` (ggp's own sheet of a built-in game), anything else ggp's tic-tac-toe."""
+    kind, _, name = which.partition(":")
+    if kind == "shared":
+        return (SHARED / "gdl" / f"{name}.kif").read_text(), name
+    if kind == "corpus":
+        return (SHARED / "corpus" / "kif" / f"{name}.kif").read_text(), name
+    if kind == "ggp":
+        from ggp.gdl import rules_text
+
+        return rules_text(name), name
+    import ggp.gdl
+
+    return (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), "tictactoe"
+
+
 def read_traces(name: str) -> Iterator[dict[str, Any]]:
     path = TRACES / f"{name}.jsonl"
     if not path.is_file():

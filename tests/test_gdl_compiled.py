@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import ggp.gdl
-from conftest import GAME_NAMES, SHARED
+from conftest import GAME_NAMES, SHARED, sheet_text
 from ggp.core.kernels import perft, random_playouts, rng_state
 from ggp.gdl import codegen, from_text
 from ggp.gdl import kernel as gk
@@ -44,17 +43,8 @@ def _own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("GGP_CACHE", str(tmp_path_factory.getbasetemp() / "gdl-code-cache"))
 
 
-def _text(which: str) -> tuple[str, str]:
-    kind, _, name = which.partition(":")
-    if kind == "shared":
-        return (SHARED / "gdl" / f"{name}.kif").read_text(), name
-    if kind == "corpus":
-        return (SHARED / "corpus" / "kif" / f"{name}.kif").read_text(), name
-    return (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), "tictactoe"
-
-
 def _propnet(which: str) -> tuple[Any, Propnet]:
-    text, name = _text(which)
+    text, name = sheet_text(which)
     game = from_text(text, name)
     if which.endswith(":raw"):
         program = parse_program(text, name)
@@ -173,7 +163,7 @@ def test_the_stuck_sheet_stops_where_a_role_has_no_move() -> None:
 
 
 def _tictactoe() -> Propnet:
-    text, name = _text("tictactoe")
+    text, name = sheet_text("tictactoe")
     return from_text(text, name).propnet
 
 
@@ -368,7 +358,7 @@ def test_a_sheet_gives_the_same_network_in_every_process() -> None:
 def test_ggp_info_says_how_the_network_is_evaluated() -> None:
     from ggp.cli.info import facts
 
-    text, name = _text("tictactoe")
+    text, name = sheet_text("tictactoe")
     rows = dict(facts(from_text(text, name), 0.0))
     assert rows["evaluator"].split()[0] in ("sweep", "differential", "compiled")
     assert "chosen or read in" in rows["evaluator"]

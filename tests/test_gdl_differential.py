@@ -16,7 +16,7 @@ import pytest
 
 import ggp
 import ggp.gdl
-from conftest import GAME_NAMES, SHARED
+from conftest import GAME_NAMES, SHARED, sheet_text
 from ggp.core.kernels import rng_state
 from ggp.gdl import builtin, load_file
 from ggp.gdl.evaluate import dn_playouts, pn_playouts
@@ -96,19 +96,6 @@ def test_incremental_and_sweeping_evaluators_play_the_same_games(name: str, shee
 CORPUS_SHEETS = ["atariGoVariant_7x7", "cubicup_3player"]
 
 
-def _sheet(which: str) -> tuple[str, str]:
-    kind, _, name = which.partition(":")
-    if kind == "shared":
-        return (SHARED / "gdl" / f"{name}.kif").read_text(), name
-    if kind == "corpus":
-        return (SHARED / "corpus" / "kif" / f"{name}.kif").read_text(), name
-    if kind == "ggp":
-        from ggp.gdl import rules_text
-
-        return rules_text(name), name
-    return (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text(), "tictactoe"
-
-
 SHEETS = (
     [f"shared:{n}" for n in GAME_NAMES]
     + [f"ggp:{n}" for n in ("bomberman2p", "wallmaze")]
@@ -131,7 +118,7 @@ def _playouts(net: Any, incremental: bool, count: int, seed: int, scratch: int =
 def test_optimised_network_plays_the_same_games_as_the_raw_one(which: str) -> None:
     """Folding, merging, flattening and dropping gates changes no legal move, next state, terminal test or goal:
     the optimised network, by either evaluator, plays exactly the games the program's own network plays."""
-    text, name = _sheet(which)
+    text, name = sheet_text(which)
     program = parse_program(text, name)
     grounded = ground(program)
     raw = build_propnet(grounded, program, optimise=False)
@@ -156,7 +143,7 @@ def test_kernel_modes_agree_and_a_context_follows_any_jump(which: str) -> None:
     from ggp.gdl import from_text
     from ggp.gdl.kernel import DIFFERENTIAL, SWEEP, gdl_kernel
 
-    text, name = _sheet(which)
+    text, name = sheet_text(which)
     game = from_text(text, name)
     sweep, diff = gdl_kernel(game.propnet, SWEEP), gdl_kernel(game.propnet, DIFFERENTIAL)
     start = game.initial_array()
@@ -222,7 +209,7 @@ def test_the_kernels_own_playout_loop_plays_the_generic_loops_games(which: str) 
     from ggp.gdl import from_text
     from ggp.gdl.kernel import DIFFERENTIAL, SWEEP, gdl_kernel
 
-    text, name = (STUCK, "stuck") if which == "stuck" else _sheet(which)
+    text, name = (STUCK, "stuck") if which == "stuck" else sheet_text(which)
     game = from_text(text, name)
     start = game.initial_array()
     for mode in (SWEEP, DIFFERENTIAL):
@@ -253,7 +240,7 @@ def test_the_evaluators_choice_is_made_once_per_network(monkeypatch: pytest.Monk
         return measured[-1]
 
     monkeypatch.setattr(gk, "fastest_mode", measure)
-    text, name = _sheet("tictactoe")
+    text, name = sheet_text("tictactoe")
     first = GDLGame(text, name)
     assert gk.evaluation_mode(first.kernel) == "sweep" and measured == [gk.SWEEP]
     assert first.random_playouts(3, seed=1)[2] > 0 and len(measured) == 1  # the playout loop follows the kernel

@@ -23,7 +23,7 @@ the opponent's mistakes — and this player makes none.
 from __future__ import annotations
 
 import hashlib
-import os
+import io
 import threading
 from pathlib import Path
 from typing import Annotated
@@ -31,6 +31,7 @@ from typing import Annotated
 import numba as nb
 import numpy as np
 
+from ..core.cache import cache_folder, write_whole
 from ..core.game import Game, Move, State
 from ..core.kernels import Kernel
 from ..games.bomberman import ACTIONS, BOMB0, BOMB1, BOMB2, BOMB3, DROP, MAN, NEXT, STEP, WOMAN, Bomberman
@@ -201,7 +202,7 @@ class _Solution:
         self.nobomb = nobomb
         roles = (0, 1) if nobomb < 0 else (nobomb,)
         digest = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:10]
-        path = _cache_dir() / f"bomberman-{game.name}-{nobomb}-{kernel.namespace['_digest']}-{digest}.npz"
+        path = cache_folder() / f"bomberman-{game.name}-{nobomb}-{kernel.namespace['_digest']}-{digest}.npz"
         arrays = _load(path)
         if arrays is not None and not _consistent(arrays, roles):
             arrays = None  # a damaged or foreign cache file: solve again rather than index by it
@@ -240,10 +241,6 @@ class _Solution:
         return (int(s[MAN]), int(s[WOMAN]), parity, int(s[BOMB3]), int(s[BOMB2]), int(s[BOMB1]), int(s[BOMB0]))
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("GGP_CACHE") or Path.home() / ".cache" / "ggp")
-
-
 def _load(path: Path) -> dict[str, np.ndarray] | None:
     try:
         with np.load(path) as data:
@@ -272,15 +269,10 @@ def _consistent(arrays: dict[str, np.ndarray], roles: tuple[int, ...]) -> bool:
 
 
 def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    # Write then rename, so a reader never sees half a file; a cache that
-    # cannot be written only costs the next process the solving time.
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, **arrays)  # type: ignore[arg-type]
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    # a cache that cannot be written only costs the next process the solving time
+    data = io.BytesIO()
+    np.savez(data, **arrays)  # type: ignore[arg-type]
+    write_whole(path, data.getvalue())
 
 
 _SOLUTIONS: dict[tuple[str, int], _Solution] = {}

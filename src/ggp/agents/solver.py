@@ -40,7 +40,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .options import Range, check_option
-from .uct import _state_hash
+from .uct import _find, _insert, _state_hash
 
 #: Deepest path the walk follows; deeper positions are unknown.
 MAX_DEPTH = 1024
@@ -59,28 +59,6 @@ UNKNOWN = 2
 FULL = 3
 
 _BUDGET = Annotated[int, Range(ge=0, le=10**9)]
-
-
-@nb.njit(cache=True)
-def _lookup(table: np.ndarray, thash: np.ndarray, tstate: np.ndarray, s: np.ndarray, h: np.uint64) -> int:
-    # The entry holding state ``s`` (hash ``h``), or -1: linear probing over a power-of-two table at most
-    # half full, a hash match confirmed on the whole state (a proof must not rest on a hash).
-    mask = table.shape[0] - 1
-    i = np.int64(h & np.uint64(mask))
-    for _ in range(table.shape[0]):
-        e = table[i]
-        if e < 0:
-            return -1
-        if thash[e] == h:
-            same = True
-            for k in range(s.shape[0]):
-                if tstate[e, k] != s[k]:
-                    same = False
-                    break
-            if same:
-                return e
-        i = (i + 1) & mask
-    return -1
 
 
 @nb.njit(cache=True)
@@ -103,15 +81,10 @@ def _store(
     e = meta[1]
     meta[1] += 1
     tstate[e] = s
-    thash[e] = h
     tknown[e] = known
     for r in range(val.shape[0]):
         tval[e, r] = val[r]
-    mask = table.shape[0] - 1
-    i = np.int64(h & np.uint64(mask))
-    while table[i] >= 0:
-        i = (i + 1) & mask
-    table[i] = e
+    _insert(table, thash, e, h)  # the search tree's hash table: linear probing, at most half full
 
 
 def _dfs_template(  # type: ignore[no-untyped-def]
@@ -197,7 +170,7 @@ def _dfs_template(  # type: ignore[no-untyped-def]
                 deliver = True
                 continue
             h = _state_hash(sstate[c])
-            e = _lookup(table, thash, tstate, sstate[c], h)
+            e = _find(table, thash, tstate, sstate[c], h)
             if e >= 0:
                 known = tknown[e]
                 for r in range(nr):
@@ -402,7 +375,7 @@ class DFSolver:
                 self.rval[i] = np.asarray(game.goals(child), dtype=np.float64) / 100.0
             else:
                 arr = game._array_of(child)
-                e = int(_lookup(self.table, self.thash, self.tstate, arr, np.uint64(_state_hash(arr))))
+                e = int(_find(self.table, self.thash, self.tstate, arr, np.uint64(_state_hash(arr))))
                 if e < 0:
                     continue
                 self.rdone[i] = 1 if self.tknown[e] else 2

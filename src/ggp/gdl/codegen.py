@@ -42,6 +42,7 @@ from llvmlite import ir as llir  # type: ignore[import-untyped]
 from numba import types
 from numba.extending import intrinsic
 
+from ..core.cache import cache_folder, write_whole
 from .network import H_A0, H_A1, H_C0, H_C1, H_G0, H_G1, H_NBASE, H_NDOES, H_NNODES, H_NROLES, H_TERMINAL, Network
 
 #: The ops of a compiled network's function.
@@ -438,8 +439,7 @@ def network_digest(packed: np.ndarray) -> str:
 
 
 def _cache_file(digest: str) -> Path:
-    folder = Path(os.environ.get("GGP_CACHE") or Path.home() / ".cache" / "ggp")
-    return folder / f"gdl-code-{digest}.o"
+    return cache_folder() / f"gdl-code-{digest}.o"
 
 
 _MAGIC = b"ggp-gdl-code\n"
@@ -461,13 +461,7 @@ def _read_cached(path: Path) -> bytes | None:
 
 
 def _write_cached(path: Path, obj: bytes) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
-        scratch.write_bytes(_MAGIC + hashlib.sha256(obj).digest() + obj)
-        os.replace(scratch, path)  # whole or not at all, for the processes reading it
-    except OSError:
-        pass  # the cache is only ever a matter of load time
+    write_whole(path, _MAGIC + hashlib.sha256(obj).digest() + obj)
 
 
 def object_code(net: Network, name: str) -> bytes:

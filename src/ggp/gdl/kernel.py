@@ -29,8 +29,6 @@ between threads; each search owns one.
 from __future__ import annotations
 
 import hashlib
-import os
-import threading
 import time
 import warnings
 from collections.abc import Mapping
@@ -39,6 +37,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from ..core.cache import cache_folder, write_whole
 from ..core.kernels import Kernel, rng_below, rng_state
 from . import codegen
 from .codegen import OP_A, OP_G, OP_STEP, call_network
@@ -256,15 +255,12 @@ def _ensure(v, s):  # type: ignore[no-untyped-def]
             _dn_init(net, dn, s)
             flags[F_LOADED] = 1
         return
+    if flags[F_MODE] == COMPILED:
+        _c_ensure((flags, vals, v[6]), s)
+        return
     if flags[F_LOADED] == 1 and _holds(vals, s):
         return
-    if flags[F_MODE] == COMPILED:
-        vals[0] = 0
-        vals[1] = 1
-        vals[2 : 2 + s.shape[0]] = s
-        call_network(_address(flags), vals, v[6], OP_A)
-    else:
-        _load(net, vals, s)
+    _load(net, vals, s)
     flags[F_LOADED] = 1
     flags[F_GOALS] = 0
 
@@ -634,10 +630,9 @@ _DIGEST = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:10]
 
 
 def _mode_file(propnet: Propnet) -> Path:
-    # one file per network and version of this module, in ggp's cache folder ($GGP_CACHE, else ~/.cache/ggp)
-    folder = Path(os.environ.get("GGP_CACHE") or Path.home() / ".cache" / "ggp")
+    # one file per network and version of this module, in ggp's cache folder
     digest = hashlib.sha1(packed_network(propnet).tobytes()).hexdigest()[:20]
-    return folder / f"gdl-mode3-{digest}-{_DIGEST}"  # (mode3: the choice among three evaluators)
+    return cache_folder() / f"gdl-mode3-{digest}-{_DIGEST}"  # (mode3: the choice among three evaluators)
 
 
 def chosen_mode(propnet: Propnet) -> int:
@@ -653,13 +648,7 @@ def chosen_mode(propnet: Propnet) -> int:
     if text in (str(SWEEP), str(DIFFERENTIAL)) or (text == str(COMPILED) and compilable(propnet)):
         return int(text)
     mode = fastest_mode(propnet)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
-        scratch.write_text(str(mode), encoding="ascii")
-        os.replace(scratch, path)  # whole or not at all, for the processes reading it
-    except OSError:
-        pass
+    write_whole(path, str(mode).encode("ascii"))
     return mode
 
 

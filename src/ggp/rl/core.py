@@ -39,6 +39,19 @@ from .observe import Observer, observer_for
 ILLEGAL_MODES = ("raise", "lose", "random")
 
 
+def action_int(action: Any) -> int | None:
+    """``action`` as an int (an int, a numpy integer or a whole float), or None for anything else (bools too)."""
+    if type(action) is int:
+        return action
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    try:
+        a = int(action)
+    except (TypeError, ValueError):
+        return None
+    return a if a == action else None
+
+
 def reward_of(goal: float) -> float:
     """A goal (0..100) as a reward in [-1, 1]: ``(goal - 50) / 50``."""
     return (float(goal) - 50.0) / 50.0
@@ -352,15 +365,8 @@ class RLGame:
     # --- moving -----------------------------------------------------------------------------------
     def check(self, s: np.ndarray, role: int, action: Any) -> int | None:
         """``action`` as an int if it is legal for ``role`` in ``s``, else None."""
-        if isinstance(action, (bool, np.bool_)):
-            return None
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            return None
-        if a != action:
-            return None
-        return a if bool((self.legal(s, role) == a).any()) else None
+        a = action_int(action)
+        return a if a is not None and bool((self.legal(s, role) == a).any()) else None
 
     def illegal(self, s: np.ndarray, role: int, action: Any) -> IllegalMoveError:
         """The error for ``action``, illegal for ``role`` in ``s``, naming the legal actions and their moves."""

@@ -51,7 +51,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 
 from ..core.native import KernelGame
-from .core import TERMINAL, RLGame, Turn, check_illegal_mode, check_max_cycles, reward_of
+from .core import TERMINAL, RLGame, Turn, action_int, check_illegal_mode, check_max_cycles, reward_of
 from .render import rgb_array
 
 RENDER_MODES = ("ansi", "rgb_array")
@@ -101,17 +101,8 @@ class _GGPEnv:
 
     def _action(self, r: int, action: Any) -> int | None:
         """``action`` as an int if it is legal for role ``r`` now, else None (reads the live mask)."""
-        if type(action) is not int:  # numpy ints, floats that are whole numbers; never bools
-            if isinstance(action, (bool, np.bool_)):
-                return None
-            try:
-                a = int(action)
-            except (TypeError, ValueError):
-                return None
-            if a != action:
-                return None
-            action = a
-        return action if 0 <= action < self._num_actions and self._masks[r, action] else None
+        a = action_int(action)
+        return a if a is not None and 0 <= a < self._num_actions and self._masks[r, a] else None
 
     @property
     def game(self) -> KernelGame:
