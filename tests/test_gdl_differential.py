@@ -134,6 +134,28 @@ def test_optimised_network_plays_the_same_games_as_the_raw_one(which: str) -> No
         assert got[2:] == expected[2:]
 
 
+def test_a_fact_read_by_every_move_is_factored_out_of_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Amazons' ``(true (turn white move))`` is part of every one of white's queen moves, beside the queen's
+    square, and changes at every step: paired with each square into a gate of its own, it is read by one
+    gate per square, and a step updates a count per square instead of one per move."""
+    from ggp.gdl import propnet
+
+    text, name = sheet_text("shared:amazons_8x8")
+    program = parse_program(text, name)
+    grounded = ground(program)
+
+    def readers(net: Any, fact: str) -> int:
+        node = 2 + built.base_texts.index(fact)
+        return int(net.fanout_ptr[node + 1] - net.fanout_ptr[node])
+
+    built = build_propnet(grounded, program)
+    factored = readers(built.net, "(turn white move)")
+    monkeypatch.setattr(propnet, "FACTOR_READERS", 1 << 30)
+    built = build_propnet(grounded, program)
+    assert readers(built.net, "(turn white move)") >= 1456
+    assert 64 <= factored <= 64 + 4  # a gate per square, and the few rules that read the turn alone
+
+
 @pytest.mark.parametrize("which", ["shared:bomberman2p", "shared:wallmaze", "tictactoe", "corpus:atariGoVariant_7x7"])
 def test_kernel_modes_agree_and_a_context_follows_any_jump(which: str) -> None:
     """The kernel's sweep and differential modes give the same perft counts and random games; one context asked

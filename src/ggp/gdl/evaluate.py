@@ -22,6 +22,12 @@ from .network import H_NBASE, H_NDOES, H_NNODES, H_NROLES, H_TERMINAL, Network
 
 # --- compiled evaluation -------------------------------------------------------------------------
 
+#: For the differential evaluator's step and what it calls: numba without its reference counts. Numba counts a
+#: reference up and down for every array of every tuple a function is given, with atomic instructions, at each
+#: call; these functions are called a few times a step with the network (24 arrays) and the state (12), which
+#: was a third of Amazons' step time. They allocate no array (numba refuses to compile one that does).
+_uncounted: Any = nb.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+
 
 @nb.njit(cache=True, inline="always")
 def _gate(vals: np.ndarray, kind: np.ndarray, ptr: np.ndarray, lits: np.ndarray, g: int) -> np.uint8:
@@ -331,6 +337,15 @@ def dn_init(net: Network, vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -
 
 @nb.njit(cache=True)
 def _dn_init(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None:
+    vals = dn[DN_VALS]
+    for i in range(net.header[H_NBASE]):
+        vals[2 + i] = base[i]
+    _dn_init_loaded(net, dn)
+
+
+@nb.njit(cache=True)
+def _dn_init_loaded(net: Network, dn: tuple[np.ndarray, ...]) -> None:
+    """:func:`_dn_init` for the base propositions the values hold already."""
     vals, cnt, lin, tree, lcount = dn[DN_VALS], dn[DN_CNT], dn[DN_IN], dn[DN_TREE], dn[DN_COUNT]
     header = net.header
     nbase = header[1]
@@ -338,11 +353,10 @@ def _dn_init(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None
     lits = net.lits
     order = net.order
     thr = net.threshold
-    vals[:] = 0
+    vals[0] = 0
     vals[1] = 1
+    vals[2 + nbase :] = 0
     dn[DN_DOES][:] = -1
-    for i in range(nbase):
-        vals[2 + i] = base[i]
     _eval(net, vals, 0)
     _eval(net, vals, 1)
     _eval(net, vals, 2)
@@ -381,47 +395,7 @@ def _dn_init(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None
     dn[DN_TCOUNT][0] = nbase
 
 
-@nb.njit(cache=True, inline="always")
-def _touch(net: Network, dn: tuple[np.ndarray, ...], n: int) -> None:
-    # Node n changed: the base propositions that watch it may differ from their next value now.
-    tflag, tlist, tcount = dn[DN_TFLAG], dn[DN_TLIST], dn[DN_TCOUNT]
-    nof = net.next_of
-    t = tcount[0]
-    for q in range(net.next_of_ptr[n], net.next_of_ptr[n + 1]):
-        i = nof[q]
-        if tflag[i] == 0:
-            tflag[i] = 1
-            tlist[t] = i
-            t += 1
-    tcount[0] = t
-
-
-@nb.njit(cache=True, inline="always")
-def _legal_flip(net: Network, dn: tuple[np.ndarray, ...], n: int) -> None:
-    # Node n changed: bring the legal entries it decides into line with it.
-    vals, lin, tree, lcount = dn[DN_VALS], dn[DN_IN], dn[DN_TREE], dn[DN_COUNT]
-    lof = net.legal_of
-    lptr = net.legal_ptr
-    lrole = net.legal_role
-    v = vals[n]
-    for q in range(net.legal_of_ptr[n], net.legal_of_ptr[n + 1]):
-        k = lof[q]
-        if lin[k] == v:
-            continue
-        lin[k] = v
-        r = lrole[k]
-        lo = lptr[r]
-        m = lptr[r + 1] - lo
-        off = lo + r
-        d = 1 if v == 1 else -1
-        lcount[r] += d
-        i = k - lo + 1
-        while i <= m:
-            tree[off + i] += d
-            i += i & -i
-
-
-@nb.njit(cache=True)
+@_uncounted
 def _dn_random_joint(
     net: Network, dn: tuple[np.ndarray, ...], rng: np.ndarray, does: np.ndarray, error: np.ndarray
 ) -> bool:
@@ -439,7 +413,7 @@ def _dn_random_joint(
     return True
 
 
-@nb.njit(cache=True)
+@_uncounted
 def fenwick_pick(net: Network, tree: np.ndarray, r: int, j: int | np.integer[Any]) -> int:
     """Where role ``r``'s ``j``-th legal move (from 0, in :func:`legal`'s order) sits in its legal list.
 
@@ -462,9 +436,13 @@ def fenwick_pick(net: Network, tree: np.ndarray, r: int, j: int | np.integer[Any
     return pos
 
 
-@nb.njit(cache=True)
+@_uncounted
 def _recompute_block(net: Network, vals: np.ndarray, b: int, stack: np.ndarray, top: int) -> int:
-    """Re-evaluate cyclic block ``b`` to its least fixpoint; push its gates that changed. Returns the new top."""
+    """Re-evaluate cyclic block ``b`` to its least fixpoint; push its gates that changed. Returns the new top.
+
+    The stack must have room for the block's gates above ``top``: their old values are kept there (a gate
+    pushed at the end goes where an old value was read already).
+    """
     kind = net.kind
     ptr = net.ptr
     lits = net.lits
@@ -472,7 +450,7 @@ def _recompute_block(net: Network, vals: np.ndarray, b: int, stack: np.ndarray, 
     blocks = net.blocks
     start = blocks[3 * b]
     end = blocks[3 * b + 1]
-    old = np.empty(end - start, dtype=np.uint8)
+    old = stack[top : top + (end - start)]
     for k in range(start, end):
         old[k - start] = vals[order[k]]
         vals[order[k]] = 0
@@ -493,22 +471,35 @@ def _recompute_block(net: Network, vals: np.ndarray, b: int, stack: np.ndarray, 
     return top
 
 
-@nb.njit(cache=True)
+@_uncounted
 def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
-    """Propagate the ``top`` changes on the stack (inputs already set in the values) to every gate they affect.
+    """Propagate the ``top`` changes on the stack (inputs already set in the values) to every gate they affect;
+    legal entries that change are brought into their role's legal set, and base propositions whose next
+    value may have changed are listed (touched).
 
     Returns False if the stack ran out: the state is then inconsistent and the caller reloads
     with :func:`_dn_init`.
     """
+    # Every array is taken out of its tuple here, once: taken inside the loop (as helper functions inlined
+    # there did) each costs numba an atomic reference count up and down, a third of Amazons' step time.
     vals, cnt, stack, dirty = dn[DN_VALS], dn[DN_CNT], dn[DN_STACK], dn[DN_DIRTY]
+    lin, tree, lcount = dn[DN_IN], dn[DN_TREE], dn[DN_COUNT]
+    tflag, tlist, tcount = dn[DN_TFLAG], dn[DN_TLIST], dn[DN_TCOUNT]
     fo_ptr = net.fanout_ptr
     fo = net.fanout
     cyc = net.cyclic
     watch = net.watch
     blocks = net.blocks
+    lof_ptr = net.legal_of_ptr
+    lof = net.legal_of
+    lptr = net.legal_ptr
+    lrole = net.legal_role
+    nof_ptr = net.next_of_ptr
+    nof = net.next_of
     nblocks = blocks.shape[0] // 3
     ndirty = 0
     capacity = stack.shape[0]
+    touched = tcount[0]
     while True:
         while top > 0:
             top -= 1
@@ -517,10 +508,29 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
             v = e & 1
             w = watch[n]
             if w != 0:
-                if w & 1:
-                    _legal_flip(net, dn, n)
-                if w & 2:
-                    _touch(net, dn, n)
+                if w & 1:  # the legal entries n decides
+                    for q in range(lof_ptr[n], lof_ptr[n + 1]):
+                        k = lof[q]
+                        if lin[k] == v:
+                            continue
+                        lin[k] = v
+                        r = lrole[k]
+                        lo = lptr[r]
+                        m = lptr[r + 1] - lo
+                        off = lo + r
+                        d = 1 if v == 1 else -1
+                        lcount[r] += d
+                        i = k - lo + 1
+                        while i <= m:
+                            tree[off + i] += d
+                            i += i & -i
+                if w & 2:  # the base propositions that watch n may differ from their next value now
+                    for q in range(nof_ptr[n], nof_ptr[n + 1]):
+                        i = nof[q]
+                        if tflag[i] == 0:
+                            tflag[i] = 1
+                            tlist[touched] = i
+                            touched += 1
             for k in range(fo_ptr[n], fo_ptr[n + 1]):
                 r = fo[k]
                 g = r >> 2
@@ -547,16 +557,19 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
                     e = 2 * g
                 if top >= capacity:
                     dirty[:] = 0
+                    tcount[0] = touched
                     return False
                 stack[top] = e
                 top += 1
         if ndirty == 0:
+            tcount[0] = touched
             return True
         ndirty -= 1
         b = dirty[nblocks + ndirty]
         dirty[b] = 0
         if top + (blocks[3 * b + 1] - blocks[3 * b]) > capacity:
             dirty[:] = 0
+            tcount[0] = touched
             return False
         top = _recompute_block(net, vals, b, stack, top)
 
@@ -617,31 +630,39 @@ def _dn_load(net: Network, dn: tuple[np.ndarray, ...], base: np.ndarray) -> None
         _dn_init(net, dn, base)
 
 
-@nb.njit(cache=True)
+@_uncounted
 def _dn_step(net: Network, dn: tuple[np.ndarray, ...], does: np.ndarray) -> int:
     """From a loaded state, play ``does`` (a does node per role, -1: none) and load the next state (the moves
     stay set in the values, which no legal, goal or terminal node reads).
 
     Returns how many base propositions changed; they are the first entries of ``dn[DN_CHANGED]``.
     """
+    n = _dn_step_propagated(net, dn, does)
+    if n < 0:  # out of scratch space (rare): the step from scratch
+        n = _dn_step_from_scratch(net, dn, does, n)
+    return n
+
+
+@_uncounted
+def _dn_step_propagated(net: Network, dn: tuple[np.ndarray, ...], does: np.ndarray) -> int:
+    """:func:`_dn_step` by propagation: how many base propositions changed, or, if the stack ran out, -1
+    (moves half made: the values hold the state before) or ``-2 - changed`` (the values hold the next
+    state's base propositions, not propagated)."""
     vals, stack, current = dn[DN_VALS], dn[DN_STACK], dn[DN_DOES]
     tflag, tlist, tcount, changed = dn[DN_TFLAG], dn[DN_TLIST], dn[DN_TCOUNT], dn[DN_CHANGED]
-    nbase = net.header[H_NBASE]
     nxt_node = net.next
     capacity = stack.shape[0]
     # The moves stay set after the step: legality, goals and termination never depend on them
     # (the parser sees to it), so only the next step's moves need to change, and a role that
     # repeats its move (the idle role's noop) costs nothing.
     top = 0
-    ok = True
     for r in range(does.shape[0]):
         d = does[r]
         c = current[r]
         if d == c:
             continue
         if top + 2 > capacity:
-            ok = False
-            break
+            return -1
         if c >= 0:
             vals[c] = 0
             stack[top] = 2 * c
@@ -651,23 +672,8 @@ def _dn_step(net: Network, dn: tuple[np.ndarray, ...], does: np.ndarray) -> int:
             stack[top] = 2 * d + 1
             top += 1
         current[r] = d
-    if not ok or not _dn_propagate(net, dn, top):
-        # out of scratch space: this step from scratch
-        old = vals[2 : 2 + nbase].copy()
-        _dn_init(net, dn, old)
-        for r in range(does.shape[0]):
-            if does[r] >= 0:
-                vals[does[r]] = 1
-        _eval(net, vals, 2)
-        nxt = np.empty(nbase, dtype=np.uint8)
-        nch = 0
-        for i in range(nbase):
-            nxt[i] = vals[nxt_node[i]]
-            if nxt[i] != old[i]:
-                changed[nch] = i
-                nch += 1
-        _dn_init(net, dn, nxt)
-        return nch
+    if not _dn_propagate(net, dn, top):
+        return -1
     # only a touched base proposition can differ from its next value
     nch = 0
     for q in range(tcount[0]):
@@ -677,23 +683,41 @@ def _dn_step(net: Network, dn: tuple[np.ndarray, ...], does: np.ndarray) -> int:
             changed[nch] = i
             nch += 1
     tcount[0] = 0
-    top = 0
-    flipped = 0
-    while ok and flipped < nch:
-        if top >= capacity:
-            ok = False
-            break
-        i = changed[flipped]
+    if nch > capacity:
+        for q in range(nch):
+            vals[2 + changed[q]] = 1 - vals[2 + changed[q]]
+        return -2 - nch
+    for q in range(nch):
+        i = changed[q]
         v = 1 - vals[2 + i]
         vals[2 + i] = v
-        stack[top] = 2 * (2 + i) + v
-        top += 1
-        flipped += 1
-    if not ok or not _dn_propagate(net, dn, top):
-        nxt = vals[2 : 2 + nbase].copy()  # the next state: the changes not flipped yet, flipped
-        for q in range(flipped, nch):
-            nxt[changed[q]] = 1 - nxt[changed[q]]
-        _dn_init(net, dn, nxt)
+        stack[q] = 2 * (2 + i) + v
+    if not _dn_propagate(net, dn, nch):
+        return -2 - nch
+    return nch
+
+
+@_uncounted
+def _dn_step_from_scratch(net: Network, dn: tuple[np.ndarray, ...], does: np.ndarray, failed: int) -> int:
+    """The step :func:`_dn_step_propagated` ran out of stack on (``failed``), made by evaluating every gate."""
+    if failed <= -2:  # the next state is in the values' base propositions already
+        _dn_init_loaded(net, dn)
+        return -2 - failed
+    vals, changed = dn[DN_VALS], dn[DN_CHANGED]
+    _dn_init_loaded(net, dn)
+    for r in range(does.shape[0]):
+        if does[r] >= 0:
+            vals[does[r]] = 1
+    _eval(net, vals, 2)
+    nxt_node = net.next
+    nch = 0
+    for i in range(net.header[H_NBASE]):  # (read all before flipping any: a next node may be a base node)
+        if vals[nxt_node[i]] != vals[2 + i]:
+            changed[nch] = i
+            nch += 1
+    for q in range(nch):
+        vals[2 + changed[q]] = 1 - vals[2 + changed[q]]
+    _dn_init_loaded(net, dn)
     return nch
 
 
@@ -742,6 +766,7 @@ def dn_playouts(
     _check_playout_arrays(net, base0, count, out_goals, out_lengths, error)
     dn = dn_alloc(net, scratch)
     vals = dn[DN_VALS]
+    term = header[H_TERMINAL]
     does = np.full(nroles, -1, dtype=np.int32)
     _dn_init(net, dn, base0)
     transitions = 0
@@ -750,7 +775,9 @@ def dn_playouts(
             _dn_load(net, dn, base0)
         steps = 0
         while True:
-            if _game_over(net, vals, True, g, steps, max_steps, out_goals, error):
+            if (vals[term] == 1 or steps >= max_steps) and _game_over(
+                net, vals, True, g, steps, max_steps, out_goals, error
+            ):
                 break
             if not _dn_random_joint(net, dn, rng, does, error):
                 return transitions
