@@ -27,6 +27,9 @@ from .network import H_NBASE, H_NDOES, H_NNODES, H_NROLES, H_TERMINAL, Network
 #: call; these functions are called a few times a step with the network (24 arrays) and the state (12), which
 #: was a third of Amazons' step time. They allocate no array (numba refuses to compile one that does).
 _uncounted: Any = nb.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+#: Indices of the hottest loop are made unsigned: numba gives every signed index a test for Python's negative
+#: indexing (from the end), several instructions an access, which an unsigned one does not need.
+_U = np.uint64
 
 
 @nb.njit(cache=True, inline="always")
@@ -503,42 +506,42 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
     while True:
         while top > 0:
             top -= 1
-            e = stack[top]
-            n = e >> 1
+            e = stack[_U(top)]
+            n = _U(e) >> _U(1)
             v = e & 1
             w = watch[n]
             if w != 0:
                 if w & 1:  # the legal entries n decides
-                    for q in range(lof_ptr[n], lof_ptr[n + 1]):
-                        k = lof[q]
+                    for q in range(_U(lof_ptr[n]), _U(lof_ptr[n + _U(1)])):
+                        k = _U(lof[q])
                         if lin[k] == v:
                             continue
                         lin[k] = v
-                        r = lrole[k]
-                        lo = lptr[r]
-                        m = lptr[r + 1] - lo
+                        r = _U(lrole[k])
+                        lo = _U(lptr[r])
+                        m = _U(lptr[r + _U(1)]) - lo
                         off = lo + r
                         d = 1 if v == 1 else -1
                         lcount[r] += d
-                        i = k - lo + 1
+                        i = k - lo + _U(1)
                         while i <= m:
                             tree[off + i] += d
-                            i += i & -i
+                            i += i & (_U(0) - i)
                 if w & 2:  # the base propositions that watch n may differ from their next value now
-                    for q in range(nof_ptr[n], nof_ptr[n + 1]):
-                        i = nof[q]
+                    for q in range(_U(nof_ptr[n]), _U(nof_ptr[n + _U(1)])):
+                        i = _U(nof[q])
                         if tflag[i] == 0:
                             tflag[i] = 1
-                            tlist[touched] = i
+                            tlist[_U(touched)] = i
                             touched += 1
-            for k in range(fo_ptr[n], fo_ptr[n + 1]):
-                r = fo[k]
-                g = r >> 2
+            for f in range(_U(fo_ptr[n]), _U(fo_ptr[n + _U(1)])):
+                r = fo[f]
+                g = _U(r) >> _U(2)
                 if r & 2:  # a gate of a cyclic block: re-evaluated with its block below
                     b = cyc[g]
-                    if b != cyc[n] and dirty[b] == 0:
-                        dirty[b] = 1
-                        dirty[nblocks + ndirty] = b
+                    if b != cyc[n] and dirty[_U(b)] == 0:
+                        dirty[_U(b)] = 1
+                        dirty[_U(nblocks + ndirty)] = b
                         ndirty += 1
                     continue
                 if v != (r & 1):
@@ -547,19 +550,19 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
                     if c != 0:
                         continue
                     vals[g] = 1
-                    e = 2 * g + 1
+                    e = 2 * (r >> 2) + 1
                 else:
                     c = cnt[g] - 1
                     cnt[g] = c
                     if c != -1:
                         continue
                     vals[g] = 0
-                    e = 2 * g
+                    e = 2 * (r >> 2)
                 if top >= capacity:
                     dirty[:] = 0
                     tcount[0] = touched
                     return False
-                stack[top] = e
+                stack[_U(top)] = e
                 top += 1
         if ndirty == 0:
             tcount[0] = touched

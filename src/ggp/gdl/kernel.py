@@ -562,10 +562,11 @@ def compilable(propnet: Propnet) -> bool:
 
 
 #: The compiled sweep is measured only where the differential evaluator is less than this many times as fast
-#: as the interpreted sweep: compiling makes a sweep 3.5-10x faster (seed sheets, tic-tac-toe, connectFour,
-#: amazonsTorus, hex), so where the differential one leads by more, the compile (seconds, on a large network)
-#: would buy nothing.
-COMPILE_IF_DIFFERENTIAL_BELOW = 4.0
+#: as the interpreted sweep: compiling makes a sweep 7-19x faster (wallmaze 18.6x, bomberman2p 10.5x,
+#: connectFour 13.1x, knightThrough 7.3x, sheepAndWolf 17.2x), where the differential evaluator leads the
+#: interpreted sweep by 2-4x, so where it leads by more than this, the compile (seconds, on a large network)
+#: would buy nothing. (At 4, a faster differential evaluator took wallmaze's compiled code away from it.)
+COMPILE_IF_DIFFERENTIAL_BELOW = 12.0
 
 
 def _compiled_context(propnet: Propnet) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
