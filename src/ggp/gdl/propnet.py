@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from .grounder import GroundProgram
@@ -459,25 +461,33 @@ def _factor(
     )
     for key in queue:
         k, lit = key
-        while len(readers[key]) >= FACTOR_SHARED:
-            shared: dict[int, int] = {}
-            for g in readers[key]:
-                for m in lits[g]:
-                    if m != lit:
-                        shared[m] = shared.get(m, 0) + 1
-            if not shared:
-                break
-            other = max(shared, key=lambda m: (shared[m], -m))
-            if shared[other] < FACTOR_SHARED:
-                break
+        # How many of lit's readers each other literal shares; a heap of (-count, literal) entries, of which an
+        # entry whose count has dropped since is stale (counts only drop), so each pair costs a few heap steps.
+        shared: dict[int, int] = {}
+        for g in readers[key]:
+            for m in lits[g]:
+                if m != lit:
+                    shared[m] = shared.get(m, 0) + 1
+        heap = [(-c, m) for m, c in shared.items() if c >= FACTOR_SHARED]
+        heapq.heapify(heap)
+        while heap:
+            count, other = heapq.heappop(heap)
+            if -count != shared[other]:
+                if shared[other] >= FACTOR_SHARED:
+                    heapq.heappush(heap, (-shared[other], other))
+                continue
             x = 2 * (first_gate + n + len(pairs))
             pairs.append((k, lit, other))
-            for g in readers[key] & readers[(k, other)]:
+            both = readers[key] & readers[(k, other)]
+            for g in both:
                 lits[g] -= {lit, other}
+                for m in lits[g]:
+                    shared[m] -= 1
                 lits[g].add(x)
-                readers.setdefault((k, x), set()).add(g)
-            readers[key] -= readers[(k, x)]
-            readers[(k, other)] -= readers[(k, x)]
+            readers[(k, x)] = both
+            readers[key] -= both
+            readers[(k, other)] -= both
+            shared[other] = 0
     if not pairs:
         return None
     # Topological order: each pair gate just before the first gate that reads it (its inputs come before it).
@@ -522,7 +532,6 @@ def _factor(
             new_lits.append([rename(lit) for lit in gate_lits[g]] if cyclic_of[g] else sorted(map(rename, lits[g])))
             new_cyc.append(cyclic_of[g])
     return new_kind, new_lits, new_cyc, [rename(2 * node) >> 1 for node in outputs]
-    return new_kind, new_lits, new_cyc
 
 
 def _canonical(
