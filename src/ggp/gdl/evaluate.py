@@ -483,8 +483,8 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
     Returns False if the stack ran out: the state is then inconsistent and the caller reloads
     with :func:`_dn_init`.
     """
-    # Every array is taken out of its tuple here, once: taken inside the loop (as helper functions inlined
-    # there did) each costs numba an atomic reference count up and down, a third of Amazons' step time.
+    # Every array is taken out of its tuple once, here, not in the loop (as the helper functions it inlined
+    # did): the loop then holds no tuple access at all.
     vals, cnt, stack, dirty = dn[DN_VALS], dn[DN_CNT], dn[DN_STACK], dn[DN_DIRTY]
     lin, tree, lcount = dn[DN_IN], dn[DN_TREE], dn[DN_COUNT]
     tflag, tlist, tcount = dn[DN_TFLAG], dn[DN_TLIST], dn[DN_TCOUNT]
