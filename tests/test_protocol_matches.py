@@ -110,7 +110,7 @@ def test_a_specialist_agent_plays_other_games_with_mcts(tmp_path: Path) -> None:
     warm.random_playouts(2)  # type: ignore[attr-defined]
     specialist = Player(spec="amazons", name="specialist")
     try:
-        record = host_match(str(path), {"xplayer": specialist.url}, start_clock=5, play_clock=0.4, grace=0.3, seed=1)
+        record = host_match(str(path), {"xplayer": specialist.url}, start_clock=5, play_clock=0.4, grace=2.0, seed=1)
     finally:
         specialist.close()
     assert record.terminal and not list(record.all_faults())
@@ -200,15 +200,15 @@ class Scripted:
 
 
 def test_illegal_malformed_late_and_failed_replies_are_replaced_and_recorded(players: tuple[Player, Player]) -> None:
-    scripted = Scripted({1: "(((", 2: "(move 9 9 9 9)", 3: "LATE", 4: "HTTP500", 5: "nil"}, late=1.5)
+    scripted = Scripted({1: "(((", 2: "(move 9 9 9 9)", 3: "LATE", 4: "HTTP500", 5: "nil"}, late=3.0)
     server = GGPServer("127.0.0.1", 0, scripted.app).start()
     try:
         record = host_match(
             "wallmaze",
             {"white": f"http://127.0.0.1:{server.port}", "black": players[1].url},
             start_clock=5,
-            play_clock=0.6,
-            grace=0.4,
+            play_clock=1.0,  # random players answer at once: the margin is for a loaded machine
+            grace=1.0,
             seed=9,
         )
     finally:
@@ -239,8 +239,8 @@ def test_a_player_that_dies_mid_match(players: tuple[Player, Player]) -> None:
         "wallmaze",
         {"white": doomed.url, "black": players[1].url},
         start_clock=5,
-        play_clock=0.5,
-        grace=0.3,
+        play_clock=2.0,  # the live player answers at once; a long clock only keeps a loaded machine from timing it out
+        grace=1.0,
         seed=2,
         on_step=on_step,
     )
