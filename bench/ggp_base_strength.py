@@ -4,6 +4,7 @@ on the corpus puzzles, and the speed-up of a second core.
     python bench/ggp_base_strength.py ggp-base                 # 20 games x 2 seats, start 30 s, play 5 s (hours)
     python bench/ggp_base_strength.py ggp-base --games connectFour,hex --play 5
     python bench/ggp_base_strength.py plain --play 1           # ggp host over HTTP: against the plain-Python UCT
+    python bench/ggp_base_strength.py plain --play 1 --opponent then   # against mcts as the issue found it
     python bench/ggp_base_strength.py puzzles --start 10 --play 1
     python bench/ggp_base_strength.py cores --seconds 2        # simulations with 2 trees against 1, same clock
     python bench/ggp_base_strength.py ablation --feature decisive --play 0.3   # one search switch on against off
@@ -295,6 +296,26 @@ def serve_plain(args: argparse.Namespace) -> None:
     serve(PlayerConfig(spec="plainuct", name="plainuct"), port=args.port)
 
 
+def opponent_command(opponent: str, port: int) -> tuple[list[str], dict[str, str]]:
+    """How to start the plain-Python opponent: ``today`` is the plain UCT of ggp.bench.gdl over today's
+    reasoner (``serve-plain``); ``then`` is ``ggp serve mcts`` of the code the general-player issue was
+    written against (ggp.bench.then.COMMIT: its plain-Python UCT over its own GDL reasoner)."""
+    if opponent == "today":
+        return [sys.executable, __file__, "serve-plain", "--port", str(port)], dict(os.environ)
+    from ggp.bench import then
+
+    source = then.checkout()
+    env = dict(os.environ, PYTHONPATH=str(source / "src"), NUMBA_CACHE_DIR=str(source / "numba"))
+    name = f"mcts-{then.COMMIT[:7]}"
+    return [sys.executable, "-m", "ggp", "serve", "mcts", "--port", str(port), "--name", name], env
+
+
+def opponent_name(opponent: str) -> str:
+    from ggp.bench import then
+
+    return "plainuct" if opponent == "today" else f"mcts-{then.COMMIT[:7]}"
+
+
 def run_plain(args: argparse.Namespace) -> None:
     """``ggp host`` matches over HTTP: ``ggp serve SPEC`` against the plain-Python UCT, each in its own process."""
     games = args.games.split(",") if args.games else list(GAMES)
@@ -302,6 +323,7 @@ def run_plain(args: argparse.Namespace) -> None:
     logs = RESULTS / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
+    theirs, theirs_env = opponent_command(args.opponent, plain_port)
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "ggp", "serve", args.spec, "--port", str(ours_port)],
@@ -309,7 +331,8 @@ def run_plain(args: argparse.Namespace) -> None:
             stderr=(logs / f"plain-ours-{stamp}.log").open("w"),
         ),
         subprocess.Popen(
-            [sys.executable, __file__, "serve-plain", "--port", str(plain_port)],
+            theirs,
+            env=theirs_env,
             stdout=subprocess.DEVNULL,
             stderr=(logs / f"plain-theirs-{stamp}.log").open("w"),
         ),
@@ -344,7 +367,7 @@ def _play_plain(args: argparse.Namespace, games: list[str], ours: str, theirs: s
                 "game": name,
                 "seat": seat,
                 "spec": args.spec,
-                "opponent": "plainuct",
+                "opponent": opponent_name(args.opponent),
                 "start_clock": args.start,
                 "play_clock": args.play,
                 "goals": list(rec.goals),
@@ -537,6 +560,8 @@ def run_summary(args: argparse.Namespace) -> None:
         rows = [r for r in rows if r["when"] >= args.since]
     if args.code:
         rows = [r for r in rows if str(r.get("code", "")).startswith(args.code)]
+    if args.of == "plain":
+        rows = [r for r in rows if r.get("opponent", "plainuct") == opponent_name(args.opponent)]
     by_game: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_game.setdefault(r["game"], []).append(r)
@@ -568,6 +593,12 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=9150, help="serve-plain: the port to listen on")
     ap.add_argument(
         "--of", default="ggp_base", choices=["ggp_base", "plain", "ablation"], help="summary: which results"
+    )
+    ap.add_argument(
+        "--opponent",
+        choices=["today", "then"],
+        default="today",
+        help="plain: the plain-Python UCT over today's reasoner, or mcts of the code the issue was written against",
     )
     ap.add_argument("--feature", choices=FEATURES, default="decisive", help="ablation: the switch to compare")
     ap.add_argument("--rounds", type=int, default=2, help="ablation: matches per seat and game")

@@ -3,12 +3,13 @@ the plain-Python UCT baseline (kept here as that baseline)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..core.game import Game, Move, State
 
+from . import then
 from .base import (
     UCT_C,
     Column,
@@ -231,27 +233,34 @@ def section_gdl(cfg: Config) -> Section:
 
 #: Sheets of the shared corpus the gdlmcts section measures beside ../shared/gdl and tic-tac-toe.
 GDL_MCTS_CORPUS = ("connectFour", "breakthroughSmall")
-#: Compiled UCT on a rule sheet against the plain-Python baseline (issue: at least 20x).
-GDL_MCTS_TARGET = 20.0
+#: Compiled UCT on a rule sheet against the plain-Python MCTS as the issues found it: at least 20x (the action
+#: core's issue, on the seed games' sheets and tic-tac-toe) and 50x (the general player's, on its five sheets).
+GDL_MCTS_TARGETS = {
+    "wallmaze": (20.0, 50.0),
+    "bomberman2p": (20.0, 50.0),
+    "amazons_8x8": (20.0, 50.0),
+    "tictactoe": (20.0,),
+    "connectFour": (50.0,),
+    "breakthroughSmall": (50.0,),
+}
 
 
 def section_gdlmcts(cfg: Config) -> Section:
-    import ggp
-    from ggp.agents.uct import search
-    from ggp.gdl import from_text
-    from ggp.gdl.kernel import evaluation_mode
+    import ggp.gdl
 
     sec = Section(
         "gdlmcts",
         "8. MCTS on rule sheets: compiled decoupled UCT against the plain-Python UCT, simulations/s from the start",
         [
             Column("sheet", "rule sheet"),
-            Column("compiled", "compiled UCT sims/s", "rate"),
-            Column("plain", "plain-Python UCT sims/s", "rate"),
-            Column("ratio", "compiled / plain", "ratio"),
-            Column("mode", "kernel evaluates by"),
-            Column("native", "native UCT sims/s", "rate"),
-            Column("of_native", "compiled / native", "ratio"),
+            Column("compiled", "compiled sims/s", "rate"),
+            Column("then", "then sims/s", "rate"),
+            Column("of_then", "/ then", "ratio"),
+            Column("plain", "plain sims/s", "rate"),
+            Column("ratio", "/ plain", "ratio"),
+            Column("mode", "evaluator"),
+            Column("native", "native sims/s", "rate"),
+            Column("of_native", "/ native", "ratio"),
             Column("target", "target"),
             Column("met", "met", "met"),
         ],
@@ -271,45 +280,78 @@ def section_gdlmcts(cfg: Config) -> Section:
         sec.notes.append(f"{shared} not found: only tic-tac-toe was measured (set GGP_SHARED)")
     budget = cfg.budget
     seeds = seed_stream()
-    for label, name, text, native in sheets:
-        game = from_text(text, name)
-        start = game.initial_state()
-
-        def compiled(n: int, g: Any = game, s: Any = start) -> None:
-            search(g, s, sims=n, seed=next(seeds))
-
-        def plain(n: int, g: Any = game, s: Any = start) -> None:
-            _PlainUCT(g, UCT_C, random.Random(next(seeds))).best(s, g.roles[0], n, None)
-
-        runs: dict[str, Workload] = {"compiled": compiled, "plain": plain}
-        if native is not None:
-            native_game = ggp.load(native)
-
-            def native_search(n: int, g: Any = native_game) -> None:
-                search(g, g.initial_state(), sims=n, seed=next(seeds))
-
-            runs["native"] = native_search
-        rates = time_rates(runs, budget, cfg.reps, max_count=2_000_000)
-        ratio = rate_ratio(rates["compiled"].median, rates["plain"].median)
-        nat = rates["native"].median if "native" in rates else None
-        sec.rows.append(
-            {
-                "sheet": label,
-                "compiled": rates["compiled"].median,
-                "plain": rates["plain"].median,
-                "ratio": ratio,
-                "mode": evaluation_mode(game.kernel),
-                "native": nat,
-                "of_native": rate_ratio(rates["compiled"].median, nat),
-                "target": f">= {GDL_MCTS_TARGET:g}x",
-                "met": ratio is not None and ratio >= GDL_MCTS_TARGET,
-            }
-        )
+    with contextlib.ExitStack() as stack:
+        try:
+            peer: then.PlainThen | None = stack.enter_context(then.PlainThen())
+        except RuntimeError as exc:
+            peer = None
+            sec.notes.append(f"the plain-Python mcts of {then.COMMIT[:7]} was not measured: {exc}")
+        for label, name, text, native in sheets:
+            sec.rows.append(_gdlmcts_row(label, name, text, native, peer, budget, cfg.reps, seeds))
     sec.notes.append(
-        "each repetition is a fresh search from the initial state (ggp.agents.uct.search, c = 1.4, random "
-        "rollouts); the plain-Python UCT is the same algorithm over the Game API, kept in ggp.bench.gdl as the baseline"
+        "compiled: ggp.agents.uct.search on the sheet's kernel; native: the same on the built-in game; each "
+        "repetition is a fresh search from the initial state (c = 1.4, random rollouts); then: the plain-Python "
+        "decoupled UCT that mcts ran on rule sheets when the action-core and general-player issues were written "
+        f"(commit {then.COMMIT[:7]}, its own code and GDL reasoner, in a child process: ggp.bench.then), the "
+        "issues' baseline; plain: the same algorithm over today's Game API (ggp.bench.gdl._PlainUCT), which "
+        "runs on the faster reasoner of the corpus issue"
     )
     return sec
+
+
+def _gdlmcts_row(
+    label: str,
+    name: str,
+    text: str,
+    native: str | None,
+    peer: then.PlainThen | None,
+    budget: float,
+    reps: int,
+    seeds: Iterator[int],
+) -> dict[str, Any]:
+    import ggp
+    from ggp.agents.uct import search
+    from ggp.gdl import from_text
+    from ggp.gdl.kernel import evaluation_mode
+
+    game = from_text(text, name)
+    start = game.initial_state()
+
+    def compiled(n: int) -> None:
+        search(game, start, sims=n, seed=next(seeds))
+
+    def plain(n: int) -> None:
+        _PlainUCT(game, UCT_C, random.Random(next(seeds))).best(start, game.roles[0], n, None)
+
+    runs: dict[str, Workload] = {"compiled": compiled, "plain": plain}
+    if peer is not None:
+        peer.load(name, text)
+        runs["then"] = lambda n: peer.run(name, sims=n, c=UCT_C, seed=next(seeds))
+    if native is not None:
+        native_game = ggp.load(native)
+
+        def native_search(n: int) -> None:
+            search(native_game, native_game.initial_state(), sims=n, seed=next(seeds))
+
+        runs["native"] = native_search
+    rates = time_rates(runs, budget, reps, max_count=2_000_000)
+    fast = rates["compiled"].median
+    of_then = rate_ratio(fast, rates["then"].median) if "then" in rates else None
+    nat = rates["native"].median if "native" in rates else None
+    wanted = GDL_MCTS_TARGETS.get(name, ())
+    return {
+        "sheet": label,
+        "compiled": fast,
+        "then": rates["then"].median if "then" in rates else None,
+        "of_then": of_then,
+        "plain": rates["plain"].median,
+        "ratio": rate_ratio(fast, rates["plain"].median),
+        "mode": evaluation_mode(game.kernel),
+        "native": nat,
+        "of_native": rate_ratio(fast, nat),
+        "target": ", ".join(f">= {t:g}x" for t in wanted) if wanted else None,
+        "met": (of_then is not None and all(of_then >= t for t in wanted)) if wanted else None,
+    }
 
 
 SECTIONS = {
