@@ -167,6 +167,17 @@ def wait_port(port: int, seconds: float) -> None:
     raise SystemExit(f"nothing listens on port {port} after {seconds:g} s")
 
 
+def wait_warm(log: Path, seconds: float) -> None:
+    """Wait until ``ggp serve`` (logging to ``log``) has compiled its agent's code: a first match played
+    meanwhile would measure numba's compiler, not the player (a cold cache takes minutes)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if "warm: " in log.read_text(errors="replace"):
+            return
+        time.sleep(1.0)
+    raise SystemExit(f"ggp serve had not warmed up after {seconds:g} s (see {log})")
+
+
 # --- against ggp-base ------------------------------------------------------------------------------
 def java_classpath(base: Path) -> str:
     jars = sorted(str(p) for p in (base / "lib").glob("*/*.jar") if "sources" not in p.name)
@@ -197,6 +208,7 @@ def run_ggp_base(args: argparse.Namespace) -> None:
     try:
         wait_port(their_port, 60)
         wait_port(our_port, 120)
+        wait_warm(our_log, 900)
         done = 0
         for name in games:
             roles = ggp.load(str(sheet(name))).roles
@@ -324,11 +336,12 @@ def run_plain(args: argparse.Namespace) -> None:
     logs.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     theirs, theirs_env = opponent_command(args.opponent, plain_port)
+    our_log = logs / f"plain-ours-{stamp}.log"
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "ggp", "serve", args.spec, "--port", str(ours_port)],
             stdout=subprocess.DEVNULL,
-            stderr=(logs / f"plain-ours-{stamp}.log").open("w"),
+            stderr=our_log.open("w"),
         ),
         subprocess.Popen(
             theirs,
@@ -340,6 +353,7 @@ def run_plain(args: argparse.Namespace) -> None:
     try:
         wait_port(ours_port, 120)
         wait_port(plain_port, 120)
+        wait_warm(our_log, 900)
         _play_plain(args, games, f"http://127.0.0.1:{ours_port}", f"http://127.0.0.1:{plain_port}")
     finally:
         for proc in procs:
