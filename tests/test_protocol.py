@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import ggp
 from ggp.agents import AGENTS, Agent
-from ggp.core.game import Move, State
+from ggp.core.game import Game, Move, State
 from ggp.core.kif import parse_terms, term_text
 from ggp.gdl import rules_text
 from ggp.match.referee import MAX_CLOCK
@@ -659,6 +659,38 @@ def test_random_bytes_never_break_the_server(player: tuple[PlayerService, GGPSer
 
 
 # --- a cold start: compiling out of the request path -----------------------------------------------------------
+class SlowStarter(Agent):
+    """Starts only when the test's gate opens (a new sheet's network compiling past the start clock)."""
+
+    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        _Gate.release.wait(30)
+        super().start(game, role, start_clock, play_clock)
+
+    def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        return self.game.legal_moves(state, self.role)[-1]
+
+
+def test_a_play_waits_part_of_its_clock_for_an_agent_still_starting(
+    warmed: None, test_agents: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(AGENTS, "slowstart", SlowStarter)
+
+    def log(line: str) -> None:
+        if "still starting" in line:  # the PLAY waits for the agent now: let it be ready
+            _Gate.release.set()
+
+    service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log)
+    assert service.handle(WALLMAZE_START.replace(" 10 2)", " 1 2)")).body == "ready"  # ready at the start clock
+    match = service.match
+    assert match is not None and not match.agent_ready.is_set()
+    began = time.monotonic()
+    reply = service.handle("(PLAY m1 NIL)")
+    assert time.monotonic() - began < 2.0  # the play clock
+    game = ggp.load("wallmaze")
+    assert reply.status == 200 and reply.body == str(game.legal_moves(game.initial_state(), "white")[-1])
+    assert match.random_moves == 0  # the agent's own move, not a random one
+
+
 def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
     warmed: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -88,6 +88,18 @@ _TINY2 = (
     "(role a) (role b) (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
     "(<= (next s1) (true s0)) (<= terminal (true s1)) (goal a 50) (goal b 50)"
 )
+# Two roles taking turns for three moves, a point for each x: playing it compiles what only a game of turns
+# runs (the exhaustive solver, decisive moves), 3-4 s that cost a first knightThrough its opening moves.
+_TURNS = (
+    "(role a) (role b) (init (control a)) (init (step 0)) (succ 0 1) (succ 1 2) (succ 2 3) "
+    "(<= (legal ?r x) (true (control ?r))) (<= (legal ?r y) (true (control ?r))) "
+    "(<= (legal a noop) (true (control b))) (<= (legal b noop) (true (control a))) "
+    "(<= (next (control b)) (true (control a))) (<= (next (control a)) (true (control b))) "
+    "(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n)) "
+    "(<= (next (scored ?r)) (does ?r x)) (<= (next (scored ?r)) (true (scored ?r))) "
+    "(<= terminal (true (step 3))) "
+    "(<= (goal ?r 100) (role ?r) (true (scored ?r))) (<= (goal ?r 0) (role ?r) (not (true (scored ?r))))"
+)
 
 
 @dataclass
@@ -226,12 +238,16 @@ class PlayerService:
         tiny = gdl_game(parse_terms(_TINY))
         s = tiny.initial_state()
         tiny.goals(tiny.next_state(s, list(tiny.legal_moves(s, "p"))))
-        # The agent's own compiled code for rule sheets of one and two roles (a search compiles for tens of
-        # seconds the first time, which would cost a first match its start clock and first moves).
-        for text in (_TINY, _TINY2):
+        # The agent's own compiled code for rule sheets of one and two roles, played as in a match: started
+        # with clocks and asked for a move (a search compiles for tens of seconds the first time, which
+        # would cost a first match its start clock and first moves).
+        for text in (_TINY, _TINY2, _TURNS):
             game = gdl_game(parse_terms(text))
             with contextlib.suppress(Exception):  # an agent that cannot play these sheets has nothing to warm
-                make_agent(self.config.spec).start(game, game.roles[0])
+                agent = make_agent(self.config.spec)
+                agent.start(game, game.roles[0], start_clock=1.0, play_clock=0.2)
+                agent.select_move(game.initial_state(), time_limit=0.2)
+                agent.stop(game.initial_state(), [0] * len(game.roles))
         self._say("warm: the engines and the agent's compiled code are ready")
 
     def warm_elsewhere(self) -> subprocess.Popen[bytes]:
@@ -524,6 +540,12 @@ class PlayerService:
 
     def _choose(self, match: PlayerMatch, state: State, deadline: float) -> Move:
         """The agent's move if it gives a legal one in time, else a random legal move."""
+        # An agent still starting (compiling a new sheet's network can outlast the start clock) gets half
+        # of this clock to be ready and the rest to choose: better than a random move at once.
+        if not match.agent_ready.is_set():
+            wait = max(0.0, (deadline - time.monotonic()) / 2)
+            self._say(f"PLAY {match.match_id}: the agent is still starting; waiting up to {wait:.2f} s for it")
+            match.agent_ready.wait(timeout=wait)
         agent = match.agent if match.agent_ready.is_set() else None
         game = match.game
         assert game is not None
