@@ -318,8 +318,7 @@ def opponent_command(opponent: str, port: int) -> tuple[list[str], dict[str, str
 
     source = then.checkout()
     env = dict(os.environ, PYTHONPATH=str(source / "src"), NUMBA_CACHE_DIR=str(source / "numba"))
-    name = f"mcts-{then.COMMIT[:7]}"
-    return [sys.executable, "-m", "ggp", "serve", "mcts", "--port", str(port), "--name", name], env
+    return [sys.executable, "-m", "ggp", "serve", "mcts", "--port", str(port), "--name", opponent_name("then")], env
 
 
 def opponent_name(opponent: str) -> str:

@@ -112,6 +112,8 @@ def checkout() -> Path:
     shutil.rmtree(scratch, ignore_errors=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(scratch, filter="data")
+    if target.exists() and not (target / "src" / "ggp" / "__init__.py").is_file():  # left half made: replaced
+        shutil.rmtree(target, ignore_errors=True)
     try:
         scratch.rename(target)
     except OSError:  # another process put it there first

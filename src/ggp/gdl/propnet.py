@@ -481,16 +481,22 @@ def _factor(
     placed: list[int] = []  # old node numbers (pairs: first_gate + n + index), in the new order
     seen: set[int] = set()
 
-    def place(node: int) -> None:
-        if node in seen:
-            return
-        seen.add(node)
-        if node >= first_gate + n:
-            _, a, b = pairs[node - first_gate - n]
-            for lit in (a, b):
-                if (lit >> 1) >= first_gate + n:
-                    place(lit >> 1)
-        placed.append(node)
+    def place(root: int) -> None:
+        # Depth first, a node after the pairs it reads; with a stack of its own, since pairs nest (a pair
+        # may read an earlier pair) as deep as a gate has literals.
+        stack = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            if ready:
+                placed.append(node)
+                continue
+            if node in seen:
+                continue
+            seen.add(node)
+            stack.append((node, True))
+            if node >= first_gate + n:
+                _, a, b = pairs[node - first_gate - n]
+                stack.extend((lit >> 1, False) for lit in (b, a) if (lit >> 1) >= first_gate + n)
 
     for g in range(n):
         for lit in lits[g]:
