@@ -42,6 +42,7 @@ from ..core.kernels import Kernel, rng_below, rng_state
 from . import codegen
 from .codegen import OP_A, OP_G, OP_STEP, call_network
 from .evaluate import (
+    DN_BLOCKS,
     DN_CHANGED,
     DN_CNT,
     DN_COUNT,
@@ -52,7 +53,6 @@ from .evaluate import (
     DN_TCOUNT,
     DN_TFLAG,
     DN_TLIST,
-    DN_TREE,
     DN_VALS,
     _dn_init,
     _dn_load,
@@ -63,9 +63,9 @@ from .evaluate import (
     _next,
     _random_joint,
     dn_alloc,
-    fenwick_pick,
     legal_count,
     legal_does_at,
+    legal_pick,
 )
 from .network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Network, Propnet
 
@@ -87,9 +87,21 @@ F_LOADED, F_MODE, F_GOALS, F_ADDR_LO, F_ADDR_HI = range(5)
 # into a third. Each compiled entry point unpacks them into views (a few instructions).
 #: The int32 state's slots (after the network's, in the same numbering of starts).
 _NET = len(Network._fields)
-S_CNT, S_STACK, S_DIRTY, S_TREE, S_LCOUNT, S_TLIST, S_TCOUNT, S_CHANGED, S_CUR, S_FLAGS, S_DOES, S_GCOUNT, S_USTARTS = (
-    range(13)
-)
+(
+    S_CNT,
+    S_STACK,
+    S_DIRTY,
+    S_BLOCKS,
+    S_LCOUNT,
+    S_TLIST,
+    S_TCOUNT,
+    S_CHANGED,
+    S_CUR,
+    S_FLAGS,
+    S_DOES,
+    S_GCOUNT,
+    S_USTARTS,
+) = range(13)
 #: (compiled) each role's legal moves as phase A lists them: a count per role, then per role its moves' indices.
 S_LEGAL = 13
 #: The uint8 state's slots: values, legal-set membership, touched flags, next-state scratch.
@@ -136,7 +148,7 @@ def context(propnet: Propnet, mode: int = DIFFERENTIAL) -> tuple[np.ndarray, np.
     dn = dn_alloc(net, 0)
     flags = np.zeros(5, dtype=np.int32)
     flags[F_MODE] = mode
-    ints = [dn[DN_CNT], dn[DN_STACK], dn[DN_DIRTY], dn[DN_TREE], dn[DN_COUNT], dn[DN_TLIST], dn[DN_TCOUNT]]
+    ints = [dn[DN_CNT], dn[DN_STACK], dn[DN_DIRTY], dn[DN_BLOCKS], dn[DN_COUNT], dn[DN_TLIST], dn[DN_TCOUNT]]
     ints += [dn[DN_CHANGED], dn[DN_DOES], flags, np.full(nroles, -1, dtype=np.int32), np.zeros(nroles, dtype=np.int32)]
     uints = [dn[DN_VALS], dn[DN_IN], dn[DN_TFLAG], np.zeros(nbase, dtype=np.uint8)]
     ustarts = np.cumsum([0] + [len(a) for a in uints]).astype(np.int32)
@@ -183,7 +195,7 @@ def _unpack(ctx):  # type: ignore[no-untyped-def]
         _slot(i, S_STACK),
         _slot(i, S_DIRTY),
         _uslot(i, u, U_IN),
-        _slot(i, S_TREE),
+        _slot(i, S_BLOCKS),
         _slot(i, S_LCOUNT),
         _uslot(i, u, U_TFLAG),
         _slot(i, S_TLIST),
@@ -491,7 +503,7 @@ def rollout(ctx, s, rng):  # type: ignore[no-untyped-def]
 def _dn_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
     # playout's loop on the differential evaluator (one loop per mode: a loop holding both runs slower)
     net, dn, does = v[0], v[1], v[3]
-    vals, lcount, tree, changed = dn[DN_VALS], dn[DN_COUNT], dn[DN_TREE], dn[DN_CHANGED]
+    vals, lcount, tree, changed, lin = dn[DN_VALS], dn[DN_COUNT], dn[DN_BLOCKS], dn[DN_CHANGED], dn[DN_IN]
     lptr = net.legal_ptr
     ldoes = net.legal_does
     term = net.header[H_TERMINAL]
@@ -501,8 +513,8 @@ def _dn_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
             n = lcount[r]
             if n == 0:  # a role without a move: the game cannot go on
                 return steps
-            # legal() lists the set entries in order: the j-th, found in the role's Fenwick tree
-            does[r] = ldoes[lptr[r] + fenwick_pick(net, tree, r, np.random.randint(n))]
+            # legal() lists the set entries in order: the j-th, found by the role's block counts
+            does[r] = ldoes[lptr[r] + legal_pick(net, tree, lin, r, np.random.randint(n))]
         for q in range(_dn_step(net, dn, does)):  # and the values hold the next state
             i = changed[q]
             s[i] = 1 - s[i]
