@@ -503,7 +503,7 @@ def rollout(ctx, s, rng):  # type: ignore[no-untyped-def]
 def _dn_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
     # playout's loop on the differential evaluator (one loop per mode: a loop holding both runs slower)
     net, dn, does = v[0], v[1], v[3]
-    vals, lcount, tree, changed, lin = dn[DN_VALS], dn[DN_COUNT], dn[DN_BLOCKS], dn[DN_CHANGED], dn[DN_IN]
+    vals, lcount, lblocks, changed, lin = dn[DN_VALS], dn[DN_COUNT], dn[DN_BLOCKS], dn[DN_CHANGED], dn[DN_IN]
     lptr = net.legal_ptr
     ldoes = net.legal_does
     term = net.header[H_TERMINAL]
@@ -514,7 +514,7 @@ def _dn_playout(v, s, max_steps):  # type: ignore[no-untyped-def]
             if n == 0:  # a role without a move: the game cannot go on
                 return steps
             # legal() lists the set entries in order: the j-th, found by the role's block counts
-            does[r] = ldoes[lptr[r] + legal_pick(net, tree, lin, r, np.random.randint(n))]
+            does[r] = ldoes[lptr[r] + legal_pick(net, lblocks, lin, r, np.random.randint(n))]
         for q in range(_dn_step(net, dn, does)):  # and the values hold the next state
             i = changed[q]
             s[i] = 1 - s[i]
