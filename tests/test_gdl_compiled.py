@@ -190,6 +190,27 @@ def test_the_generator_refuses_an_index_out_of_range(field: str, change: Any) ->
     assert "define void @f" in codegen.network_ir(net, "f")
 
 
+def test_a_fuse_is_copied_as_one_block_and_small_networks_are_vectorised() -> None:
+    """Bomberman's bomb timers move down one step over the whole board: their next values are a run of other
+    base propositions, copied as one block into the scratch next state; the network is small enough for
+    LLVM's vectoriser, amazons_8x8's is not."""
+    _, bomber = _propnet("shared:bomberman")
+    ir = codegen.network_ir(bomber.net, "f")
+    nexts = [int(n) for n in bomber.net.next]
+    nbase = len(nexts)
+    longest = run = 0
+    for i in range(1, nbase):
+        copy = 2 <= nexts[i] < 2 + nbase and nexts[i] == nexts[i - 1] + 1 and nexts[i] != 2 + i
+        run = run + 1 if copy else 0
+        longest = max(longest, run + 1)
+    assert longest >= codegen.COPY_RUN
+    copies = [line for line in ir.splitlines() if "@llvm.memcpy" in line and "call" in line]
+    assert any(f"i64 {longest}, i1 false" in line for line in copies)
+    assert codegen.vectorised(bomber.net)
+    _, amazons = _propnet("shared:amazons_8x8")
+    assert not codegen.vectorised(amazons.net)
+
+
 def test_the_ir_holds_integers_only() -> None:
     """The generated code names nodes by number; no text of the sheet reaches it."""
     propnet = _tictactoe()
