@@ -144,9 +144,9 @@ def test_a_fact_read_by_every_move_is_factored_out_of_them(monkeypatch: pytest.M
     program = parse_program(text, name)
     grounded = ground(program)
 
-    def readers(net: Any, fact: str) -> int:
+    def readers(net: Any, fact: str) -> int:  # (the gates it guards read it too)
         node = 2 + built.base_texts.index(fact)
-        return int(net.fanout_ptr[node + 1] - net.fanout_ptr[node])
+        return int(net.fanout_ptr[node + 1] - net.fanout_ptr[node] + net.guarded_ptr[node + 1] - net.guarded_ptr[node])
 
     built = build_propnet(grounded, program)
     factored = readers(built.net, "(turn white move)")
@@ -154,6 +154,40 @@ def test_a_fact_read_by_every_move_is_factored_out_of_them(monkeypatch: pytest.M
     built = build_propnet(grounded, program)
     assert readers(built.net, "(turn white move)") >= 1456
     assert 64 <= factored <= 64 + 4  # a gate per square, and the few rules that read the turn alone
+
+
+def test_a_fact_read_by_very_many_gates_guards_them() -> None:
+    """The turn facts of Amazons are read by a gate per square (the queen there AND the turn): each such gate
+    counts only its square and is guarded by the turn, so a turn that changes looks at 64 counts and updates
+    none; a guarded gate is its guard AND its count at the threshold in every state of a random game."""
+    from ggp.gdl import from_text
+    from ggp.gdl.evaluate import DN_CNT, DN_VALS, _dn_init, _dn_step, dn_alloc
+    from ggp.gdl.propnet import GUARD_READERS
+
+    text, name = sheet_text("shared:amazons_8x8")
+    game = from_text(text, name)
+    net = game.propnet.net
+    node = 2 + game.propnet.base_texts.index("(turn white move)")
+    guarded = np.asarray(net.guarded[net.guarded_ptr[node] : net.guarded_ptr[node + 1]])
+    assert guarded.size >= max(64, GUARD_READERS)
+    assert (np.asarray(net.guard)[guarded] == node).all()
+    assert int(net.fanout_ptr[node + 1] - net.fanout_ptr[node]) < guarded.size
+    dn = dn_alloc(net, 0)
+    _dn_init(net, dn, np.asarray(net.init, dtype=np.uint8))
+    every = np.nonzero(np.asarray(net.guard) >= 2)[0]
+    rng = random.Random(2)
+    lptr, ldoes, lnode = net.legal_ptr, net.legal_does, net.legal_node
+    for _ in range(60):
+        vals, cnt = dn[DN_VALS], dn[DN_CNT]
+        want = (cnt[every] == 0) & (vals[np.asarray(net.guard)[every]] == 1)
+        assert (vals[every] == want).all()
+        if vals[net.header[4]]:
+            break
+        does = np.array(
+            [ldoes[rng.choice([k for k in range(lptr[r], lptr[r + 1]) if vals[lnode[k]]])] for r in range(2)],
+            dtype=np.int32,
+        )
+        _dn_step(net, dn, does)
 
 
 @pytest.mark.parametrize("which", ["shared:bomberman2p", "shared:wallmaze", "tictactoe", "corpus:atariGoVariant_7x7"])

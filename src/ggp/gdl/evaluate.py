@@ -362,6 +362,7 @@ def _dn_init_loaded(net: Network, dn: tuple[np.ndarray, ...]) -> None:
     lits = net.lits
     order = net.order
     thr = net.threshold
+    guard = net.guard
     vals[0] = 0
     vals[1] = 1
     vals[2 + nbase :] = 0
@@ -372,9 +373,10 @@ def _dn_init_loaded(net: Network, dn: tuple[np.ndarray, ...]) -> None:
     for k in range(order.shape[0]):
         g = order[k]
         c = 0
+        skip = 2 * guard[g] if guard[g] >= 2 else -1  # (the guard is not counted)
         for j in range(ptr[g], ptr[g + 1]):
             lit = lits[j]
-            if vals[lit >> 1] != (lit & 1):
+            if vals[lit >> 1] != (lit & 1) and lit != skip:
                 c += 1
         cnt[g] = c - thr[g]
     # the legal sets: each role's entries counted per block of LEGAL_BLOCK
@@ -499,6 +501,9 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
     lrole = net.legal_role
     nof_ptr = net.next_of_ptr
     nof = net.next_of
+    guard = net.guard
+    gd_ptr = net.guarded_ptr
+    gd = net.guarded
     nblocks = blocks.shape[0] // 3
     ndirty = 0
     capacity = stack.shape[0]
@@ -529,6 +534,19 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
                             tflag[i] = 1
                             tlist[_U(touched)] = i
                             touched += 1
+            # the gates n guards: each is n AND its count at the threshold (a look, not an update, per gate)
+            for q in range(_U(gd_ptr[n]), _U(gd_ptr[n + _U(1)])):
+                g = _U(gd[q])
+                want = 1 if cnt[g] == 0 and vals[n] == 1 else 0
+                if vals[g] == want:
+                    continue
+                vals[g] = want
+                if top >= capacity:
+                    dirty[:] = 0
+                    tcount[0] = touched
+                    return False
+                stack[_U(top)] = 2 * g + want
+                top += 1
             for f in range(_U(fo_ptr[n]), _U(fo_ptr[n + _U(1)])):
                 r = fo[f]
                 g = _U(r) >> _U(2)
@@ -542,14 +560,14 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
                 if v != (r & 1):
                     c = cnt[g] + 1
                     cnt[g] = c
-                    if c != 0:
+                    if c != 0 or vals[_U(guard[g])] == 0:  # (a gate whose guard is false stays false)
                         continue
                     vals[g] = 1
                     e = 2 * (r >> 2) + 1
                 else:
                     c = cnt[g] - 1
                     cnt[g] = c
-                    if c != -1:
+                    if c != -1 or vals[g] == 0:
                         continue
                     vals[g] = 0
                     e = 2 * (r >> 2)

@@ -188,6 +188,7 @@ def _unpack(ctx):  # type: ignore[no-untyped-def]
         _slot(p, 6), _slot(p, 7), _slot(p, 8), _slot(p, 9), _slot(p, 10), _slot(p, 11),
         _slot(p, 12), _slot(p, 13), _slot(p, 14), _slot(p, 15), _slot(p, 16), _slot(p, 17),
         _slot(p, 18), _slot(p, 19), _slot(p, 20), _slot(p, 21), _slot(p, 22), _slot(p, 23),
+        _slot(p, 24), _slot(p, 25), _slot(p, 26),
     )  # fmt: skip
     dn = (
         _uslot(i, u, U_VALS),

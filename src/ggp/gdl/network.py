@@ -72,6 +72,13 @@ class Network(NamedTuple):
     next_of: np.ndarray
     #: Per node: 1 if it decides a legal entry, plus 2 if a base proposition watches it.
     watch: np.ndarray
+    #: For the differential evaluator: per gate, its guard (1, the node *true*: none), an input of an AND gate
+    #: read by very many gates (Amazons' turn facts), left out of the gate's count and fanout: the gate is
+    #: its guard AND its count at the threshold. Per node, the gates it guards (``guarded_ptr[n]`` to
+    #: ``guarded_ptr[n + 1]`` in ``guarded``).
+    guard: np.ndarray
+    guarded_ptr: np.ndarray
+    guarded: np.ndarray
 
 
 PHASE_A, PHASE_G, PHASE_C = 0, 1, 2

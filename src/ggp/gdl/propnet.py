@@ -281,6 +281,7 @@ class _Builder:
             max_legal,
         ]
         i32 = np.int32
+        fanout = _fanout(n_nodes, first_gate, order, blocks, full_ptr, lits, kind)
         net = Network(
             np.array(header, dtype=i32),
             np.array(full_kind, dtype=i32),
@@ -296,10 +297,16 @@ class _Builder:
             np.array(goal_value, dtype=i32),
             np.array(next_node, dtype=i32),
             np.array(init, dtype=i32),
-            *_fanout(n_nodes, first_gate, order, blocks, full_ptr, lits, kind),
+            *fanout[:4],
             *_watches(n_nodes, legal_ptr, legal_node, next_node),
+            *fanout[4:],
         )
         return Propnet(net, roles, base_texts, base_terms, move_texts, n_gates, len(lits))
+
+
+#: An input of an AND gate read by at least this many gates becomes the gate's guard (see ``Network.guard``):
+#: its changes then cost a look at each gate's count, not an update of it.
+GUARD_READERS = 64
 
 
 def _fanout(
@@ -310,9 +317,9 @@ def _fanout(
     full_ptr: list[int],
     lits: list[int],
     kinds_of_gates: list[int],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, ...]:
     """For incremental evaluation: each node's readers (``4 * gate + 2 * cyclic + negated``), each gate's cyclic
-    block and threshold."""
+    block and threshold; each gate's guard and each node's guarded gates."""
     cyclic = np.full(n_nodes, -1, dtype=np.int64)
     for b in range(len(blocks) // 3):
         start, end, cyc = blocks[3 * b : 3 * b + 3]
@@ -328,16 +335,41 @@ def _fanout(
     node = lit >> 1
     entry = 4 * gate + np.where(cyclic[gate] >= 0, 2, 0) + (lit & 1)
     read = node >= 2  # the constants never change
-    node, entry = node[read], entry[read]
+    gate, lit, node, entry = gate[read], lit[read], node[read], entry[read]
+    # a gate is true when its count of true literals reaches its threshold: all (AND) or one (OR)
+    gates = np.arange(first_gate, n_nodes)
+    kinds = np.zeros(n_nodes, dtype=np.int64)
+    kinds[first_gate:] = np.asarray(kinds_of_gates, dtype=np.int64)
+    threshold = np.zeros(n_nodes, dtype=np.int64)
+    threshold[first_gate:] = np.where(kinds[first_gate:] == AND, ptr[gates + 1] - ptr[gates], 1)
+    # guards: per acyclic AND gate, its positive input read most widely, if by GUARD_READERS gates or more
+    readers = np.bincount(node, minlength=n_nodes)
+    can = np.nonzero((kinds[gate] == AND) & (cyclic[gate] < 0) & ((lit & 1) == 0) & (readers[node] >= GUARD_READERS))[0]
+    can = can[np.lexsort((node[can], -readers[node[can]], gate[can]))]
+    can = can[np.unique(gate[can], return_index=True)[1]]  # the first, most read, per gate
+    guard = np.ones(n_nodes, dtype=np.int64)
+    guard[gate[can]] = node[can]
+    threshold[gate[can]] -= 1
+    keep = np.ones(node.size, dtype=bool)
+    keep[can] = False
+    g_node, g_gate = node[can], gate[can]
+    node, entry = node[keep], entry[keep]
     fo = entry[np.argsort(node, kind="stable")]  # per node, its readers in gate order
     fo_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
     fo_ptr[1:] = np.cumsum(np.bincount(node, minlength=n_nodes))
-    # a gate is true when its count of true literals reaches its threshold: all (AND) or one (OR)
-    gates = np.arange(first_gate, n_nodes)
-    threshold = np.zeros(n_nodes, dtype=np.int64)
-    threshold[first_gate:] = np.where(np.asarray(kinds_of_gates) == AND, ptr[gates + 1] - ptr[gates], 1)
+    gd_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    gd_ptr[1:] = np.cumsum(np.bincount(g_node, minlength=n_nodes))
+    gd = g_gate[np.argsort(g_node, kind="stable")]
     i32 = np.int32
-    return fo_ptr.astype(i32), fo.astype(i32), cyclic.astype(i32), threshold.astype(i32)
+    return (
+        fo_ptr.astype(i32),
+        fo.astype(i32),
+        cyclic.astype(i32),
+        threshold.astype(i32),
+        guard.astype(i32),
+        gd_ptr.astype(i32),
+        gd.astype(i32),
+    )
 
 
 def _watches(n_nodes: int, legal_ptr: list[int], legal_node: list[int], next_node: list[int]) -> tuple[np.ndarray, ...]:
