@@ -332,6 +332,15 @@ def test_a_large_network_stays_interpreted(monkeypatch: pytest.MonkeyPatch, tmp_
     assert not gk.compilable(propnet)
     assert gk.fastest_mode(propnet) in (gk.SWEEP, gk.DIFFERENTIAL) and compiles == [1]
     assert gk._mode_file(propnet).name.startswith("gdl-mode3-")
+    # a run with numba's bounds checks on (interpreters several times slower) keeps its choice apart
+    import numba
+
+    was = numba.config.BOUNDSCHECK
+    plain = gk._mode_file(propnet)
+    monkeypatch.setattr(numba.config, "BOUNDSCHECK", 0 if was else 1)
+    assert gk._mode_file(propnet) != plain
+    monkeypatch.setattr(numba.config, "BOUNDSCHECK", was)
+    assert gk._mode_file(propnet) == plain
     # a cached choice of the compiled evaluator is not taken where the network may not be compiled
     path = gk._mode_file(propnet)
     path.parent.mkdir(parents=True, exist_ok=True)
