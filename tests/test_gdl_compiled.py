@@ -396,3 +396,24 @@ def test_ggp_info_says_how_the_network_is_evaluated() -> None:
         f"{len(from_text(text, name).propnet.net.lits):,} literals" in rows["evaluator"]
         or "measured" in rows["evaluator"]
     )
+
+
+def test_a_cold_first_call_does_not_decide_the_evaluator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """In a process whose numba cache is cold, the first playout call compiles the loop for seconds; counted,
+    it made the sweep look 100x slower than the differential evaluator, so the compiled code was never
+    measured and the differential evaluator was kept on disk at a third of its speed. The first call of each
+    evaluator is made outside the clock (here a clock that jumps 5 s at the first call stands for the compile)."""
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path / "cache"))
+    _, propnet = _propnet("shared:wallmaze")
+    jump = [0.0]
+    real_clock, real_steps = gk.time.process_time, gk._rollout_steps
+
+    def first_call_compiles(ctx: Any, s: Any, rng: Any, max_steps: int) -> int:
+        if not jump[0]:
+            jump[0] = 5.0
+        return int(real_steps(ctx, s, rng, max_steps))
+
+    monkeypatch.setattr(gk, "_rollout_steps", first_call_compiles)
+    monkeypatch.setattr(gk.time, "process_time", lambda: real_clock() + jump[0])
+    assert gk.fastest_mode(propnet) == gk.COMPILED
+    assert jump[0] == 5.0
