@@ -654,7 +654,7 @@ def _mode_file(propnet: Propnet) -> Path:
     digest = hashlib.sha1(packed_network(propnet).tobytes()).hexdigest()[:20]
     # A process with numba's bounds checks on (make test-kernels) runs the interpreters several times slower
     # than the compiled network's code: its choice is its own, or it would stay with the user's later runs.
-    checked = "-boundscheck" if nb.config.BOUNDSCHECK else ""
+    checked = "-boundscheck" if getattr(nb.config, "BOUNDSCHECK", None) else ""
     return cache_folder() / f"gdl-mode3-{digest}-{_DIGEST}{checked}"  # (mode3: the choice among three evaluators)
 
 
