@@ -158,10 +158,12 @@ def test_a_fact_read_by_every_move_is_factored_out_of_them(monkeypatch: pytest.M
 
 def test_a_fact_read_by_very_many_gates_guards_them() -> None:
     """The turn facts of Amazons are read by a gate per square (the queen there AND the turn): each such gate
-    counts only its square and is guarded by the turn, so a turn that changes looks at 64 counts and updates
-    none; a guarded gate is its guard AND its count at the threshold in every state of a random game."""
+    counts only its square and is guarded by the turn. A guarded gate whose count is at the threshold is armed:
+    a turn that changes sets only those (the squares holding the mover's amazons), and updates no count. In
+    every state of a random game, a guarded gate is its guard AND its count at the threshold, and each guard's
+    armed list holds exactly its gates at the threshold."""
     from ggp.gdl import from_text
-    from ggp.gdl.evaluate import DN_CNT, DN_VALS, _dn_init, _dn_step, dn_alloc
+    from ggp.gdl.evaluate import DN_ACOUNT, DN_ARMED, DN_CNT, DN_VALS, _dn_init, _dn_step, dn_alloc
     from ggp.gdl.propnet import GUARD_READERS
 
     text, name = sheet_text("shared:amazons_8x8")
@@ -181,6 +183,10 @@ def test_a_fact_read_by_very_many_gates_guards_them() -> None:
         vals, cnt = dn[DN_VALS], dn[DN_CNT]
         want = (cnt[every] == 0) & (vals[np.asarray(net.guard)[every]] == 1)
         assert (vals[every] == want).all()
+        lo = int(net.guarded_ptr[node])
+        armed = sorted(dn[DN_ARMED][lo : lo + dn[DN_ACOUNT][node]])
+        assert armed == sorted(g for g in guarded if cnt[g] == 0)
+        assert len(armed) == 4  # (the squares of white's four amazons)
         if vals[net.header[4]]:
             break
         does = np.array(

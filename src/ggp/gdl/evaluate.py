@@ -306,9 +306,23 @@ def pn_playouts(
 #: scans the counts of a role's blocks, then one block's entries.
 LEGAL_SHIFT = 5
 LEGAL_BLOCK = 1 << LEGAL_SHIFT
-DN_VALS, DN_CNT, DN_STACK, DN_DIRTY, DN_IN, DN_BLOCKS, DN_COUNT, DN_TFLAG, DN_TLIST, DN_TCOUNT, DN_CHANGED, DN_DOES = (
-    range(12)
-)
+(
+    DN_VALS,
+    DN_CNT,
+    DN_STACK,
+    DN_DIRTY,
+    DN_IN,
+    DN_BLOCKS,
+    DN_COUNT,
+    DN_TFLAG,
+    DN_TLIST,
+    DN_TCOUNT,
+    DN_CHANGED,
+    DN_DOES,
+    DN_ARMED,
+    DN_ACOUNT,
+    DN_APOS,
+) = range(15)
 
 
 @nb.njit(cache=True)
@@ -331,6 +345,11 @@ def dn_alloc(net: Network, scratch: int) -> tuple[np.ndarray, ...]:
         np.zeros(1, dtype=np.int32),
         np.zeros(header[H_NBASE], dtype=np.int32),
         np.full(nroles, -1, dtype=np.int32),
+        # the armed gates: per guard, its guarded gates whose count is at the threshold (in its range of
+        # ``guarded``), how many, and per gate where it sits
+        np.zeros(max(1, net.guarded.shape[0]), dtype=np.int32),
+        np.zeros(nnodes, dtype=np.int32),
+        np.zeros(nnodes, dtype=np.int32),
     )
 
 
@@ -341,7 +360,7 @@ def dn_init(net: Network, vals: np.ndarray, cnt: np.ndarray, base: np.ndarray) -
     if base.shape[0] != header[1] or vals.shape[0] < header[0] or cnt.shape[0] < header[0]:
         raise ValueError("dn_init: base holds one bit per base proposition, vals and cnt an entry per node")
     dn = dn_alloc(net, 1)
-    _dn_init(net, (vals, cnt, dn[2], dn[3], dn[4], dn[5], dn[6], dn[7], dn[8], dn[9], dn[10], dn[11]), base)
+    _dn_init(net, (vals, cnt, *dn[2:]), base)
 
 
 @nb.njit(cache=True)
@@ -379,6 +398,7 @@ def _dn_init_loaded(net: Network, dn: tuple[np.ndarray, ...]) -> None:
             if vals[lit >> 1] != (lit & 1) and lit != skip:
                 c += 1
         cnt[g] = c - thr[g]
+    _arm_all(net, dn)
     # the legal sets: each role's entries counted per block of LEGAL_BLOCK
     lptr = net.legal_ptr
     lnode = net.legal_node
@@ -401,6 +421,24 @@ def _dn_init_loaded(net: Network, dn: tuple[np.ndarray, ...]) -> None:
         tflag[i] = 1
         tlist[i] = i
     dn[DN_TCOUNT][0] = nbase
+
+
+@nb.njit(cache=True)
+def _arm_all(net: Network, dn: tuple[np.ndarray, ...]) -> None:
+    """Every guard's armed list from the counts: its guarded gates whose count is at the threshold."""
+    cnt, armed, acount, apos = dn[DN_CNT], dn[DN_ARMED], dn[DN_ACOUNT], dn[DN_APOS]
+    gd_ptr = net.guarded_ptr
+    gd = net.guarded
+    for n in range(gd_ptr.shape[0] - 1):
+        lo = gd_ptr[n]
+        a = lo
+        for q in range(lo, gd_ptr[n + 1]):
+            g = gd[q]
+            if cnt[g] == 0:
+                armed[a] = g
+                apos[g] = a
+                a += 1
+        acount[n] = a - lo
 
 
 @_uncounted
@@ -503,7 +541,7 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
     nof = net.next_of
     guard = net.guard
     gd_ptr = net.guarded_ptr
-    gd = net.guarded
+    armed, acount, apos = dn[DN_ARMED], dn[DN_ACOUNT], dn[DN_APOS]
     nblocks = blocks.shape[0] // 3
     ndirty = 0
     capacity = stack.shape[0]
@@ -534,18 +572,20 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
                             tflag[i] = 1
                             tlist[_U(touched)] = i
                             touched += 1
-            # the gates n guards: each is n AND its count at the threshold (a look, not an update, per gate)
-            for q in range(_U(gd_ptr[n]), _U(gd_ptr[n + _U(1)])):
-                g = _U(gd[q])
-                want = 1 if cnt[g] == 0 and vals[n] == 1 else 0
-                if vals[g] == want:
+            # the gates n guards: each is n AND its count at the threshold, so only the armed ones (at the
+            # threshold) follow n, and a turn that changes looks at the few squares holding the mover's pieces
+            lo = _U(gd_ptr[n])
+            now = vals[n]  # (n may have changed again since this entry was pushed)
+            for q in range(lo, lo + _U(acount[n])):
+                g = _U(armed[q])
+                if vals[g] == now:
                     continue
-                vals[g] = want
+                vals[g] = now
                 if top >= capacity:
                     dirty[:] = 0
                     tcount[0] = touched
                     return False
-                stack[_U(top)] = 2 * g + want
+                stack[_U(top)] = 2 * g + now
                 top += 1
             for f in range(_U(fo_ptr[n]), _U(fo_ptr[n + _U(1)])):
                 r = fo[f]
@@ -560,14 +600,32 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
                 if v != (r & 1):
                     c = cnt[g] + 1
                     cnt[g] = c
-                    if c != 0 or vals[_U(guard[g])] == 0:  # (a gate whose guard is false stays false)
+                    if c != 0:
                         continue
+                    u = _U(guard[g])
+                    if u != 1:  # a guarded gate at its threshold: armed
+                        a = _U(gd_ptr[u]) + _U(acount[u])
+                        armed[a] = g
+                        apos[g] = a
+                        acount[u] += 1
+                        if vals[u] == 0:  # (a gate whose guard is false stays false)
+                            continue
                     vals[g] = 1
                     e = 2 * (r >> 2) + 1
                 else:
                     c = cnt[g] - 1
                     cnt[g] = c
-                    if c != -1 or vals[g] == 0:
+                    if c != -1:
+                        continue
+                    u = _U(guard[g])
+                    if u != 1:  # disarmed: the last armed gate takes its place
+                        last = _U(gd_ptr[u]) + _U(acount[u]) - _U(1)
+                        h = armed[last]
+                        a = apos[g]
+                        armed[_U(a)] = h
+                        apos[_U(h)] = a
+                        acount[u] -= 1
+                    if vals[g] == 0:
                         continue
                     vals[g] = 0
                     e = 2 * (r >> 2)
@@ -621,10 +679,10 @@ def dn_set(
         return False
     vals[node] = value
     stack[0] = 2 * node + value
-    sets = dn_alloc(net, 1)  # (legal sets and touched lists of their own: these arrays hold only values and counts)
-    return _dn_propagate(
-        net, (vals, cnt, stack, dirty, sets[4], sets[5], sets[6], sets[7], sets[8], sets[9], sets[10], sets[11]), 1
-    )
+    sets = dn_alloc(net, 1)  # (legal sets, touched and armed lists of their own: these arrays hold values and counts)
+    dn = (vals, cnt, stack, dirty, *sets[4:])
+    _arm_all(net, dn)
+    return _dn_propagate(net, dn, 1)
 
 
 @nb.njit(cache=True, inline="always")

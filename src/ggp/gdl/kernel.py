@@ -42,6 +42,9 @@ from ..core.kernels import Kernel, rng_below, rng_state
 from . import codegen
 from .codegen import OP_A, OP_G, OP_STEP, call_network
 from .evaluate import (
+    DN_ACOUNT,
+    DN_APOS,
+    DN_ARMED,
     DN_BLOCKS,
     DN_CHANGED,
     DN_CNT,
@@ -104,6 +107,8 @@ _NET = len(Network._fields)
 ) = range(13)
 #: (compiled) each role's legal moves as phase A lists them: a count per role, then per role its moves' indices.
 S_LEGAL = 13
+#: The differential evaluator's armed lists (see :func:`ggp.gdl.evaluate.dn_alloc`).
+S_ARMED, S_ACOUNT, S_APOS = 14, 15, 16
 #: The uint8 state's slots: values, legal-set membership, touched flags, next-state scratch.
 U_VALS, U_IN, U_TFLAG, U_NXT = range(4)
 
@@ -154,7 +159,7 @@ def context(propnet: Propnet, mode: int = DIFFERENTIAL) -> tuple[np.ndarray, np.
     ustarts = np.cumsum([0] + [len(a) for a in uints]).astype(np.int32)
     packed = packed_network(propnet)
     legal_list = np.zeros(nroles + int(net.legal_ptr[nroles]), dtype=np.int32)
-    ints_packed = _pack([*ints, ustarts, legal_list])
+    ints_packed = _pack([*ints, ustarts, legal_list, dn[DN_ARMED], dn[DN_ACOUNT], dn[DN_APOS]])
     if mode == COMPILED:
         # The generated code indexes the values with the network's node numbers, and the legal lists with
         # roles and legal entries, unchecked: this context hands it exactly those sizes (and the code was
@@ -203,6 +208,9 @@ def _unpack(ctx):  # type: ignore[no-untyped-def]
         _slot(i, S_TCOUNT),
         _slot(i, S_CHANGED),
         _slot(i, S_CUR),
+        _slot(i, S_ARMED),
+        _slot(i, S_ACOUNT),
+        _slot(i, S_APOS),
     )
     return net, dn, _slot(i, S_FLAGS), _slot(i, S_DOES), _slot(i, S_GCOUNT), _uslot(i, u, U_NXT), _slot(i, S_LEGAL)
 
