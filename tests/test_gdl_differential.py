@@ -163,7 +163,7 @@ def test_a_fact_read_by_very_many_gates_guards_them() -> None:
     every state of a random game, a guarded gate is its guard AND its count at the threshold, and each guard's
     armed list holds exactly its gates at the threshold."""
     from ggp.gdl import from_text
-    from ggp.gdl.evaluate import DN_ACOUNT, DN_ARMED, DN_CNT, DN_VALS, _dn_init, _dn_step, dn_alloc
+    from ggp.gdl.evaluate import DN_ACOUNT, DN_APOS, DN_ARMED, DN_CNT, DN_VALS, _dn_init, _dn_step, dn_alloc
     from ggp.gdl.propnet import GUARD_READERS
 
     text, name = sheet_text("shared:amazons_8x8")
@@ -183,10 +183,12 @@ def test_a_fact_read_by_very_many_gates_guards_them() -> None:
         vals, cnt = dn[DN_VALS], dn[DN_CNT]
         want = (cnt[every] == 0) & (vals[np.asarray(net.guard)[every]] == 1)
         assert (vals[every] == want).all()
-        lo = int(net.guarded_ptr[node])
-        armed = sorted(dn[DN_ARMED][lo : lo + dn[DN_ACOUNT][node]])
-        assert armed == sorted(g for g in guarded if cnt[g] == 0)
-        assert len(armed) == 4  # (the squares of white's four amazons)
+        for u in np.unique(np.asarray(net.guard)[every]):  # every guard's armed list, and where each gate sits
+            lo, hi = int(net.guarded_ptr[u]), int(net.guarded_ptr[u + 1])
+            armed = dn[DN_ARMED][lo : lo + dn[DN_ACOUNT][u]]
+            assert sorted(armed) == sorted(g for g in net.guarded[lo:hi] if cnt[g] == 0)
+            assert all(dn[DN_ARMED][dn[DN_APOS][g]] == g for g in armed)
+        assert dn[DN_ACOUNT][node] == 4  # (the squares of white's four amazons)
         if vals[net.header[4]]:
             break
         does = np.array(
@@ -194,6 +196,41 @@ def test_a_fact_read_by_very_many_gates_guards_them() -> None:
             dtype=np.int32,
         )
         _dn_step(net, dn, does)
+
+
+def test_setting_facts_one_at_a_time_agrees_with_loading_them_on_a_guarded_network() -> None:
+    """dn_set on Amazons, whose turn facts guard gates: after each fact set (turns, amazons, arrows), every value
+    and count is what loading the same facts from scratch gives."""
+    from ggp.gdl import from_text
+    from ggp.gdl.evaluate import dn_init, dn_set
+
+    text, name = sheet_text("shared:amazons_8x8")
+    game = from_text(text, name)
+    net = game.propnet.net
+    texts = game.propnet.base_texts
+    nodes = int(net.header[0])
+    base = np.asarray(net.init, dtype=np.uint8).copy()
+    vals, cnt = np.zeros(nodes, dtype=np.uint8), np.zeros(nodes, dtype=np.int32)
+    dn_init(net, vals, cnt, base)
+    stack, dirty = np.zeros(4 * nodes + 64, dtype=np.int32), np.zeros(2 * (len(net.blocks) // 3) + 1, dtype=np.int32)
+    steps = [
+        ("(turn white move)", 0),
+        ("(turn white fire)", 1),
+        ("(cell 1 3 white)", 0),
+        ("(cell 1 4 white)", 1),
+        ("(cell 2 4 arrow)", 1),
+        ("(turn white fire)", 0),
+        ("(turn black move)", 1),
+        ("(cell 1 6 black)", 0),
+    ]
+    for fact, value in steps:
+        i = texts.index(fact)
+        assert dn_set(net, vals, cnt, stack, dirty, 2 + i, value)
+        base[i] = value
+        fresh_vals, fresh_cnt = np.zeros(nodes, dtype=np.uint8), np.zeros(nodes, dtype=np.int32)
+        dn_init(net, fresh_vals, fresh_cnt, base)
+        assert (vals == fresh_vals).all(), fact
+        assert (cnt == fresh_cnt).all(), fact
 
 
 @pytest.mark.parametrize("which", ["shared:bomberman2p", "shared:wallmaze", "tictactoe", "corpus:atariGoVariant_7x7"])

@@ -425,7 +425,11 @@ def _dn_init_loaded(net: Network, dn: tuple[np.ndarray, ...]) -> None:
 
 @nb.njit(cache=True)
 def _arm_all(net: Network, dn: tuple[np.ndarray, ...]) -> None:
-    """Every guard's armed list from the counts: its guarded gates whose count is at the threshold."""
+    """Every guard's armed list from the counts: its guarded gates whose count is at the threshold.
+
+    (At or above it: a count passes the threshold for a moment while a propagation runs, and the lists must
+    stay in their ranges even for counts a failed :func:`dn_set` left behind.)
+    """
     cnt, armed, acount, apos = dn[DN_CNT], dn[DN_ARMED], dn[DN_ACOUNT], dn[DN_APOS]
     gd_ptr = net.guarded_ptr
     gd = net.guarded
@@ -434,7 +438,7 @@ def _arm_all(net: Network, dn: tuple[np.ndarray, ...]) -> None:
         a = lo
         for q in range(lo, gd_ptr[n + 1]):
             g = gd[q]
-            if cnt[g] == 0:
+            if cnt[g] >= 0:
                 armed[a] = g
                 apos[g] = a
                 a += 1
