@@ -450,7 +450,9 @@ def run_cores(args: argparse.Namespace) -> None:
         cores: dict[int, list[float]] = {1: [], 2: []}
         agents = {}
         for threads in (1, 2):
-            agents[threads] = agent = MCTSAgent(threads=threads, seed=1, ponder=False)
+            # The trees' parallelism alone: with the exhaustive solver on, the solver takes a thread of its own
+            # beside one tree, and in place of the second, so both settings would use both cores.
+            agents[threads] = agent = MCTSAgent(threads=threads, seed=1, ponder=False, dfs=False)
             agent.start(game, game.roles[0])
         for _ in range(args.repeats):
             for threads in (1, 2):  # alternated, so both see the same load
