@@ -75,7 +75,8 @@ class Network(NamedTuple):
     #: For the differential evaluator: per gate, its guard (1, the node *true*: none), an input of an AND gate
     #: read by very many gates (Amazons' turn facts), left out of the gate's count and fanout: the gate is
     #: its guard AND its count at the threshold. Per node, the gates it guards (``guarded_ptr[n]`` to
-    #: ``guarded_ptr[n + 1]`` in ``guarded``).
+    #: ``guarded_ptr[n + 1]`` in ``guarded``; the differential evaluator keeps, in the same ranges, the gates whose
+    #: counts stand at the threshold: those a change of the guard sets).
     guard: np.ndarray
     guarded_ptr: np.ndarray
     guarded: np.ndarray

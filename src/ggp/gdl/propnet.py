@@ -305,7 +305,8 @@ class _Builder:
 
 
 #: An input of an AND gate read by at least this many gates becomes the gate's guard (see ``Network.guard``):
-#: its changes then cost a look at each gate's count, not an update of it.
+#: its changes then set only the gates whose counts stand at the threshold (the evaluator's armed lists), and
+#: update no count.
 GUARD_READERS = 64
 
 
