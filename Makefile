@@ -33,7 +33,7 @@ test-fast: $(BIN)/.installed
 KERNEL_TESTS := tests/test_kernel_bounds.py tests/test_agent_options.py tests/test_uct.py tests/test_vector.py \
 	tests/test_perft.py tests/test_amazons_endgame.py tests/test_wallmaze_player.py tests/test_players.py \
 	tests/test_traces.py tests/test_gdl_differential.py tests/test_action_core.py tests/test_solver.py \
-	tests/test_rl_gymnasium.py tests/test_rl_pettingzoo.py tests/test_gdl_compiled.py
+	tests/test_rl_gymnasium.py tests/test_rl_pettingzoo.py tests/test_gdl_compiled.py tests/test_gdl_lanes.py
 test-kernels: $(BIN)/.installed
 	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-boundscheck \
 		$(BIN)/python -m pytest -q -m "not slow" -n 2 $(KERNEL_TESTS)

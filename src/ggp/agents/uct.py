@@ -45,6 +45,8 @@ from .options import MAX_C, MAX_CAPACITY, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Rang
 MAX_DEPTH = 4096  # longer than any built-in game (Amazons 10x10: at most 2 * 92 steps); deeper paths are cut
 #: Most memory one tree's arrays may take; a larger tree is refused before anything is allocated.
 MAX_TREE_BYTES = 2 << 30
+#: Most leaves one batch scores together (see UCTSearch's ``batch``).
+MAX_BATCH = 64
 # A move's visits are int32 counts: a tree whose root would pass this many visits starts afresh.
 _MAX_VISITS = 2**31 - 1
 
@@ -54,6 +56,7 @@ _SEED = Annotated[int, Range(ge=0, le=MAX_SEED)]
 _CAPACITY = Annotated[int, Range(ge=MIN_CAPACITY, le=MAX_CAPACITY)]
 _SIMS = Annotated[int, Range(ge=0, le=MAX_SIMS)]
 _SECONDS = Annotated[float, Range(ge=0)]
+_BATCH = Annotated[int, Range(ge=1, le=MAX_BATCH)]
 
 
 # --- the compiled simulation loop (a template: see Kernel.specialise) -------------------------
@@ -222,6 +225,12 @@ def _run_template(  # type: ignore[no-untyped-def]
     params,
     transpose,
     decisive,
+    batch,
+    bstates,
+    bpath,
+    bstart,
+    bdepth,
+    bval,
 ):
     # meta: [nodes used, action-pool entries used, child-pool entries used, simulations ever run]. A
     # node's children are numbered in mixed radix over the roles' moves, the last role fastest.
@@ -238,6 +247,8 @@ def _run_template(  # type: ignore[no-untyped-def]
     children = child.shape[0]
     max_depth = path.shape[0]
     done = 0
+    queued = 0  # leaves waiting in the batch
+    bstart[0] = 0
     for _ in range(sims):
         if proven[root]:  # solved: further simulations would only re-read its value
             break
@@ -247,20 +258,21 @@ def _run_template(  # type: ignore[no-untyped-def]
         node = root
         depth = 0
         cycle = False
+        pending = False  # the leaf waits in the batch for its value
         while True:
             if proven[node]:
                 for r in range(nr):
                     val[r] = pval[node, r]
                 break
             if depth == max_depth:  # a path longer than any game we know: score it here, not off the path array
-                work[:] = states[node]
-                leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
+                bstates[queued] = states[node]
+                pending = True
                 break
             if not expanded[node]:
                 fits = meta[1] + nr * width <= pool
                 if (node_visits[node] == 0 and node != root) or not fits:
-                    work[:] = states[node]
-                    leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
+                    bstates[queued] = states[node]
+                    pending = True
                     break
                 a = meta[1]
                 product = 1
@@ -279,8 +291,8 @@ def _run_template(  # type: ignore[no-untyped-def]
                     proven[node] = True
                     break
                 if meta[2] + product > children:
-                    work[:] = states[node]
-                    leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
+                    bstates[queued] = states[node]
+                    pending = True
                     break
                 act_visits[meta[1] : a] = 0
                 act_value[meta[1] : a] = 0.0
@@ -373,7 +385,8 @@ def _run_template(  # type: ignore[no-untyped-def]
                         for r in range(nr):
                             val[r] = res[r] / 100.0
                     else:
-                        leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
+                        bstates[queued] = work
+                        pending = True
                     break
                 child[j] = nxt
             if stamp[nxt] == sim:
@@ -384,10 +397,12 @@ def _run_template(  # type: ignore[no-untyped-def]
                     for r in range(nr):
                         val[r] = pval[nxt, r]
                 else:
-                    work[:] = states[nxt]
-                    leaf_value(ctx, work, rng, val, params)  # type: ignore[name-defined]  # noqa: F821
+                    bstates[queued] = states[nxt]
+                    pending = True
                 break
             node = nxt
+        # The visits count now, the value when it is known: a leaf waiting in the batch is a loss for the
+        # moment (a virtual loss), which steers the batch's later paths to other leaves.
         if not cycle:
             node_visits[node] += 1
         for d in range(depth):
@@ -396,13 +411,58 @@ def _run_template(  # type: ignore[no-untyped-def]
             for r in range(nr):
                 a = offsets[p, r] + path[d, 1 + r]
                 act_visits[a] += 1
-                act_value[a] += val[r]
-        if solve and not cycle and proven[node]:
+                if not pending:
+                    act_value[a] += val[r]
+        if pending:
+            # its path joins the batch's (a flat list, the rows bstart[b] to bstart[b] + bdepth[b])
+            used = bstart[queued]
+            if used + depth > bpath.shape[0]:  # no room (deep paths): the waiting leaves are scored first
+                score_batch(ctx, rng, params, queued, bstates, bpath, bstart, bdepth, bval, offsets, act_value)  # type: ignore[name-defined]  # noqa: F821
+                bstates[0] = bstates[queued]
+                queued = 0
+                used = 0
+            bpath[used : used + depth] = path[:depth]
+            bstart[queued] = used
+            bdepth[queued] = depth
+            queued += 1
+            bstart[queued] = used + depth
+            if queued == batch:
+                score_batch(ctx, rng, params, queued, bstates, bpath, bstart, bdepth, bval, offsets, act_value)  # type: ignore[name-defined]  # noqa: F821
+                queued = 0
+                bstart[0] = 0
+        elif solve and not cycle and proven[node]:
             for d in range(depth - 1, -1, -1):
                 p = path[d, 0]
                 if proven[p] or not _try_prove(p, counts, coff, child, proven, pval):
                     break
+    if queued > 0:
+        score_batch(ctx, rng, params, queued, bstates, bpath, bstart, bdepth, bval, offsets, act_value)  # type: ignore[name-defined]  # noqa: F821
     return done
+
+
+def _score_batch_template(ctx, rng, params, n, bstates, bpath, bstart, bdepth, bval, offsets, act_value):  # type: ignore[no-untyped-def]
+    # The leaves waiting in the batch scored together, each value added along its path.
+    leaf_values(ctx, bstates, n, rng, bval, params)  # type: ignore[name-defined]  # noqa: F821
+    for b in range(n):
+        for d in range(bstart[b], bstart[b] + bdepth[b]):
+            p = bpath[d, 0]
+            for r in range(bval.shape[1]):
+                act_value[offsets[p, r] + bpath[d, 1 + r]] += bval[b, r]
+
+
+def _each_leaf_template(ctx, states, n, rng, out, params):  # type: ignore[no-untyped-def]
+    # A batch scored one leaf after another by the search's leaf value.
+    for b in range(n):
+        leaf_value(ctx, states[b], rng, out[b], params)  # type: ignore[name-defined]  # noqa: F821
+
+
+def _rollouts_template(ctx, states, n, rng, out, params):  # type: ignore[no-untyped-def]
+    # A batch scored by the kernel's batched random rollouts (a rule sheet's: 64 games bit-parallel).
+    res = np.empty((n, out.shape[1]), dtype=np.int64)
+    kernel_rollouts(ctx, states, n, rng, res)  # type: ignore[name-defined]  # noqa: F821
+    for b in range(n):
+        for r in range(out.shape[1]):
+            out[b, r] = res[b, r] / 100.0
 
 
 def _rollout_value_template(ctx, s, rng, out, params):  # type: ignore[no-untyped-def]
@@ -520,6 +580,7 @@ class UCTSearch:
         solve: bool = True,
         transpose: bool = False,
         decisive: bool = False,
+        batch: int | None = None,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -528,6 +589,9 @@ class UCTSearch:
         seed = check_option("UCTSearch", "seed", seed, _SEED)
         capacity = check_option("UCTSearch", "capacity", capacity, _CAPACITY)
         kernel = game.kernel
+        lanes = int(kernel.namespace.get("lanes", 1)) if leaf_value is None else 1
+        batch = check_option("UCTSearch", "batch", lanes if batch is None else batch, _BATCH)
+        batched = lanes > 1 and batch > 1  # (one leaf at a time: the kernel's own rollout)
         nr = kernel.num_roles
         width = max(1, kernel.max_actions)
         initial = game.initial_array()
@@ -575,9 +639,23 @@ class UCTSearch:
         self.joint = np.zeros(nr, dtype=np.int64)
         self.res = np.zeros(nr, dtype=np.int64)
         self.params = np.array([*params, 0.0], dtype=np.float64)  # never empty: numba needs a typed array
-        if leaf_value is None:
-            leaf_value = kernel.specialise(_rollout_value_template)
-        self._run = kernel.specialise(_run_template, leaf_value=leaf_value)
+        #: Leaves scored together: a batch's paths are chosen first (each waiting leaf counted as a loss on
+        #: its path meanwhile), then its leaves scored in one call (a rule sheet's kernel plays 64
+        #: rollouts at once, bit-parallel), then its values added.
+        self.batch = batch
+        self.bstates = np.zeros((batch, length), dtype=kernel.dtype)
+        self.bpath = np.zeros((MAX_DEPTH + 64 * batch, 1 + nr), dtype=np.int64)
+        self.bstart = np.zeros(batch + 1, dtype=np.int64)
+        self.bdepth = np.zeros(batch, dtype=np.int64)
+        self.bval = np.zeros((batch, nr), dtype=np.float64)
+        if batched:
+            leaf_values = kernel.specialise(_rollouts_template)
+        else:
+            if leaf_value is None:
+                leaf_value = kernel.specialise(_rollout_value_template)
+            leaf_values = kernel.specialise(_each_leaf_template, leaf_value=leaf_value)
+        score = kernel.specialise(_score_batch_template, leaf_values=leaf_values)
+        self._run = kernel.specialise(_run_template, score_batch=score)
         #: MCTS-Solver: proven values propagate up the tree (off: plain DUCT, proving only terminal nodes).
         self.solve = bool(solve)
         #: Transpositions: a state reached by two orders of moves is one node.
@@ -729,6 +807,12 @@ class UCTSearch:
             self.params,
             self.transpose,
             self.solve and self.decisive,
+            self.batch,
+            self.bstates,
+            self.bpath,
+            self.bstart,
+            self.bdepth,
+            self.bval,
         )
         self._sims += int(done)
 

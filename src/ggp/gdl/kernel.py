@@ -68,6 +68,7 @@ from .evaluate import (
     legal_does_at,
     legal_pick,
 )
+from .lanes import LANES, lane_rollouts
 from .network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Network, Propnet
 
 #: A random playout gives up after this many steps (a rule sheet's game may never end).
@@ -184,15 +185,20 @@ def _uslot(i, u, k):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, inline="always")
-def _unpack(ctx):  # type: ignore[no-untyped-def]
-    p, i, u = ctx[0], ctx[1], ctx[2]
-    net = Network(
+def _network(p):  # type: ignore[no-untyped-def]
+    return Network(
         _slot(p, 0), _slot(p, 1), _slot(p, 2), _slot(p, 3), _slot(p, 4), _slot(p, 5),
         _slot(p, 6), _slot(p, 7), _slot(p, 8), _slot(p, 9), _slot(p, 10), _slot(p, 11),
         _slot(p, 12), _slot(p, 13), _slot(p, 14), _slot(p, 15), _slot(p, 16), _slot(p, 17),
         _slot(p, 18), _slot(p, 19), _slot(p, 20), _slot(p, 21), _slot(p, 22), _slot(p, 23),
         _slot(p, 24), _slot(p, 25), _slot(p, 26),
     )  # fmt: skip
+
+
+@nb.njit(cache=True, inline="always")
+def _unpack(ctx):  # type: ignore[no-untyped-def]
+    p, i, u = ctx[0], ctx[1], ctx[2]
+    net = _network(p)
     dn = (
         _uslot(i, u, U_VALS),
         _slot(i, S_CNT),
@@ -494,6 +500,17 @@ def rollout(ctx, s, rng):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
+def rollouts(ctx, states, n, rng, out):  # type: ignore[no-untyped-def]
+    """Play the first ``n`` (1 to :data:`~ggp.gdl.lanes.LANES`) rows of ``states`` to the end at random, in
+    place, in one bit-parallel pass (:mod:`ggp.gdl.lanes`); write each game's goals into ``out[:n]``.
+
+    Each game stops as :func:`rollout`'s does. Only the network is read from ``ctx``: its values stay as
+    they were.
+    """
+    return lane_rollouts(_network(ctx[0]), states, n, rng, MAX_ROLLOUT_STEPS, out)
+
+
+@nb.njit(cache=True)
 def _dn_playout(v, s, max_steps, rng):  # type: ignore[no-untyped-def]
     # the playout loop on the differential evaluator (one loop per mode: a loop holding both runs slower)
     net, dn, does = v[0], v[1], v[3]
@@ -632,7 +649,7 @@ def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
     return min(best, key=lambda mode: best[mode])
 
 
-_DIGEST = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:10]
+_DIGEST = hashlib.sha1(Path(__file__).read_bytes() + Path(__file__).with_name("lanes.py").read_bytes()).hexdigest()[:10]
 
 
 def _mode_file(propnet: Propnet) -> Path:
@@ -692,6 +709,8 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
         "kernel_goals": goals,
         "kernel_rollout": rollout,
         "kernel_playout": playout,
+        "kernel_rollouts": rollouts,
+        "lanes": LANES,
         "num_roles": nroles,
     }
     return Kernel(

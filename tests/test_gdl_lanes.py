@@ -1,0 +1,155 @@
+"""Sixty-four playouts at once (ggp.gdl.lanes): each bit of a node's word is the node in one game.
+
+A sweep of the words must give, game by game, what the one-game evaluator gives; a batch of rollouts must
+play each game to its end by the rules, and the search that scores its leaves in batches must keep its
+statistics whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ggp
+from conftest import SHARED
+from ggp.agents.uct import MAX_BATCH, UCTSearch
+from ggp.core.kernels import random_playouts, rng_state
+from ggp.gdl import from_text
+from ggp.gdl.evaluate import _eval
+from ggp.gdl.kernel import rollouts
+from ggp.gdl.lanes import LANES, _sweep, lane_rollouts
+from ggp.gdl.network import H_NBASE, H_NDOES, H_NNODES
+
+
+def _sheet(name: str) -> str:
+    for path in (
+        SHARED / "gdl" / f"{name}.kif",
+        SHARED / "corpus" / "kif" / f"{name}.kif",
+        Path(ggp.gdl.__file__).parent / f"{name}.kif",
+    ):
+        if path.is_file():
+            return path.read_text()
+    raise FileNotFoundError(name)
+
+
+# amazons_8x8: guarded gates and thousands of moves; atariGoVariant_7x7: cyclic blocks (a least fixpoint)
+SHEETS = ["amazons_8x8", "bomberman2p", "wallmaze", "tictactoe", "atariGoVariant_7x7"]
+
+
+def _reached_states(game, count: int, seed: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """``count`` states of random games (each a random number of steps in), as rows of base bits."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    while len(rows) < count:
+        state = game.initial_state()
+        for _ in range(int(rng.integers(0, 40))):
+            if game.is_terminal(state):
+                break
+            joint = [moves[int(rng.integers(len(moves)))] for moves in (game.legal_moves(state, r) for r in game.roles)]
+            state = game.next_state(state, joint)
+        rows.append(state.array.copy())
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("name", SHEETS)
+def test_a_sweep_of_words_is_the_one_game_sweep_in_every_lane(name: str) -> None:
+    game = from_text(_sheet(name), name)
+    net = game.propnet.net
+    nnodes, nbase, ndoes = int(net.header[H_NNODES]), int(net.header[H_NBASE]), int(net.header[H_NDOES])
+    states = _reached_states(game, LANES, seed=3)
+    rng = np.random.default_rng(5)
+    # any does nodes at all (the next-state phase is a function of them, legal or not)
+    does = rng.random((LANES, ndoes)) < 0.05
+    words = np.zeros(nnodes, dtype=np.uint64)
+    words[1] = np.uint64(2**64 - 1)
+    bits = np.uint64(1) << np.arange(LANES, dtype=np.uint64)
+    words[2 : 2 + nbase] = np.bitwise_or.reduce(np.where(states.T == 1, bits, np.uint64(0)), axis=1)
+    words[2 + nbase : 2 + nbase + ndoes] = np.bitwise_or.reduce(np.where(does.T, bits, np.uint64(0)), axis=1)
+    for phase in (0, 1, 2):
+        _sweep(net, words, phase)
+    for lane in range(LANES):
+        vals = np.zeros(nnodes, dtype=np.uint8)
+        vals[1] = 1
+        vals[2 : 2 + nbase] = states[lane]
+        vals[2 + nbase : 2 + nbase + ndoes] = does[lane]
+        for phase in (0, 1, 2):
+            _eval(net, vals, phase)
+        lane_vals = ((words >> np.uint64(lane)) & np.uint64(1)).astype(np.uint8)
+        assert np.array_equal(lane_vals, vals), f"lane {lane}: nodes {np.flatnonzero(lane_vals != vals)[:8]}"
+
+
+@pytest.mark.parametrize("name", SHEETS)
+@pytest.mark.parametrize("n", [1, 37, LANES])
+def test_every_game_of_a_batch_plays_to_its_end_and_scores_its_goals(name: str, n: int) -> None:
+    game = from_text(_sheet(name), name)
+    kernel = game.kernel
+    ctx = kernel.context()
+    states = _reached_states(game, LANES, seed=n)
+    before = states.copy()
+    goals = np.full((LANES, kernel.num_roles), -7, dtype=np.int64)
+    made = rollouts(ctx, states, n, rng_state(n), goals)
+    assert made >= 0
+    assert np.array_equal(states[n:], before[n:]) and (goals[n:] == -7).all()  # rows past n untouched
+    for b in range(n):
+        final = game.state_from_array(states[b])
+        assert game.is_terminal(final) or any(not game.legal_moves(final, r) for r in game.roles)
+        assert list(goals[b]) == [int(g) for g in game.goals(final)]
+
+
+def test_a_batch_plays_as_many_moves_as_its_games_take() -> None:
+    # amazons_8x8 from the start: each game ends within the 2 * 92 steps a game can take, and the moves
+    # made are the games' lengths summed, about 91 each (the differential evaluator's playouts: 91.1)
+    game = from_text(_sheet("amazons_8x8"), "amazons_8x8")
+    states = np.tile(game.initial_state().array, (LANES, 1))
+    goals = np.zeros((LANES, 2), dtype=np.int64)
+    made = lane_rollouts(game.propnet.net, states, LANES, rng_state(1), 10_000, goals)
+    _, lengths = random_playouts(game.kernel, game.initial_state().array, 256, seed=1)
+    assert LANES * 60 < made < LANES * 2 * 92
+    assert abs(made / LANES - lengths.mean()) < 10
+    assert sorted(set(goals.sum(axis=1))) == [100]  # one wins, one loses, in every game
+
+
+def test_a_batch_stops_at_max_steps() -> None:
+    game = from_text(_sheet("amazons_8x8"), "amazons_8x8")
+    net = game.propnet.net
+    states = np.tile(game.initial_state().array, (5, 1))
+    goals = np.zeros((5, 2), dtype=np.int64)
+    start = states[0].copy()
+    assert lane_rollouts(net, states, 5, rng_state(2), 3, goals) == 15
+    for row in states:  # three joint moves made (queen, arrow, queen): not the end, not the start
+        assert not game.is_terminal(game.state_from_array(row))
+        assert not np.array_equal(row, start)
+
+
+@pytest.mark.parametrize("name", ["amazons_8x8", "bomberman2p", "tictactoe"])
+def test_the_search_scores_leaves_in_batches_and_counts_every_simulation(name: str) -> None:
+    game = from_text(_sheet(name), name)
+    tree = UCTSearch(game, capacity=5000, seed=4)
+    assert tree.batch == LANES
+    result = tree.search(game.initial_state(), sims=3000)
+    assert result.simulations == 3000
+    assert int(result.visits[0].sum()) == 3000
+    # every simulation's value arrived: each move's mean goal is a mean of scored games (0..100), and
+    # the root's moves together carry value (a waiting leaf's value would be missing: a mean of 0)
+    for values in result.values:
+        assert ((values >= 0) & (values <= 100)).all()
+    assert max(float(v.max()) for v in result.values) > 0
+    again = UCTSearch(game, capacity=5000, seed=4).search(game.initial_state(), sims=3000)
+    assert [list(v) for v in again.visits] == [list(v) for v in result.visits]  # the same seed, the same tree
+
+
+@pytest.mark.parametrize("batch", [0, MAX_BATCH + 1, -3])
+def test_a_batch_size_out_of_range_is_refused(batch: int) -> None:
+    game = from_text(_sheet("tictactoe"), "tictactoe")
+    with pytest.raises(ValueError, match="batch"):
+        UCTSearch(game, batch=batch)
+
+
+def test_a_native_game_scores_one_leaf_at_a_time_unless_asked() -> None:
+    game = ggp.load("wallmaze")
+    assert UCTSearch(game, capacity=100).batch == 1
+    tree = UCTSearch(game, capacity=3000, seed=2, batch=8)  # batches of its own rollouts: allowed
+    result = tree.search(game.initial_state(), sims=1000)
+    assert int(result.visits[0].sum()) == 1000
