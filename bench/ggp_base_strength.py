@@ -519,7 +519,7 @@ def run_prove(args: argparse.Namespace) -> None:
 
 # --- one search feature on against off ------------------------------------------------------------
 #: The MCTSAgent class attributes ``ablation`` can turn off (a switch of the search, not an agent option).
-FEATURES = ("transpose", "decisive", "goal_heuristic")
+FEATURES = ("transpose", "decisive", "goal_heuristic", "batched")
 
 
 def run_ablation(args: argparse.Namespace) -> None:

@@ -19,8 +19,8 @@ from ggp.core.kernels import random_playouts, rng_state
 from ggp.gdl import from_text
 from ggp.gdl.evaluate import _eval
 from ggp.gdl.kernel import rollouts
-from ggp.gdl.lanes import LANES, _sweep, lane_rollouts
-from ggp.gdl.network import H_NBASE, H_NDOES, H_NNODES
+from ggp.gdl.lanes import LANES, WORDS, _next, _next_program, _sweep, lane_rollouts
+from ggp.gdl.network import H_C0, H_C1, H_NBASE, H_NDOES, H_NNODES
 
 
 def _sheet(name: str) -> str:
@@ -53,35 +53,80 @@ def _reached_states(game, count: int, seed: int) -> np.ndarray:  # type: ignore[
     return np.array(rows)
 
 
+def _words(nnodes: int, rows: dict[int, np.ndarray]) -> np.ndarray:
+    """Words holding, for each node ``n`` in ``rows``, its value per game (``rows[n][b]``); node 1 true."""
+    words = np.zeros(WORDS * nnodes, dtype=np.uint64)
+    rows = {1: np.ones(LANES, dtype=bool), **rows}
+    for node, bits in rows.items():
+        for q in range(WORDS):
+            part = np.asarray(bits[64 * q : 64 * q + 64], dtype=bool)
+            words[WORDS * node + q] = np.bitwise_or.reduce(
+                np.where(part, np.uint64(1) << np.arange(64, dtype=np.uint64), np.uint64(0))
+            )
+    return words
+
+
+def _lane(words: np.ndarray, nnodes: int, b: int) -> np.ndarray:
+    """Game ``b``'s value of every node."""
+    return ((words.reshape(nnodes, WORDS)[:, b // 64] >> np.uint64(b % 64)) & np.uint64(1)).astype(np.uint8)
+
+
 @pytest.mark.parametrize("name", SHEETS)
-def test_a_sweep_of_words_is_the_one_game_sweep_in_every_lane(name: str) -> None:
+def test_a_sweep_of_words_is_the_one_game_sweep_in_every_game(name: str) -> None:
     game = from_text(_sheet(name), name)
     net = game.propnet.net
     nnodes, nbase, ndoes = int(net.header[H_NNODES]), int(net.header[H_NBASE]), int(net.header[H_NDOES])
     states = _reached_states(game, LANES, seed=3)
-    rng = np.random.default_rng(5)
     # any does nodes at all (the next-state phase is a function of them, legal or not)
-    does = rng.random((LANES, ndoes)) < 0.05
-    words = np.zeros(nnodes, dtype=np.uint64)
-    words[1] = np.uint64(2**64 - 1)
-    bits = np.uint64(1) << np.arange(LANES, dtype=np.uint64)
-    words[2 : 2 + nbase] = np.bitwise_or.reduce(np.where(states.T == 1, bits, np.uint64(0)), axis=1)
-    words[2 + nbase : 2 + nbase + ndoes] = np.bitwise_or.reduce(np.where(does.T, bits, np.uint64(0)), axis=1)
+    does = np.random.default_rng(5).random((LANES, ndoes)) < 0.05
+    rows = {2 + i: states[:, i] for i in range(nbase)} | {2 + nbase + i: does[:, i] for i in range(ndoes)}
+    words = _words(nnodes, rows)
     for phase in (0, 1, 2):
         _sweep(net, words, phase)
-    for lane in range(LANES):
+    for b in range(LANES):
         vals = np.zeros(nnodes, dtype=np.uint8)
         vals[1] = 1
-        vals[2 : 2 + nbase] = states[lane]
-        vals[2 + nbase : 2 + nbase + ndoes] = does[lane]
+        vals[2 : 2 + nbase] = states[b]
+        vals[2 + nbase : 2 + nbase + ndoes] = does[b]
         for phase in (0, 1, 2):
             _eval(net, vals, phase)
-        lane_vals = ((words >> np.uint64(lane)) & np.uint64(1)).astype(np.uint8)
-        assert np.array_equal(lane_vals, vals), f"lane {lane}: nodes {np.flatnonzero(lane_vals != vals)[:8]}"
+        mine = _lane(words, nnodes, b)
+        assert np.array_equal(mine, vals), f"game {b}: nodes {np.flatnonzero(mine != vals)[:8]}"
 
 
 @pytest.mark.parametrize("name", SHEETS)
-@pytest.mark.parametrize("n", [1, 37, LANES])
+def test_the_next_state_from_the_moves_made_is_the_sweep_of_it(name: str) -> None:
+    # a step sets one move per role and game, and scatters the moves into the next state's ORs
+    game = from_text(_sheet(name), name)
+    net = game.propnet.net
+    nnodes, nbase = int(net.header[H_NNODES]), int(net.header[H_NBASE])
+    states = _reached_states(game, LANES, seed=8)
+    rng = np.random.default_rng(9)
+    lptr, ldoes = net.legal_ptr, net.legal_does
+    does = np.array(
+        [[int(ldoes[rng.integers(lptr[r], lptr[r + 1])]) for r in range(len(game.roles))] for _ in range(LANES)]
+    )
+    does[::7, 0] = -1  # (some games make no move for a role)
+    active = np.full(WORDS, np.uint64(2**64 - 1))
+    active[-1] = np.uint64(2**40 - 1)  # and some games take no part
+    words = _words(nnodes, {2 + i: states[:, i] for i in range(nbase)})
+    _sweep(net, words, 0)
+    swept = words.copy()
+    for b in range(LANES):
+        q, t = b // 64, np.uint64(1) << np.uint64(b % 64)
+        for d in does[b]:
+            if d >= 0 and active[q] & t:
+                swept[WORDS * d + q] |= t
+    _sweep(net, swept, 2)
+    split = _next_program(net)
+    blocks = net.blocks.reshape(-1, 3)[int(net.header[H_C0]) : int(net.header[H_C1])]
+    assert (len(split[3]) == 0) == bool(blocks[:, 2].any())  # (a cyclic block: the phase swept whole)
+    _next(net, split, words, does, active)
+    assert np.array_equal(words, swept)
+
+
+@pytest.mark.parametrize("name", SHEETS)
+@pytest.mark.parametrize("n", [1, 37, 100, LANES])
 def test_every_game_of_a_batch_plays_to_its_end_and_scores_its_goals(name: str, n: int) -> None:
     game = from_text(_sheet(name), name)
     kernel = game.kernel

@@ -202,6 +202,9 @@ class MCTSAgent(Agent):
     #: Goal heuristic: on a sheet whose goals change during play (:func:`goals_move`), a leaf is worth the
     #: goals as they stand (weight :data:`GOAL_WEIGHT`) blended with a random rollout's.
     goal_heuristic = False
+    #: Leaves scored in batches where the game's kernel plays many rollouts in one call (a rule sheet's: 128,
+    #: bit-parallel; UCTSearch's ``batch``). Off: one leaf at a time.
+    batched = True
 
     @check_options
     def __init__(
@@ -316,6 +319,7 @@ class MCTSAgent(Agent):
             solve=self.solve,
             transpose=self.transpose,
             decisive=self.decisive and self.plays is None,
+            batch=None if self.batched else 1,
         )
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:

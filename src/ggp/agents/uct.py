@@ -46,7 +46,7 @@ MAX_DEPTH = 4096  # longer than any built-in game (Amazons 10x10: at most 2 * 92
 #: Most memory one tree's arrays may take; a larger tree is refused before anything is allocated.
 MAX_TREE_BYTES = 2 << 30
 #: Most leaves one batch scores together (see UCTSearch's ``batch``).
-MAX_BATCH = 64
+MAX_BATCH = 128
 # A move's visits are int32 counts: a tree whose root would pass this many visits starts afresh.
 _MAX_VISITS = 2**31 - 1
 
@@ -457,7 +457,7 @@ def _each_leaf_template(ctx, states, n, rng, out, params):  # type: ignore[no-un
 
 
 def _rollouts_template(ctx, states, n, rng, out, params):  # type: ignore[no-untyped-def]
-    # A batch scored by the kernel's batched random rollouts (a rule sheet's: 64 games bit-parallel).
+    # A batch scored by the kernel's batched random rollouts (a rule sheet's: 128 games bit-parallel).
     res = np.empty((n, out.shape[1]), dtype=np.int64)
     kernel_rollouts(ctx, states, n, rng, res)  # type: ignore[name-defined]  # noqa: F821
     for b in range(n):
@@ -566,7 +566,13 @@ class UCTSearch:
     positions ends there. ``decisive`` (with ``solve``) checks, when a node where
     one role chooses is expanded, whether one of its moves wins at once: if so
     the node is proven there (a win in one is then never missed for want of
-    samples, and the move that allowed it is proven lost).
+    samples, and the move that allowed it is proven lost). ``batch`` (1 to
+    :data:`MAX_BATCH`) leaves are scored together: the paths to them are chosen
+    one after another, each waiting leaf counted on its path as a loss until its
+    value arrives (a virtual loss, which steers the next paths elsewhere); None
+    means the kernel's own batch where it plays many rollouts in one call (a rule
+    sheet's: :data:`ggp.gdl.lanes.LANES`, bit-parallel) and no ``leaf_value`` is
+    given, else 1.
     """
 
     def __init__(
@@ -640,7 +646,7 @@ class UCTSearch:
         self.res = np.zeros(nr, dtype=np.int64)
         self.params = np.array([*params, 0.0], dtype=np.float64)  # never empty: numba needs a typed array
         #: Leaves scored together: a batch's paths are chosen first (each waiting leaf counted as a loss on
-        #: its path meanwhile), then its leaves scored in one call (a rule sheet's kernel plays 64
+        #: its path meanwhile), then its leaves scored in one call (a rule sheet's kernel plays 128
         #: rollouts at once, bit-parallel), then its values added.
         self.batch = batch
         self.bstates = np.zeros((batch, length), dtype=kernel.dtype)

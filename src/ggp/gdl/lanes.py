@@ -1,12 +1,13 @@
-"""Sixty-four random playouts at once: the network evaluated bit-parallel.
+"""Many random playouts at once: the network evaluated bit-parallel.
 
 A node's value in 64 games is one ``uint64`` word, bit ``b`` for game ``b``, so
-one sweep of the network (an AND or OR of words per gate) steps all 64 games.
-A sweep costs the same for one game as for 64; where the differential evaluator
-of :mod:`ggp.gdl.evaluate` pays per change (Amazons: some 324 counter visits a
-step, 1.7 us), a sweep of Amazons' 25,000 literals shared by 64 games costs
-about 0.4 us a game. Search uses it to score a batch of leaves in one call
-(:func:`ggp.gdl.kernel.rollouts`).
+one sweep of the network (an AND or OR of words per gate) steps all of them; a
+node has two words here, 128 games. A sweep costs little more for 128 games than
+for one: where the differential evaluator of :mod:`ggp.gdl.evaluate` pays per
+change (Amazons 8x8: some 324 counter visits a step, 1.7 us), Amazons' sweep is
+shared by 128 games. The next state is not swept but scattered from the moves
+made (:func:`_next_program`). Search uses this to score a batch of leaves in one
+call (:func:`ggp.gdl.kernel.rollouts`).
 
 Each game draws its joint moves as :func:`ggp.gdl.kernel.rollout` does: a
 uniformly random legal move per role, from one ``rng`` shared by the batch.
@@ -21,10 +22,13 @@ import numba as nb
 import numpy as np
 
 from ..core.kernels import rng_below
-from .network import H_A0, H_A1, H_NBASE, H_NROLES, H_TERMINAL, Network
+from .network import H_A0, H_A1, H_NBASE, H_NDOES, H_NROLES, H_TERMINAL, Network
 
-#: Games per batch: the bits of a word.
-LANES = 64
+#: Words per node: each game's value is a bit of one of them (two words: memory is the sweep's cost, and the
+#: second word of a node shares the first one's cache line, so 128 games cost about 1.4 times 64).
+WORDS = 2
+#: Games per batch.
+LANES = 64 * WORDS
 
 _U = np.uint64
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -43,25 +47,34 @@ def _lowest(t):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True, inline="always")
 def _gate(words, kind, ptr, lits, g):  # type: ignore[no-untyped-def]
-    # a gate's word: the AND or OR of its literals' words (a negated literal's word flipped)
+    # a gate's two words: the AND or OR of its literals' words (a negated literal's words flipped)
     j0 = _U(ptr[g])
     j1 = _U(ptr[g + _U(1)])
     if kind[g] == 0:
-        acc = _ALL
+        a0 = _ALL
+        a1 = _ALL
         for j in range(j0, j1):
             lit = _U(lits[j])
-            acc &= words[lit >> _U(1)] ^ (_U(0) - (lit & _U(1)))
-        return acc
-    acc = _U(0)
+            at = (lit >> _U(1)) << _U(1)
+            m = _U(0) - (lit & _U(1))
+            a0 &= words[at] ^ m
+            a1 &= words[at + _U(1)] ^ m
+        return a0, a1
+    a0 = _U(0)
+    a1 = _U(0)
     for j in range(j0, j1):
         lit = _U(lits[j])
-        acc |= words[lit >> _U(1)] ^ (_U(0) - (lit & _U(1)))
-    return acc
+        at = (lit >> _U(1)) << _U(1)
+        m = _U(0) - (lit & _U(1))
+        a0 |= words[at] ^ m
+        a1 |= words[at + _U(1)] ^ m
+    return a0, a1
 
 
 @nb.njit(cache=True, inline="always")
 def _sweep(net: Network, words: np.ndarray, phase: int) -> None:
-    """Evaluate the gates of ``phase`` (0 legal and terminal, 1 goals, 2 next) in all 64 games."""
+    """Evaluate the gates of ``phase`` (0 legal and terminal, 1 goals, 2 next) in every game: node ``n``'s
+    words are ``words[2 * n]`` (games 0-63) and ``words[2 * n + 1]`` (games 64-127)."""
     header = net.header
     blocks = net.blocks
     order = net.order
@@ -75,26 +88,170 @@ def _sweep(net: Network, words: np.ndarray, phase: int) -> None:
         if blocks[3 * b + 2] == 0:
             for k in range(start, end):
                 g = _U(order[k])
-                words[g] = _gate(words, kind, ptr, lits, g)
+                a0, a1 = _gate(words, kind, ptr, lits, g)
+                words[g << _U(1)] = a0
+                words[(g << _U(1)) + _U(1)] = a1
             continue
         # a positive cycle: its least fixpoint from all false, in every game at once
         for k in range(start, end):
-            words[_U(order[k])] = 0
+            g = _U(order[k])
+            words[g << _U(1)] = 0
+            words[(g << _U(1)) + _U(1)] = 0
         changed = True
         while changed:
             changed = False
             for k in range(start, end):
                 g = _U(order[k])
-                acc = _gate(words, kind, ptr, lits, g)
-                if acc != words[g]:
-                    words[g] = acc
+                a0, a1 = _gate(words, kind, ptr, lits, g)
+                if a0 != words[g << _U(1)] or a1 != words[(g << _U(1)) + _U(1)]:
+                    words[g << _U(1)] = a0
+                    words[(g << _U(1)) + _U(1)] = a1
                     changed = True
 
 
 @nb.njit(cache=True)
+def _next_program(net: Network) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The next-state phase split for a step of many games: the moves' part of each OR gate is scattered from
+    the moves the games make (each move's ``does`` node to the OR gates reading it: ``(ptr, gates)``, a
+    node's readers ``gates[ptr[d - first]:ptr[d - first + 1]]``; ``targets``: those gates, once each), the
+    rest swept as ``program``: per gate its node, ``4 * literals + 2 * (moves scattered into it) + kind``,
+    then its literals other than those moves.
+
+    Most of the phase is moves (Amazons 10x10: 17,840 of its 18,740 literals, the next state's ORs over the
+    moves that move an amazon to or from a square), of which a step of 128 games sets at most 256.
+    Built per batch: its cost, a pass over the phase, is small beside a batch's steps.
+    """
+    header = net.header
+    blocks = net.blocks
+    order = net.order
+    ptr = net.ptr
+    lits = net.lits
+    kind = net.kind
+    first = 2 + header[H_NBASE]
+    last = first + header[H_NDOES]
+    b0 = header[H_A0 + 4]
+    b1 = header[H_A1 + 4]
+    cyclic = False
+    size = 0
+    for b in range(b0, b1):
+        cyclic = cyclic or blocks[3 * b + 2] != 0
+        for k in range(blocks[3 * b], blocks[3 * b + 1]):
+            size += 2 + ptr[order[k] + 1] - ptr[order[k]]
+    counts = np.zeros(last - first + 1, dtype=np.int64)
+    program = np.empty(size, dtype=np.int64)
+    targets = np.empty(size, dtype=np.int64)
+    if cyclic:  # (a least fixpoint is swept whole: the program is empty)
+        return counts, targets[:0], targets[:0], program[:0]
+
+    def scattered(g: int, lit: int) -> bool:
+        return kind[g] == 1 and lit & 1 == 0 and first <= (lit >> 1) < last
+
+    for b in range(b0, b1):
+        for k in range(blocks[3 * b], blocks[3 * b + 1]):
+            g = order[k]
+            for j in range(ptr[g], ptr[g + 1]):
+                if scattered(g, lits[j]):
+                    counts[(lits[j] >> 1) - first + 1] += 1
+    for d in range(1, counts.shape[0]):
+        counts[d] += counts[d - 1]
+    gates = np.empty(counts[-1], dtype=np.int64)
+    fill = counts.copy()
+    at = 0
+    nt = 0
+    for b in range(b0, b1):
+        for k in range(blocks[3 * b], blocks[3 * b + 1]):
+            g = order[k]
+            head = at
+            at += 2
+            moves = 0
+            for j in range(ptr[g], ptr[g + 1]):
+                lit = lits[j]
+                if scattered(g, lit):
+                    d = (lit >> 1) - first
+                    gates[fill[d]] = g
+                    fill[d] += 1
+                    moves = 1
+                else:
+                    program[at] = lit
+                    at += 1
+            program[head] = g
+            program[head + 1] = 4 * (at - head - 2) + 2 * moves + kind[g]
+            targets[nt] = g
+            nt += moves
+    return counts, gates, targets[:nt], program[:at]
+
+
+@nb.njit(cache=True, inline="always")
+def _run_next(program: np.ndarray, words: np.ndarray) -> None:
+    """Sweep the next-state program (:func:`_next_program`), the moves' part of its gates already scattered."""
+    i = _U(0)
+    end = _U(program.shape[0])
+    while i < end:
+        g = _U(program[i])
+        h = _U(program[i + _U(1)])
+        j1 = i + _U(2) + (h >> _U(2))
+        at = g << _U(1)
+        if h & _U(1) == 0:
+            a0 = _ALL
+            a1 = _ALL
+            for j in range(i + _U(2), j1):
+                lit = _U(program[j])
+                x = (lit >> _U(1)) << _U(1)
+                m = _U(0) - (lit & _U(1))
+                a0 &= words[x] ^ m
+                a1 &= words[x + _U(1)] ^ m
+        else:
+            if h & _U(2):
+                a0 = words[at]
+                a1 = words[at + _U(1)]
+            else:
+                a0 = _U(0)
+                a1 = _U(0)
+            for j in range(i + _U(2), j1):
+                lit = _U(program[j])
+                x = (lit >> _U(1)) << _U(1)
+                m = _U(0) - (lit & _U(1))
+                a0 |= words[x] ^ m
+                a1 |= words[x + _U(1)] ^ m
+        words[at] = a0
+        words[at + _U(1)] = a1
+        i = j1
+
+
+@nb.njit(cache=True)
+def _next(net: Network, split: tuple[np.ndarray, ...], words: np.ndarray, does: np.ndarray, active: np.ndarray) -> None:
+    """The next-state phase in every active game, ``does[b]`` its moves (``does`` nodes, -1: none): the
+    moves set in the words, and the gates computed (by :func:`_next_program`'s ``split``, or a sweep)."""
+    scatter_ptr, scatter, targets, program = split
+    swept = program.shape[0] == 0
+    first = 2 + net.header[H_NBASE]
+    if not swept:  # the moves' part of the next state's ORs, from zero
+        for e in range(targets.shape[0]):
+            words[WORDS * targets[e]] = 0
+            words[WORDS * targets[e] + 1] = 0
+    for q in range(WORDS):
+        w = active[q]
+        while w != 0:
+            t = w & (_U(0) - w)
+            w ^= t
+            b = 64 * q + _lowest(t)
+            for r in range(does.shape[1]):
+                d = does[b, r]
+                if d >= 0:
+                    words[WORDS * d + q] |= t
+                    if not swept:
+                        for e in range(scatter_ptr[d - first], scatter_ptr[d - first + 1]):
+                            words[WORDS * scatter[e] + q] |= t
+    if swept:
+        _sweep(net, words, 2)
+    else:
+        _run_next(program, words)
+
+
+@nb.njit(cache=True)
 def lane_rollouts(net: Network, states: np.ndarray, n: int, rng: np.ndarray, max_steps: int, out: np.ndarray) -> int:
-    """Play the first ``n`` (1 to 64) of ``states`` (rows of base bits) to the end at random, in place; write
-    each game's goals into ``out[:n]``. Returns the joint moves made, summed over the games."""
+    """Play the first ``n`` (1 to :data:`LANES`) of ``states`` (rows of base bits) to the end at random, in
+    place; write each game's goals into ``out[:n]``. Returns the joint moves made, summed over the games."""
     header = net.header
     nbase = header[H_NBASE]
     nroles = header[H_NROLES]
@@ -106,70 +263,81 @@ def lane_rollouts(net: Network, states: np.ndarray, n: int, rng: np.ndarray, max
     width = 1
     for r in range(nroles):
         width = max(width, lptr[r + 1] - lptr[r])
-    words = np.zeros(header[0], dtype=np.uint64)
+    words = np.zeros(WORDS * header[0], dtype=np.uint64)
     lists = np.empty((LANES, width), dtype=np.int32)
+    some = np.empty(width + 1, dtype=np.int32)
     counts = np.zeros(LANES, dtype=np.int64)
     does = np.zeros((LANES, max(nroles, 1)), dtype=np.int64)
-    nextw = np.empty(nbase, dtype=np.uint64)
-    words[1] = _ALL
-    for i in range(nbase):
-        w = _U(0)
-        for b in range(n):
-            w |= _U(states[b, i]) << _U(b)
-        words[2 + i] = w
-    active = _ALL if n >= LANES else (_U(1) << _U(n)) - _U(1)
+    nextw = np.empty(WORDS * nbase, dtype=np.uint64)
+    active = np.zeros(WORDS, dtype=np.uint64)
+    for q in range(WORDS):
+        words[WORDS + q] = _ALL  # node 1: true
+        lo = 64 * q
+        for i in range(nbase):
+            w = _U(0)
+            for b in range(lo, min(n, lo + 64)):
+                w |= _U(states[b, i]) << _U(b - lo)
+            words[WORDS * (2 + i) + q] = w
+        k = min(max(n - lo, 0), 64)
+        active[q] = _ALL if k == 64 else (_U(1) << _U(k)) - _U(1)
+    scatter_ptr, scatter, targets, program = _next_program(net)
     made = 0
     steps = 0
     _sweep(net, words, 0)
     while True:
-        active &= ~words[term]
-        if active == 0 or steps >= max_steps:
+        alive = _U(0)
+        for q in range(WORDS):
+            active[q] &= ~words[WORDS * term + q]
+            alive |= active[q]
+        if alive == 0 or steps >= max_steps:
             break
         # each game's legal moves per role, then one of them at random; a game where a role has none stops
         for r in range(nroles):
             counts[:] = 0
-            for k in range(lptr[r], lptr[r + 1]):
-                w = words[lnode[k]] & active
+            for q in range(WORDS):
+                a = active[q]
+                # the entries legal in some game, listed without a branch (most entries are legal in none:
+                # the idle role's, the squares without an amazon), then each one's games
+                m = 0
+                for k in range(lptr[r], lptr[r + 1]):
+                    some[m] = k
+                    m += (words[_U(WORDS * lnode[k] + q)] & a) != 0
+                for e in range(m):
+                    k = some[e]
+                    w = words[_U(WORDS * lnode[k] + q)] & a
+                    while w != 0:
+                        t = w & (_U(0) - w)
+                        b = 64 * q + _lowest(t)
+                        lists[b, counts[b]] = k
+                        counts[b] += 1
+                        w ^= t
+                w = a
                 while w != 0:
                     t = w & (_U(0) - w)
-                    b = _lowest(t)
-                    lists[b, counts[b]] = k
-                    counts[b] += 1
                     w ^= t
-            w = active
+                    b = 64 * q + _lowest(t)
+                    if counts[b] == 0:
+                        active[q] &= ~t
+                        continue
+                    does[b, r] = ldoes[lists[b, rng_below(rng, counts[b])]]
+        _next(net, (scatter_ptr, scatter, targets, program), words, does, active)
+        # (read every next value before writing any: a next node may be a base node)
+        for i in range(nbase):
+            for q in range(WORDS):
+                a = active[q]
+                nextw[WORDS * i + q] = (words[WORDS * nxt[i] + q] & a) | (words[WORDS * (2 + i) + q] & ~a)
+        for i in range(WORDS * nbase):
+            words[WORDS * 2 + i] = nextw[i]
+        for q in range(WORDS):
+            w = active[q]
             while w != 0:
                 t = w & (_U(0) - w)
                 w ^= t
-                b = _lowest(t)
-                if counts[b] == 0:
-                    active &= ~t
-                    continue
-                does[b, r] = ldoes[lists[b, rng_below(rng, counts[b])]]
-        if active == 0:
-            break
-        w = active
-        while w != 0:
-            t = w & (_U(0) - w)
-            w ^= t
-            b = _lowest(t)
-            for r in range(nroles):
-                if does[b, r] >= 0:
-                    words[does[b, r]] |= t
-        _sweep(net, words, 2)
-        # (read every next value before writing any: a next node may be a base node)
-        for i in range(nbase):
-            nextw[i] = (words[nxt[i]] & active) | (words[2 + i] & ~active)
-        for i in range(nbase):
-            words[2 + i] = nextw[i]
-        w = active
-        while w != 0:
-            t = w & (_U(0) - w)
-            w ^= t
-            b = _lowest(t)
-            made += 1
-            for r in range(nroles):
-                if does[b, r] >= 0:
-                    words[does[b, r]] = 0
+                b = 64 * q + _lowest(t)
+                made += 1
+                for r in range(nroles):
+                    if does[b, r] >= 0:
+                        words[WORDS * does[b, r] + q] = 0
         steps += 1
         _sweep(net, words, 0)
     _sweep(net, words, 1)
@@ -177,13 +345,14 @@ def lane_rollouts(net: Network, states: np.ndarray, n: int, rng: np.ndarray, max
     gnode = net.goal_node
     gval = net.goal_value
     for b in range(n):
-        bit = _U(1) << _U(b)
+        q = b >> 6
+        bit = _U(1) << _U(b & 63)
         for i in range(nbase):
-            states[b, i] = 1 if words[2 + i] & bit else 0
+            states[b, i] = 1 if words[WORDS * (2 + i) + q] & bit else 0
         for r in range(nroles):  # the highest true goal value (a role with none: 0)
             best = 0
             for k in range(gptr[r], gptr[r + 1]):
-                if words[gnode[k]] & bit and gval[k] > best:
+                if words[WORDS * gnode[k] + q] & bit and gval[k] > best:
                     best = gval[k]
             out[b, r] = best
     return made
