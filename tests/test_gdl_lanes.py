@@ -14,9 +14,10 @@ import pytest
 
 import ggp
 from conftest import SHARED
-from ggp.agents.uct import MAX_BATCH, UCTSearch
+from ggp.agents.uct import MAX_BATCH, UCTSearch, next_chunk
 from ggp.core.kernels import random_playouts, rng_state
 from ggp.gdl import from_text
+from ggp.gdl import kernel as kernel_module
 from ggp.gdl.evaluate import _eval
 from ggp.gdl.kernel import rollouts
 from ggp.gdl.lanes import LANES, WORDS, _next, _next_program, _sweep, lane_rollouts
@@ -171,8 +172,7 @@ def test_a_batch_stops_at_max_steps() -> None:
 @pytest.mark.parametrize("name", ["amazons_8x8", "bomberman2p", "tictactoe"])
 def test_the_search_scores_leaves_in_batches_and_counts_every_simulation(name: str) -> None:
     game = from_text(_sheet(name), name)
-    tree = UCTSearch(game, capacity=5000, seed=4)
-    assert tree.batch == LANES
+    tree = UCTSearch(game, capacity=5000, seed=4, batch=LANES)
     result = tree.search(game.initial_state(), sims=3000)
     assert result.simulations == 3000
     assert int(result.visits[0].sum()) == 3000
@@ -181,7 +181,7 @@ def test_the_search_scores_leaves_in_batches_and_counts_every_simulation(name: s
     for values in result.values:
         assert ((values >= 0) & (values <= 100)).all()
     assert max(float(v.max()) for v in result.values) > 0
-    again = UCTSearch(game, capacity=5000, seed=4).search(game.initial_state(), sims=3000)
+    again = UCTSearch(game, capacity=5000, seed=4, batch=LANES).search(game.initial_state(), sims=3000)
     assert [list(v) for v in again.visits] == [list(v) for v in result.visits]  # the same seed, the same tree
 
 
@@ -192,9 +192,42 @@ def test_a_batch_size_out_of_range_is_refused(batch: int) -> None:
         UCTSearch(game, batch=batch)
 
 
+def test_a_sheet_plays_its_rollouts_in_batches_where_they_are_faster(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path))
+    game = from_text(_sheet("amazons_8x8"), "amazons_8x8")
+    propnet = game.propnet
+    monkeypatch.setattr(kernel_module, "_time_lanes", lambda propnet, budget: (1.0, 0.02))
+    monkeypatch.setattr(kernel_module, "_time_modes", lambda propnet, contexts, budget: dict.fromkeys(contexts, 1.4))
+    assert not kernel_module.batch_pays(propnet, kernel_module.DIFFERENTIAL)  # 1.4 times faster: not enough
+    monkeypatch.setattr(kernel_module, "_time_modes", lambda propnet, contexts, budget: dict.fromkeys(contexts, 1.6))
+    assert kernel_module.batch_pays(propnet, kernel_module.DIFFERENTIAL)
+    monkeypatch.setattr(kernel_module, "_time_lanes", lambda propnet, budget: (1.0, 0.5))
+    assert not kernel_module.batch_pays(propnet, kernel_module.DIFFERENTIAL)  # a batch's call too long for a clock
+    monkeypatch.setattr(kernel_module, "_time_lanes", lambda propnet, budget: (1.0, 0.02))
+    assert kernel_module.chosen_batch(propnet, kernel_module.DIFFERENTIAL) == LANES
+    # measured once: the choice is read back, whatever a new measurement would say
+    monkeypatch.setattr(kernel_module, "_time_lanes", lambda propnet, budget: (9.0, 0.02))
+    assert kernel_module.chosen_batch(propnet, kernel_module.DIFFERENTIAL) == LANES
+    assert game.kernel.rollout_batch() in (1, LANES)
+    assert UCTSearch(game, capacity=100).batch == game.kernel.rollout_batch()
+
+
 def test_a_native_game_scores_one_leaf_at_a_time_unless_asked() -> None:
     game = ggp.load("wallmaze")
     assert UCTSearch(game, capacity=100).batch == 1
     tree = UCTSearch(game, capacity=3000, seed=2, batch=8)  # batches of its own rollouts: allowed
     result = tree.search(game.initial_state(), sims=1000)
     assert int(result.visits[0].sum()) == 1000
+
+
+def test_a_timed_search_runs_whole_batches_at_the_rate_measured() -> None:
+    # one at a time: the rate of the last chunk, at most doubling
+    assert next_chunk(10, 0.010, 0.5) == 20
+    assert next_chunk(10, 0.010, 0.005) == 5
+    assert next_chunk(1, 1.0, 0.001) == 1
+    # batches of 128: a chunk of 1 cost a whole batch's call (8 ms); 0.1 s holds 12 calls, at most 2 now
+    assert next_chunk(1, 0.008, 0.1, 128) == 2 * 128
+    assert next_chunk(256, 0.016, 0.1, 128) == 4 * 128
+    assert next_chunk(1024, 0.064, 0.1, 128) == 12 * 128
+    # a call longer than the room: still one whole batch (a part of one would cost as much)
+    assert next_chunk(128, 0.5, 0.01, 128) == 128

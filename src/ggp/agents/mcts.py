@@ -53,7 +53,7 @@ from .base import Agent
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
 from .solver import FULL, PROVEN, SEARCHING, DFSolver
-from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, goal_blend, tree_bytes
+from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, goal_blend, next_chunk, tree_bytes
 
 #: Fraction of the time limit kept back for the referee's round trip.
 SAFETY = 0.1
@@ -532,9 +532,8 @@ def _grow(tree: UCTSearch, deadline: float | None, seconds: float, stop: threadi
             break
         tree.run(chunk)
         spent = time.perf_counter() - t0
-        rate = chunk / max(spent, 1e-6)
         # At most doubling: a chunk whose simulations mostly ended on proven nodes measures a rate that the
         # next chunk, reaching open lines, would not keep up, and would overrun the clock.
-        chunk = max(1, min(int(rate * room), 2 * chunk, 1 << 20))
+        chunk = next_chunk(chunk, spent, room, tree.batch)
     if tree.solved:
         stop.set()

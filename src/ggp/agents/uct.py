@@ -456,7 +456,7 @@ def _each_leaf_template(ctx, states, n, rng, out, params):  # type: ignore[no-un
         leaf_value(ctx, states[b], rng, out[b], params)  # type: ignore[name-defined]  # noqa: F821
 
 
-def _rollouts_template(ctx, states, n, rng, out, params):  # type: ignore[no-untyped-def]
+def _batch_rollouts_template(ctx, states, n, rng, out, params):  # type: ignore[no-untyped-def]
     # A batch scored by the kernel's batched random rollouts (a rule sheet's: 128 games bit-parallel).
     res = np.empty((n, out.shape[1]), dtype=np.int64)
     kernel_rollouts(ctx, states, n, rng, res)  # type: ignore[name-defined]  # noqa: F821
@@ -571,8 +571,8 @@ class UCTSearch:
     one after another, each waiting leaf counted on its path as a loss until its
     value arrives (a virtual loss, which steers the next paths elsewhere); None
     means the kernel's own batch where it plays many rollouts in one call (a rule
-    sheet's: :data:`ggp.gdl.lanes.LANES`, bit-parallel) and no ``leaf_value`` is
-    given, else 1.
+    sheet's: :data:`ggp.gdl.lanes.LANES`, bit-parallel, where that is faster) and no
+    ``leaf_value`` is given, else 1.
     """
 
     def __init__(
@@ -595,9 +595,11 @@ class UCTSearch:
         seed = check_option("UCTSearch", "seed", seed, _SEED)
         capacity = check_option("UCTSearch", "capacity", capacity, _CAPACITY)
         kernel = game.kernel
-        lanes = int(kernel.namespace.get("lanes", 1)) if leaf_value is None else 1
-        batch = check_option("UCTSearch", "batch", lanes if batch is None else batch, _BATCH)
-        batched = lanes > 1 and batch > 1  # (one leaf at a time: the kernel's own rollout)
+        if batch is None:
+            batch = kernel.rollout_batch() if leaf_value is None else 1
+        batch = check_option("UCTSearch", "batch", batch, _BATCH)
+        # (one leaf at a time: the kernel's own rollout; a batch of a kernel without batched rollouts: the same)
+        batched = batch > 1 and leaf_value is None and "kernel_rollouts" in kernel.namespace
         nr = kernel.num_roles
         width = max(1, kernel.max_actions)
         initial = game.initial_array()
@@ -655,7 +657,7 @@ class UCTSearch:
         self.bdepth = np.zeros(batch, dtype=np.int64)
         self.bval = np.zeros((batch, nr), dtype=np.float64)
         if batched:
-            leaf_values = kernel.specialise(_rollouts_template)
+            leaf_values = kernel.specialise(_batch_rollouts_template)
         else:
             if leaf_value is None:
                 leaf_value = kernel.specialise(_rollout_value_template)
@@ -852,9 +854,7 @@ class UCTSearch:
                 self.run(chunk)
                 spent = time.perf_counter() - t0
                 # Chunks of about a hundredth of the budget, never reaching past the deadline.
-                rate = chunk / max(spent, 1e-6)
-                room = min(seconds / 100, deadline - time.perf_counter())
-                chunk = max(1, min(int(rate * room), 2 * chunk, 1 << 20))  # at most doubling: rates vary
+                chunk = next_chunk(chunk, spent, min(seconds / 100, deadline - time.perf_counter()), self.batch)
         return self.result(time.perf_counter() - began)
 
     def result(self, seconds: float = math.nan) -> SearchResult:
@@ -903,6 +903,22 @@ class UCTSearch:
             proven=tuple(proven),
             solved=tuple(float(100.0 * g) for g in self.pval[root]) if self.proven[root] else None,
         )
+
+
+def next_chunk(chunk: int, spent: float, room: float, batch: int = 1) -> int:
+    """How many simulations to run next in ``room`` seconds, the last ``chunk`` having taken ``spent``: at the
+    rate measured, at most doubling (rates vary), at least one.
+
+    With batches (``batch`` above 1), whole batches: a part of one costs as much as a whole one (Amazons: a
+    sweep per step whether it steps one game or 128), so a chunk is a number of batches at the rate measured
+    per batch, at least one batch.
+    """
+    if batch <= 1:
+        rate = chunk / max(spent, 1e-6)
+        return max(1, min(int(rate * room), 2 * chunk, 1 << 20))
+    calls = -(-chunk // batch)
+    per_call = spent / calls
+    return batch * max(1, min(int(room / max(per_call, 1e-6)), 2 * calls, (1 << 20) // batch))
 
 
 def _table_size(capacity: int) -> int:

@@ -77,6 +77,10 @@ class Kernel:
     #: A built-in game's own two-role functions ``legal(s, role, out)``, ``apply(s, a0, a1)``,
     #: ``terminal(s)``, ``goals(s)`` (None for rule sheets): what its players' own compiled code calls.
     native: NativeRules | None = field(default=None, repr=False)
+    #: How many rollouts ``kernel_rollouts(ctx, states, n, rng, out)`` (a name of the namespace, where the kernel
+    #: has it) should play together to be worth it: 1 where it has none, or where one at a time is as fast.
+    #: A function: a rule sheet's kernel measures it once per network, when first asked.
+    rollout_batch: Callable[[], int] = field(default=lambda: 1, repr=False)
 
     def context(self) -> Any:
         """A fresh ``ctx`` for this kernel's functions (one per thread or search)."""

@@ -678,6 +678,66 @@ def chosen_mode(propnet: Propnet) -> int:
     return mode
 
 
+#: Rollouts are played in batches (:mod:`ggp.gdl.lanes`) where a batch plays a game's step at least this many
+#: times faster than one game at a time does, and a whole batch from the start takes at most
+#: BATCH_CALL_SECONDS: a search's clock is kept between calls (an agent keeps back 10% of its clock and 30 ms).
+BATCH_IF_FASTER = 1.5
+BATCH_CALL_SECONDS = 0.03
+
+
+def _time_lanes(propnet: Propnet, budget: float) -> tuple[float, float]:
+    # Processor seconds per game step of a batch of LANES games from the start, in rounds of doubling length
+    # until about ``budget`` seconds are spent (as _time_modes times one game at a time); and the seconds of
+    # the whole batch, played to the end (inf: not over within the budget).
+    net = propnet.net
+    init = np.asarray(net.init, dtype=np.uint8)
+    out = np.zeros((LANES, int(net.header[H_NROLES])), dtype=np.int64)
+    lane_rollouts(net, init[None, :].copy(), 1, rng_state(0), 1, out)  # (a cold cache compiles: not timed)
+    steps = 4
+    best = float("inf")
+    spent = 0.0
+    while True:
+        states = np.tile(init, (LANES, 1))
+        began = time.process_time()
+        made = lane_rollouts(net, states, LANES, rng_state(1), steps, out)
+        elapsed = time.process_time() - began
+        spent += elapsed
+        best = min(best, elapsed / max(made, 1))
+        if made < LANES * steps:  # every game has ended
+            return best, elapsed
+        if spent >= budget or steps >= 1 << 16:
+            return best, float("inf")
+        steps *= 2
+
+
+def batch_pays(propnet: Propnet, mode: int, budget: float = 0.05) -> bool:
+    """Whether a batch of :data:`~ggp.gdl.lanes.LANES` bit-parallel rollouts plays a step of each game
+    :data:`BATCH_IF_FASTER` times faster than evaluator ``mode`` plays one game's, from the start, and plays
+    its games to the end within :data:`BATCH_CALL_SECONDS`.
+
+    A sweep of the whole network is shared by the batch: large networks whose steps change little of them
+    (the differential evaluator's best case) may still be faster one game at a time.
+    """
+    one = _time_modes(propnet, {mode: context(propnet, mode)}, budget)[mode]
+    per_step, whole = _time_lanes(propnet, max(budget, 2 * BATCH_CALL_SECONDS))
+    return per_step * BATCH_IF_FASTER <= one and whole <= BATCH_CALL_SECONDS
+
+
+def chosen_batch(propnet: Propnet, mode: int) -> int:
+    """:data:`~ggp.gdl.lanes.LANES` where :func:`batch_pays` for ``propnet``, else 1; measured once per network
+    and kept beside :func:`chosen_mode`'s choice."""
+    path = _mode_file(propnet).with_name(_mode_file(propnet).name.replace("gdl-mode3-", "gdl-batch-"))
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if text in ("1", str(LANES)):
+        return int(text)
+    batch = LANES if batch_pays(propnet, mode) else 1
+    write_whole(path, str(batch).encode("ascii"))
+    return batch
+
+
 def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
     """The kernel of a rule sheet's game: the functions above, with ``propnet`` in every context.
 
@@ -696,6 +756,15 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
             chosen.append(chosen_mode(propnet))
         return context(propnet, chosen[0])
 
+    batch: list[int] = []
+
+    def rollout_batch() -> int:
+        if not batch:
+            if not chosen:
+                chosen.append(chosen_mode(propnet))
+            batch.append(chosen_batch(propnet, chosen[0]))
+        return batch[0]
+
     header = propnet.net.header
     nroles = int(header[H_NROLES])
     lptr = propnet.net.legal_ptr
@@ -710,7 +779,6 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
         "kernel_rollout": rollout,
         "kernel_playout": playout,
         "kernel_rollouts": rollouts,
-        "lanes": LANES,
         "num_roles": nroles,
     }
     return Kernel(
@@ -726,6 +794,7 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
         namespace=namespace,
         make_context=make_context,
         check=lambda s: _check(propnet, s),
+        rollout_batch=rollout_batch,
     )
 
 
