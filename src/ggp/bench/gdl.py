@@ -264,6 +264,7 @@ def section_gdlmcts(cfg: Config) -> Section:
             Column("plain", "plain sims/s", "rate"),
             Column("ratio", "/ plain", "ratio"),
             Column("mode", "evaluator"),
+            Column("batch", "batch", "int"),
             Column("native", "native sims/s", "rate"),
             Column("of_native", "/ native", "ratio"),
             Column("target", "target"),
@@ -294,8 +295,9 @@ def section_gdlmcts(cfg: Config) -> Section:
         for label, name, text, native in sheets:
             sec.rows.append(_gdlmcts_row(label, name, text, native, peer, budget, cfg.reps, seeds))
     sec.notes.append(
-        "compiled: ggp.agents.uct.search on the sheet's kernel, its leaves scored 128 at a time by bit-parallel "
-        "rollouts (ggp.gdl.lanes); native: the same search on the built-in game, one leaf at a time; each "
+        "compiled: ggp.agents.uct.search on the sheet's kernel, its leaves scored in batches (batch: how many at "
+        "a time; above 1, by bit-parallel rollouts, ggp.gdl.lanes, where they pay); native: the same search on "
+        "the built-in game, one leaf at a time; each "
         "repetition is a fresh search from the initial state (c = 1.4, random rollouts); then: the plain-Python "
         "decoupled UCT that mcts ran on rule sheets when the action-core and general-player issues were written "
         f"(commit {then.COMMIT[:7]}, its own code and GDL reasoner, in a child process: ggp.bench.then), the "
@@ -358,6 +360,7 @@ def _gdlmcts_row(
         "plain": rates["plain"].median,
         "ratio": rate_ratio(fast, rates["plain"].median),
         "mode": evaluation_mode(game.kernel),
+        "batch": game.kernel.rollout_batch(),
         "native": nat,
         "of_native": of_native,
         "target": ", ".join(targets) if targets else None,
