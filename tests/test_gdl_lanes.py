@@ -122,7 +122,10 @@ def test_the_next_state_from_the_moves_made_is_the_sweep_of_it(name: str) -> Non
     split = _next_program(net)
     blocks = net.blocks.reshape(-1, 3)[int(net.header[H_C0]) : int(net.header[H_C1])]
     assert (len(split[3]) == 0) == bool(blocks[:, 2].any())  # (a cyclic block: the phase swept whole)
-    _next(net, split, words, does, active)
+    made = np.zeros(LANES * len(game.roles) + 1, dtype=np.int64)
+    assert _next(net, split, words, does, active, made) == LANES - 64 + 40  # the games that take part
+    listed = list(made[: list(made).index(-1)])
+    assert sorted(listed) == sorted(int(d) for b, row in enumerate(does[: LANES - 24]) for d in row if d >= 0)
     assert np.array_equal(words, swept)
 
 
