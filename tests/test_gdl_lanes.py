@@ -234,3 +234,24 @@ def test_a_timed_search_runs_whole_batches_at_the_rate_measured() -> None:
     assert next_chunk(1024, 0.064, 0.1, 128) == 12 * 128
     # a call longer than the room: still one whole batch (a part of one would cost as much)
     assert next_chunk(128, 0.5, 0.01, 128) == 128
+
+
+def test_a_batch_out_of_range_is_refused() -> None:
+    # compiled code indexes its 128 lanes unchecked: what it is given is checked where it enters
+    game = from_text(_sheet("tictactoe"), "tictactoe")
+    net = game.propnet.net
+    good = np.tile(game.initial_state().array, (LANES + 1, 1))
+    goals = np.zeros((LANES + 1, 2), dtype=np.int64)
+    for n, states, out, steps in (
+        (0, good, goals, 5),
+        (LANES + 1, good, goals, 5),
+        (4, good[:3], goals, 5),
+        (4, good[:, :-1].copy(), goals, 5),
+        (4, good, goals[:3], 5),
+        (4, good, goals[:, :1].copy(), 5),
+        (4, good, goals, -1),
+    ):
+        with pytest.raises(ValueError, match="lane_rollouts"):
+            lane_rollouts(net, states, n, rng_state(1), steps, out)
+    assert np.array_equal(good, np.tile(game.initial_state().array, (LANES + 1, 1)))  # nothing played
+    assert lane_rollouts(net, good, LANES, rng_state(1), 5, goals) > 0

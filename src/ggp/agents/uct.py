@@ -652,6 +652,8 @@ class UCTSearch:
         #: rollouts at once, bit-parallel), then its values added.
         self.batch = batch
         self.bstates = np.zeros((batch, length), dtype=kernel.dtype)
+        # (the waiting paths, one after another: room for 64 steps a leaf, and for one path as deep as any;
+        # deeper batches are scored early)
         self.bpath = np.zeros((MAX_DEPTH + 64 * batch, 1 + nr), dtype=np.int64)
         self.bstart = np.zeros(batch + 1, dtype=np.int64)
         self.bdepth = np.zeros(batch, dtype=np.int64)

@@ -726,7 +726,8 @@ def batch_pays(propnet: Propnet, mode: int, budget: float = 0.05) -> bool:
 def chosen_batch(propnet: Propnet, mode: int) -> int:
     """:data:`~ggp.gdl.lanes.LANES` where :func:`batch_pays` for ``propnet``, else 1; measured once per network
     and kept beside :func:`chosen_mode`'s choice."""
-    path = _mode_file(propnet).with_name(_mode_file(propnet).name.replace("gdl-mode3-", "gdl-batch-"))
+    modes = _mode_file(propnet)
+    path = modes.with_name(modes.name.replace("gdl-mode3-", "gdl-batch-"))
     try:
         text = path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
@@ -751,18 +752,19 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
     # for every sheet it merely reads.
     chosen = [] if mode is None else [mode]
 
-    def make_context() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def evaluator() -> int:
         if not chosen:
             chosen.append(chosen_mode(propnet))
-        return context(propnet, chosen[0])
+        return chosen[0]
+
+    def make_context() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return context(propnet, evaluator())
 
     batch: list[int] = []
 
     def rollout_batch() -> int:
         if not batch:
-            if not chosen:
-                chosen.append(chosen_mode(propnet))
-            batch.append(chosen_batch(propnet, chosen[0]))
+            batch.append(chosen_batch(propnet, evaluator()))
         return batch[0]
 
     header = propnet.net.header

@@ -22,7 +22,7 @@ import numba as nb
 import numpy as np
 
 from ..core.kernels import rng_below
-from .network import H_A0, H_A1, H_NBASE, H_NDOES, H_NROLES, H_TERMINAL, Network
+from .network import H_A0, H_A1, H_MAXLEGAL, H_NBASE, H_NDOES, H_NROLES, H_TERMINAL, Network
 
 #: Words per node: each game's value is a bit of one of them (two words: memory is the sweep's cost, and the
 #: second word of a node shares the first one's cache line, so 128 games cost about 1.4 times 64).
@@ -267,14 +267,16 @@ def lane_rollouts(net: Network, states: np.ndarray, n: int, rng: np.ndarray, max
     header = net.header
     nbase = header[H_NBASE]
     nroles = header[H_NROLES]
+    if not 1 <= n <= min(LANES, states.shape[0]) or states.shape[1] != nbase or max_steps < 0:
+        raise ValueError("lane_rollouts: n from 1 to 128 rows of states, each a state's base bits; max_steps >= 0")
+    if out.shape[0] < n or out.shape[1] < nroles:
+        raise ValueError("lane_rollouts: out holds a row per game and a column per role")
     term = header[H_TERMINAL]
     lptr = net.legal_ptr
     lnode = net.legal_node
     ldoes = net.legal_does
     nxt = net.next
-    width = 1
-    for r in range(nroles):
-        width = max(width, lptr[r + 1] - lptr[r])
+    width = max(1, header[H_MAXLEGAL])  # (a role's possible moves, the most of any role)
     words = np.zeros(WORDS * header[0], dtype=np.uint64)
     lists = np.empty((LANES, width), dtype=np.int32)
     some = np.empty(width + 1, dtype=np.int32)
