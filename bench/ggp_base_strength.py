@@ -193,20 +193,15 @@ def run_ggp_base(args: argparse.Namespace) -> None:
     logs = RESULTS / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    their_port, our_port = free_port(), free_port()
-    java = subprocess.Popen(
-        ["java", "-cp", cp, "SampleMonteCarloPlayer", str(their_port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    our_port = free_port()
     our_log = logs / f"ggp-serve-{stamp}.log"
     ours = subprocess.Popen(
         [sys.executable, "-m", "ggp", "serve", args.spec, "--port", str(our_port), "--name", "ggp"],
         stdout=subprocess.DEVNULL,
         stderr=our_log.open("w"),
     )
+    java: subprocess.Popen[bytes] | None = None
     try:
-        wait_port(their_port, 60)
         wait_port(our_port, 120)
         wait_warm(our_log, 900)
         done = 0
@@ -218,6 +213,16 @@ def run_ggp_base(args: argparse.Namespace) -> None:
             for seat in args.seats:
                 if args.limit is not None and done >= args.limit:
                     return
+                # A fresh opponent for every match: one SampleMonteCarloGamer kept over a whole run grew to
+                # 7.8 GB and, from the 27th match on, timed out and then stopped answering.
+                stop(java)
+                their_port = free_port()
+                java = subprocess.Popen(
+                    ["java", "-cp", cp, "SampleMonteCarloPlayer", str(their_port)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                wait_port(their_port, 60)
                 players = []
                 for r in range(2):
                     port, who = (our_port, "ggp") if r == seat else (their_port, "SampleMonteCarloGamer")
@@ -268,12 +273,18 @@ def run_ggp_base(args: argparse.Namespace) -> None:
                     flush=True,
                 )
     finally:
-        for proc in (java, ours):
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop(java)
+        stop(ours)
+
+
+def stop(proc: subprocess.Popen[bytes] | None) -> None:
+    if proc is None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 # --- against the old plain-Python UCT -----------------------------------------------------------
@@ -585,9 +596,16 @@ def run_summary(args: argparse.Namespace) -> None:
         ours = [_score(r) for r in rs]
         scores += ours
         faults = sum(len(r.get("our_faults", ())) for r in rs)
-        print(f"{name:24} {len(rs)} matches, mean score {statistics.mean(ours):5.1f}, our faults {faults}")
+        theirs = sum(len(r.get("their_faults", ())) for r in rs)
+        print(
+            f"{name:24} {len(rs)} matches, mean score {statistics.mean(ours):5.1f}, our faults {faults}"
+            + (f", the opponent's faults {theirs}" if theirs else "")
+        )
     if scores:
         print(f"all: {len(scores)} matches, mean score {statistics.mean(scores):.1f}")
+    spoilt = sum(1 for r in rows if r.get("their_faults"))
+    if spoilt:
+        print(f"{spoilt} of them with faults of the opponent's: a win over a player that did not answer says little")
 
 
 def _score(row: dict[str, Any]) -> float:
