@@ -12,8 +12,9 @@ on the corpus puzzles, and the speed-up of a second core.
     python bench/ggp_base_strength.py prove --games sheepAndWolf --seconds 60   # the exhaustive solver
 
 ``ggp-base`` needs ggp-base built as bench/GGP_BASE.md says (``--ggp-base``,
-default /work/ggp-base): it starts SampleMonteCarloGamer (ggp-base's
-PlayerRunner) and ``ggp serve SPEC`` as HTTP players and runs each match under
+default /work/ggp-base): it starts ``ggp serve SPEC`` once and a fresh
+SampleMonteCarloGamer (bench/ggp_base/SampleMonteCarloPlayer.java) for every
+match, as HTTP players, and runs each match under
 ggp-base's own GameServer (bench/ggp_base/KifMatch.java), seats swapped. Each
 match appends a JSON line to bench/results/ggp_base_strength.jsonl (the other
 modes: plain_strength.jsonl, puzzle_strength.jsonl, cores_strength.jsonl).
