@@ -179,6 +179,17 @@ def wait_warm(log: Path, seconds: float) -> None:
     raise SystemExit(f"ggp serve had not warmed up after {seconds:g} s (see {log})")
 
 
+def stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """End a player process: politely, then after 10 s by force."""
+    if proc is None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 # --- against ggp-base ------------------------------------------------------------------------------
 def java_classpath(base: Path) -> str:
     jars = sorted(str(p) for p in (base / "lib").glob("*/*.jar") if "sources" not in p.name)
@@ -278,16 +289,6 @@ def run_ggp_base(args: argparse.Namespace) -> None:
         stop(ours)
 
 
-def stop(proc: subprocess.Popen[bytes] | None) -> None:
-    if proc is None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
 # --- against the old plain-Python UCT -----------------------------------------------------------
 class PlainUCTAgent(Agent):
     """The plain-Python decoupled UCT ``mcts`` ran on rule sheets before they were compiled (ggp.bench's baseline)."""
@@ -368,11 +369,7 @@ def run_plain(args: argparse.Namespace) -> None:
         _play_plain(args, games, f"http://127.0.0.1:{ours_port}", f"http://127.0.0.1:{plain_port}")
     finally:
         for proc in procs:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
 
 
 def _play_plain(args: argparse.Namespace, games: list[str], ours: str, theirs: str) -> None:
