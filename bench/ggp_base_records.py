@@ -4,8 +4,9 @@ JSON, are read by ggp-base's own ``Match`` class and replayed on its prover.
     python bench/ggp_base_records.py                       # 2 arena matches per game, and one web match
     python bench/ggp_base_records.py --matches 3 --ggp-base /work/ggp-base
 
-Needs ggp-base built as bench/GGP_BASE.md says (``--ggp-base``, default /work/ggp-base) and a JDK: the
-script compiles bench/ggp_base/ReadMatch.java into a scratch directory. It starts the web app in this process
+Needs an existing ggp-base build, made by ggp-base's own instructions (``--ggp-base`` or ``$GGP_BASE``,
+default /work/ggp-base), and a JDK: the script compiles our bench/ggp_base/ReadMatch.java against it into
+build/ggp_base_bench (bench/ggp_base_build.py). It starts the web app in this process
 (its arena on loopback), registers two ``ggp serve``-like players (PlayerService, random moves, in this
 process), and plays arena matches on a built-in game, two corpus sheets from the server's sheet directory and
 an uploaded sheet added to the arena's games; plus one web match (agents against each other) converted the
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -28,6 +28,8 @@ import time
 import warnings
 from pathlib import Path
 from typing import Any
+
+from ggp_base_build import HELP, compile_ours, default_dir
 
 import ggp
 from ggp.gdl import rules_text
@@ -48,20 +50,6 @@ OUT = ROOT / "build" / "ggp_base_records"
 #: Arena games: a built-in game, corpus sheets of the server's directory; an upload is added to them.
 GAMES = ("wallmaze", "sheet:connectFour", "sheet:breakthroughSmall")
 UPLOAD = "tictactoe2"
-
-
-def java_classpath(base: Path, extra: Path) -> str:
-    jars = sorted(str(p) for p in (base / "lib").glob("*/*.jar") if "sources" not in p.name)
-    return os.pathsep.join([str(base / "build" / "classes"), str(extra), *jars])
-
-
-def compile_reader(base: Path, into: Path) -> str:
-    if not (base / "build" / "classes" / "org" / "ggp" / "base" / "util" / "match" / "Match.class").is_file():
-        raise SystemExit(f"ggp-base is not built in {base}: follow bench/GGP_BASE.md")
-    cp = java_classpath(base, into)
-    src = ROOT / "bench" / "ggp_base" / "ReadMatch.java"
-    subprocess.run(["javac", "-nowarn", "-d", str(into), "-cp", cp, str(src)], check=True)
-    return cp
 
 
 def rules_of(key: str, upload_key: str, upload_text: str) -> str:
@@ -119,11 +107,11 @@ def read_with_ggp_base(cp: str, kif: Path, doc: Path) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ggp-base", default="/work/ggp-base", help="where ggp-base is built (bench/GGP_BASE.md)")
+    ap.add_argument("--ggp-base", default=default_dir(), help=f"a ggp-base checkout, built ({HELP})")
     ap.add_argument("--matches", type=int, default=2, help="finished arena matches per game")
     args = ap.parse_args()
+    cp = compile_ours(Path(args.ggp_base), "ReadMatch")
     scratch = Path(tempfile.mkdtemp(prefix="ggp-base-records-"))
-    cp = compile_reader(Path(args.ggp_base), scratch / "classes")
     OUT.mkdir(parents=True, exist_ok=True)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     limits = Limits(

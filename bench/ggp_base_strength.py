@@ -11,8 +11,8 @@ on the corpus puzzles, and the speed-up of a second core.
     python bench/ggp_base_strength.py summary                  # the recorded results, per game
     python bench/ggp_base_strength.py prove --games sheepAndWolf --seconds 60   # the exhaustive solver
 
-``ggp-base`` needs ggp-base built as bench/GGP_BASE.md says (``--ggp-base``,
-default /work/ggp-base): it starts ``ggp serve SPEC`` once and a fresh
+``ggp-base`` needs an existing ggp-base build, made by ggp-base's own instructions (``--ggp-base`` or
+``$GGP_BASE``, default /work/ggp-base; bench/ggp_base_build.py): it starts ``ggp serve SPEC`` once and a fresh
 SampleMonteCarloGamer (bench/ggp_base/SampleMonteCarloPlayer.java) for every
 match, as HTTP players, and runs each match under
 ggp-base's own GameServer (bench/ggp_base/KifMatch.java), seats swapped. Each
@@ -35,6 +35,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from ggp_base_build import HELP, compile_ours, default_dir
 
 import ggp
 from ggp.agents import AGENTS, Agent
@@ -191,16 +193,8 @@ def stop(proc: subprocess.Popen[bytes] | None) -> None:
 
 
 # --- against ggp-base ------------------------------------------------------------------------------
-def java_classpath(base: Path) -> str:
-    jars = sorted(str(p) for p in (base / "lib").glob("*/*.jar") if "sources" not in p.name)
-    return os.pathsep.join([str(base / "build" / "classes"), str(base / "build" / "bench"), *jars])
-
-
 def run_ggp_base(args: argparse.Namespace) -> None:
-    base = Path(args.ggp_base)
-    if not (base / "build" / "bench" / "KifMatch.class").is_file():
-        raise SystemExit(f"ggp-base is not built in {base}: follow bench/GGP_BASE.md")
-    cp = java_classpath(base)
+    cp = compile_ours(Path(args.ggp_base), "KifMatch", "SampleMonteCarloPlayer")
     games = args.games.split(",") if args.games else list(GAMES)
     logs = RESULTS / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -640,7 +634,7 @@ def main() -> None:
     ap.add_argument("--seats", default="0,1", help="our seats to play (default 0,1)")
     ap.add_argument("--limit", type=int, help="stop after this many matches")
     ap.add_argument("--match-timeout", type=float, default=3600.0)
-    ap.add_argument("--ggp-base", default="/work/ggp-base", help="where ggp-base is built (bench/GGP_BASE.md)")
+    ap.add_argument("--ggp-base", default=default_dir(), help=f"a ggp-base checkout, built ({HELP})")
     ap.add_argument("--since", help="summary: only matches from this time on ('2026-11-22 22:30')")
     ap.add_argument("--code", help="summary: only matches of this code version (a commit's prefix)")
     ap.add_argument("--seconds", type=float, default=2.0, help="cores: search time per measurement; prove: limit")
