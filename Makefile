@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run play test test-fast test-kernels test-corpus lint pictures screenshots bench clean
+.PHONY: run play test test-fast test-kernels test-corpus lint docs wheel-test pictures screenshots bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,19 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check src tests docs bench
 	$(BIN)/mypy src/ggp
 
+## make docs: the documentation site into site/ (MkDocs, offline, warnings are errors); ggp web serves it at /help
+$(BIN)/.docs-installed: $(BIN)/.installed pyproject.toml
+	$(BIN)/pip install -q -e '.[dev,web,rl,ray,docs]'
+	touch $@
+docs: $(BIN)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	@echo "the site is in site/ (open site/index.html, or ggp web serves it at /help)"
+
+## make wheel-test: build the sdist and wheel, install the wheel into clean virtualenvs (core and each extra)
+## and run a smoke test from outside the repository
+wheel-test: $(BIN)/.installed
+	bash tests/wheel/run.sh
+
 ## make pictures: redraw the board pictures under docs/img
 pictures: $(BIN)/.installed
 	$(BIN)/python docs/boards.py
@@ -63,4 +76,4 @@ bench: $(BIN)/.installed
 	$(BIN)/ggp bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache

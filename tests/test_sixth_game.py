@@ -24,6 +24,7 @@ from ggp.core.kernels import make_kernel
 from ggp.core.native import NativeGame, NativeState
 from ggp.registry import register, unregister
 
+# --8<-- [start:kernel]
 STONES, TURN = 0, 1  # the state array: stones left, the role to take
 
 
@@ -76,7 +77,10 @@ KERNEL = make_kernel(
     check=check_array,
 )
 
+# --8<-- [end:kernel]
 
+
+# --8<-- [start:game]
 class Nim(NativeGame):
     name = "nim"
     roles = ("first", "second")
@@ -122,6 +126,9 @@ class Nim(NativeGame):
         return sorted([f"(stones {int(s[STONES])})", f"(control {self.roles[int(s[TURN])]})"])
 
 
+# --8<-- [end:game]
+
+
 def sequences(stones: int, depth: int) -> int:
     """Move sequences of ``depth`` turns from ``stones``, by the rules read aloud (as perft counts: a game
     that ends before the last turn ends no sequence of ``depth`` turns)."""
@@ -134,7 +141,9 @@ def sequences(stones: int, depth: int) -> int:
 
 @pytest.fixture
 def nim() -> Iterator[ggp.Game]:
+    # --8<-- [start:register]
     register("nim", Nim)  # the one line that makes a sixth game
+    # --8<-- [end:register]
     try:
         yield ggp.load("nim")
     finally:

@@ -39,4 +39,16 @@ __all__ = [
     "load",
     "register",
 ]
-__version__ = "0.1.0"
+
+
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml's), so ``ggp --version`` cannot drift from it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ggp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _version()

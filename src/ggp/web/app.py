@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -107,6 +108,14 @@ def create_app(
     templates.env.globals["version"] = ggp.__version__
     app.mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=str(_docs_assets())), name="docs-assets")
+    manual = help_site()
+    if manual is not None:
+        app.mount("/help", StaticFiles(directory=str(manual), html=True), name="help")
+    else:
+
+        @app.get("/help", include_in_schema=False)
+        async def no_help() -> HTMLResponse:
+            return HTMLResponse(NO_HELP)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError) -> Response:
@@ -158,6 +167,22 @@ def create_app(
         large_bodies={"/api/sheets": upload, "/sheets": upload},
     )
     return app
+
+
+#: What /help answers when no built documentation site is found.
+NO_HELP = (
+    "<!doctype html><title>ggp: help</title><h1>The documentation site is not built here</h1>"
+    "<p>In a checkout of ggp, <code>make docs</code> builds it into <code>site/</code>, which this server then "
+    "serves at /help; or set <code>GGP_WEB_HELP</code> to a built site's folder.</p>"
+)
+
+
+def help_site() -> Path | None:
+    """The built documentation site /help serves: ``$GGP_WEB_HELP``, else ``site/`` of the source checkout
+    this package runs from (``make docs`` builds it there); None when neither holds an ``index.html``."""
+    named = os.environ.get("GGP_WEB_HELP")
+    folder = Path(named) if named else Path(ggp.__file__).resolve().parents[2] / "site"
+    return folder if (folder / "index.html").is_file() else None
 
 
 def _docs_assets() -> Path:

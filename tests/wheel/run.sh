@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Build the sdist and the wheel, install the wheel into a clean virtualenv per extra, and run the smoke test
+# from outside the repository, so that nothing is read from the source tree. Used by .ci/run (make wheel-test).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+python="${PYTHON:-python3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+"$repo/.venv/bin/python" -m build --sdist --wheel --outdir "$work/dist" "$repo" >"$work/build.log" 2>&1 \
+  || { tail -20 "$work/build.log"; exit 1; }
+wheel="$(ls "$work"/dist/*.whl)"
+echo "built $(basename "$wheel") and $(basename "$(ls "$work"/dist/*.tar.gz)")"
+cp "$repo/tests/wheel/smoke.py" "$work/smoke.py"
+cd "$work"  # outside the repository: the source tree is not on the path
+for extra in core web rl ray bench; do
+  "$python" -m venv "$work/venv-$extra"
+  spec="$wheel"; [ "$extra" = core ] || spec="$wheel[$extra]"
+  "$work/venv-$extra/bin/pip" install -q --disable-pip-version-check "$spec" >"$work/pip.log" 2>&1 \
+    || { grep -v '^WARNING: Location' "$work/pip.log" | tail -20; exit 1; }
+  "$work/venv-$extra/bin/python" smoke.py "$extra"  # each extra's part alone: core is checked in its own venv
+  rm -rf "$work/venv-$extra"
+done
+echo "wheel smoke test: passed for core, web, rl, ray and bench"
