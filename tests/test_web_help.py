@@ -32,3 +32,11 @@ def test_without_a_site_help_says_how_to_build_one(tmp_path: Path, monkeypatch: 
         page = client.get("/help")
         assert page.status_code == 200
         assert "make docs" in page.text
+
+
+def test_every_page_has_an_icon_and_favicon_ico_answers() -> None:
+    with TestClient(create_app(":memory:", arena=False), base_url="http://127.0.0.1") as client:
+        assert 'rel="icon" href="/static/favicon.svg"' in client.get("/").text
+        icon = client.get("/favicon.ico")
+        assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+        assert client.get("/static/favicon.svg").content == icon.content

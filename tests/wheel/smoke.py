@@ -56,6 +56,7 @@ def web() -> None:
     ):
         check(client.get("/").status_code == 200, "the home page renders from the wheel's templates")
         check(client.get("/static/app.js").status_code == 200, "the web app's static files are in the wheel")
+        check(client.get("/favicon.ico").status_code == 200, "the icon is in the wheel")
         check(client.get("/docs").status_code == 200, "the API docs are served offline")
         made = client.post("/api/games", json={"game": "wallmaze", "players": {"white": "random", "black": "random"}})
         check(made.status_code == 201, "a game starts")

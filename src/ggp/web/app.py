@@ -134,6 +134,10 @@ def create_app(
     async def _refused(request: Request, exc: HTTPException) -> Response:
         return SafeJSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:  # asked for by browsers and feed readers whatever the page says
+        return Response((_HERE / "static" / "favicon.svg").read_bytes(), media_type="image/svg+xml")
+
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         return get_swagger_ui_html(
