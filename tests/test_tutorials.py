@@ -68,3 +68,26 @@ def test_browser_api_plays_an_uploaded_sheet_to_the_end() -> None:
     view = tutorial("browser_api").main()
     assert view["status"] != "playing"
     assert sorted(view["goals"].values()) in ([0, 100], [50, 50])
+
+
+DOCS = CODE.parents[1]
+ROOT = DOCS.parent
+
+
+def test_every_snippet_a_page_includes_exists() -> None:
+    """The pages include tested files by snippet markers (``--8<-- "path[:section]"``); each must name a file
+    (under docs/ or the repository) and section that exist, or the site would show the marker, not the code."""
+    import re
+
+    markers = []
+    for page in DOCS.rglob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        assert "--8 <" not in text, f"{page}: a snippet marker was mangled"
+        markers += re.findall(r'^--8<-- "([^"]+)"$', text, flags=re.M)
+    assert len(markers) >= 10
+    for marker in markers:
+        path, _, section = marker.partition(":")
+        found = [p for p in (DOCS / path, ROOT / path) if p.is_file()]
+        assert found, f"{marker}: no such file"
+        if section:
+            assert f"--8<-- [start:{section}]" in found[0].read_text(encoding="utf-8"), f"{marker}: no such section"

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import httpx
 
+from ggp.match import MatchRecord
+
 
 def info(url: str) -> str:
     """The player's answer to the GGP INFO message, e.g. ``((name alice) (status available))``."""
@@ -55,8 +57,9 @@ def main() -> dict:
             ],
             check=True,
         )
-        record = json.loads(out.read_text())  # ggp.match.MatchRecord.load(out) reads it back as an object
-        print(f"goals {record['goals']} after {record['steps']} steps, {len(record['faults'])} faults")
+        record = json.loads(out.read_text())
+        faults = list(MatchRecord.load(out).all_faults())  # the record as an object: moves, faults, goals
+        print(f"goals {record['goals']} after {record['steps']} steps, {len(faults)} faults")
         return record
     finally:
         player.terminate()
