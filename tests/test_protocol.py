@@ -41,6 +41,7 @@ from ggp.protocol import (
     render_message,
 )
 from ggp.protocol.messages import error_reply, parse_info_reply
+from ggp.protocol.player import ManualClock, PlayerMatch
 from ggp.protocol.wire import MAX_BODY
 
 # --- helpers -------------------------------------------------------------------------------------------------
@@ -670,25 +671,65 @@ class SlowStarter(Agent):
         return self.game.legal_moves(state, self.role)[-1]
 
 
+def _started_late(service: PlayerService, clock: ManualClock, start: str) -> PlayerMatch:
+    """START ``start`` as if it had come when its start clock began, the clock now spent: ready at once."""
+    head = start.rsplit(" ", 2)
+    reply = service.handle(start, received=clock.now() - float(head[1]))
+    assert reply.body == "ready"  # ready at the start clock, whatever is still being prepared
+    match = service.match
+    assert match is not None
+    return match
+
+
 def test_a_play_waits_part_of_its_clock_for_an_agent_still_starting(
     warmed: None, test_agents: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The player's clock stands still (ManualClock): the PLAY's wait for the agent ends when the agent is
+    # ready, however long the machine takes to run its start, and never by time, which does not pass.
     monkeypatch.setitem(AGENTS, "slowstart", SlowStarter)
+    waits: list[str] = []
 
     def log(line: str) -> None:
         if "still starting" in line:  # the PLAY waits for the agent now: let it be ready
+            waits.append(line)
             _Gate.release.set()
 
-    service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log)
-    assert service.handle(WALLMAZE_START.replace(" 10 2)", " 1 2)")).body == "ready"  # ready at the start clock
-    match = service.match
-    assert match is not None and not match.agent_ready.is_set()
-    began = time.monotonic()
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log, clock=clock)
+    match = _started_late(service, clock, WALLMAZE_START.replace(" 10 2)", " 1 2)"))
+    assert not match.agent_ready.is_set()
     reply = service.handle("(PLAY m1 NIL)")
-    assert time.monotonic() - began < 2.0  # the play clock
+    # half of what the play clock leaves (2 s less the margin kept for the reply's way back)
+    assert waits == [f"PLAY m1: the agent is still starting; waiting up to {(2.0 - match.margin) / 2:.2f} s for it"]
     game = ggp.load("wallmaze")
     assert reply.status == 200 and reply.body == str(game.legal_moves(game.initial_state(), "white")[-1])
     assert match.random_moves == 0  # the agent's own move, not a random one
+
+
+def test_a_play_for_an_agent_still_starting_after_half_its_clock_is_a_random_legal_move(
+    warmed: None, test_agents: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(AGENTS, "slowstart", SlowStarter)
+    waiting = threading.Event()
+
+    def log(line: str) -> None:
+        if "still starting" in line:
+            waiting.set()
+
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log, clock=clock)
+    match = _started_late(service, clock, WALLMAZE_START.replace(" 10 2)", " 1 2)"))
+    replies: list[Reply] = []
+    play = threading.Thread(target=lambda: replies.append(service.handle("(PLAY m1 NIL)")))
+    play.start()
+    assert waiting.wait(60)  # a guard against a hang, not a wait for time to pass
+    clock.advance((2.0 - match.margin) / 2)  # half the play clock passes: the agent is still not ready
+    play.join(60)
+    assert not play.is_alive() and not match.agent_ready.is_set()
+    game = ggp.load("wallmaze")
+    legal = {str(m) for m in game.legal_moves(game.initial_state(), "white")}
+    assert replies[0].status == 200 and replies[0].body in legal
+    assert match.random_moves == 1
 
 
 def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
@@ -697,6 +738,7 @@ def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
     import ggp.protocol.player as player_module
 
     # Recognising and compiling the rules stands still until the test lets it go: a cold numba cache's minutes.
+    # The player's clock stands still too, so the prover's moves come in its time however slow the machine.
     go, entered = threading.Event(), threading.Event()
     real = player_module.recognize
 
@@ -706,23 +748,21 @@ def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(player_module, "recognize", compiling)
-    service = PlayerService(PlayerConfig(spec="random", name="cold", seed=3))
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="random", name="cold", seed=3), clock=clock)
     game = ggp.load("wallmaze")  # the moves are checked against the native engine
     try:
-        assert service.handle(WALLMAZE_START.replace(" 10 2)", " 1 2)")).body == "ready"  # ready at the start clock
-        assert entered.is_set()
+        match = _started_late(service, clock, WALLMAZE_START.replace(" 10 2)", " 1 2)"))
+        assert entered.wait(60)  # a guard against a hang
         state, joints = game.initial_state(), list[list[str]]()
         for _ in range(2):
-            began = time.monotonic()
             joint = f"({' '.join(joints[-1])})" if joints else "NIL"
             reply = service.handle(f"(PLAY m1 {joint})")
-            assert time.monotonic() - began < 2.0  # the play clock
             assert reply.status == 200 and reply.body in {str(m) for m in game.legal_moves(state, "white")}
             black = game.legal_moves(state, "black")[-1]
             joints.append([reply.body, str(black)])
             state = game.next_state(state, joints[-1])
-        match = service.match
-        assert match is not None and match.game is None and match.random_moves == 2
+        assert match.game is None and match.random_moves == 2
     finally:
         go.set()
     assert match.game_ready.wait(120)  # a guard against a hang, not a wait for time to pass

@@ -83,6 +83,10 @@ class RemoteError(RuntimeError):
     fault_kind = "exception"
 
 
+class _Busy(HostError):
+    """A player answered INFO with busy."""
+
+
 class RemoteTimeout(RemoteError):
     """A remote player did not answer in time."""
 
@@ -236,8 +240,20 @@ class RemoteMatch:
             self.last_joint = tuple(joint)
 
     # --- sending ---------------------------------------------------------------------------------------
-    def check(self) -> dict[str, dict[str, str]]:
-        """Ask every remote player INFO; raises :class:`HostError` if one is unreachable or busy."""
+    def check(self, wait: float = 0.0) -> dict[str, dict[str, str]]:
+        """Ask every remote player INFO; raises :class:`HostError` if one is unreachable, or busy for longer
+        than ``wait`` seconds (a player still warming up answers busy until it is ready: it is asked again
+        every second till then)."""
+        end = time.monotonic() + wait
+        while True:
+            try:
+                return self._check()
+            except _Busy as exc:
+                if time.monotonic() + 1.0 > end:
+                    raise HostError(str(exc)) from None
+                time.sleep(1.0)  # a remote player's readiness: nothing here to wait on but its answer
+
+    def _check(self) -> dict[str, dict[str, str]]:
         pending = {
             role: self._send(url, render_message(Info()), QUICK, self.names[role]) for role, url in self.urls.items()
         }
@@ -253,7 +269,7 @@ class RemoteMatch:
             except ProtocolError:
                 fields = {}
             if fields.get("status", "").lower() == BUSY:
-                raise HostError(f"the player of {role} at {url} is busy with another match")
+                raise _Busy(f"the player of {role} at {url} is busy (with another match, or warming up)")
             if "name" in fields:
                 self.names[role] = fields["name"]
             found[role] = fields
@@ -426,6 +442,7 @@ def host_match(
     on_step: StepHook | None = None,
     check_players: bool = True,
     on_remote: Callable[[RemoteMatch], None] | None = None,
+    wait_ready: float = 0.0,
 ) -> MatchRecord:
     """Host one match of ``game_ref`` (a built-in game or a .kif path); returns its record.
 
@@ -433,7 +450,8 @@ def host_match(
     (``http://127.0.0.1:9147``) for a remote GGP player, or an agent spec
     (``mcts:time=1``) for an agent in this process; roles left out are played
     by ``random``. Remote players are first asked INFO (``check_players``)
-    and the match is not started if one is unreachable or busy. Faults are
+    and the match is not started if one is unreachable, or busy for longer than
+    ``wait_ready`` seconds (a player warming up is busy until ready). Faults are
     recorded as by the referee. If the match cannot finish (the game's rules
     fail), the remote players get ABORT and the error is raised.
     """
@@ -471,7 +489,7 @@ def host_match(
             except ValueError as exc:
                 raise HostError(f"{role}={spec}: {exc}") from None
         if check_players and remote:
-            session.check()
+            session.check(wait_ready)
         if on_remote is not None:
             on_remote(session)
 
