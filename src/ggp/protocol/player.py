@@ -581,7 +581,8 @@ class PlayerService:
         # move's clock, when it would be of no use; nor past the match itself.
         compile_by = max(deadline, self.clock.now()) + match.play_clock
         try:
-            with bounded(deadline=compile_by, cancel=match.cancelled):
+            # (the reader's bound is on time.monotonic(): as many seconds of it as the player's clock leaves)
+            with bounded(deadline=time.monotonic() + compile_by - self.clock.now(), cancel=match.cancelled):
                 found = recognize(match.rules, deadline=deadline, seed=self.config.seed or 0)
             game = found.game
             match.role = next(r for r in game.roles if r.lower() == match.role.lower())
