@@ -338,15 +338,6 @@ class WarmUp:
                 self._cond.wait(min(left, 1.0))  # ``cancel`` notifies nothing: looked at each second
             return keys <= self.done
 
-    @staticmethod
-    def keys_for(game: Game) -> set[str]:
-        """The steps a match of ``game`` needs: a built-in game's own, or those of rule sheets of its roles."""
-        from ..registry import game_names
-
-        if game.name in game_names():
-            return {f"game:{game.name}"}
-        return _sheet_steps(len(game.roles))
-
 
 class PlayerMatch:
     """The state of the match a player is in: its game, agent, current state and history."""
