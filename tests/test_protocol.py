@@ -149,12 +149,15 @@ class _Gate:
     """Agents that wait on this event stay busy until the test ends."""
 
     release = threading.Event()
+    #: Set when a SleepyAgent is asked for a move.
+    asked = threading.Event()
 
 
 class SleepyAgent(Agent):
     """Never answers within any clock (it waits for the test's gate)."""
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        _Gate.asked.set()
         _Gate.release.wait(30)
         return self.game.legal_moves(state, self.role)[0]
 
@@ -172,6 +175,7 @@ class IllegalAgent(Agent):
 @pytest.fixture
 def test_agents(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     _Gate.release.clear()
+    _Gate.asked.clear()
     monkeypatch.setitem(AGENTS, "sleepy", SleepyAgent)
     monkeypatch.setitem(AGENTS, "crash", CrashAgent)
     monkeypatch.setitem(AGENTS, "illegal", IllegalAgent)
@@ -451,17 +455,27 @@ def test_preview(player: tuple[PlayerService, GGPServer]) -> None:
 
 
 def test_an_agent_that_never_answers_still_gets_a_legal_move_in_time(warmed: None, test_agents: None) -> None:
-    service = PlayerService(PlayerConfig(spec="sleepy", name="slow", seed=1))
-    with GGPServer("127.0.0.1", 0, service.handle).start() as server:
+    # Over real sockets, on a player's clock that stands still until the test moves it (ManualClock): the
+    # reply comes when the play clock less the margin has passed on it, however slow the machine.
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="sleepy", name="slow", seed=1), clock=clock)
+    with GGPServer("127.0.0.1", 0, lambda text, received: service.handle(text)).start() as server:
         assert send(server.port, WALLMAZE_START) == (200, "ready")  # play clock 2 s: answers by 1.75 s
-        legal = {"noop", "(move 2 5 3 5)"}
-        for joint in ("NIL", "(noop noop)"):
-            began = time.monotonic()
-            status, move = send(server.port, f"(PLAY m1 {joint})")
-            assert status == 200 and move in legal
-            assert time.monotonic() - began < 2.0  # the play clock
         match = service.match
-        assert match is not None and match.random_moves == 2  # late, then still busy
+        assert match is not None
+        legal = {"noop", "(move 2 5 3 5)"}
+        replies: list[tuple[int, str]] = []
+        began = clock.now()
+        first = threading.Thread(target=lambda: replies.append(send(server.port, "(PLAY m1 NIL)")))
+        first.start()
+        assert _Gate.asked.wait(60)  # a guard against a hang: the agent is thinking now
+        clock.advance(2.0 - match.margin)  # the play clock less the margin passes: the player answers
+        first.join(60)
+        assert not first.is_alive() and replies[0][0] == 200 and replies[0][1] in legal
+        assert clock.now() - began < 2.0  # the play clock, on the player's clock
+        status, move = send(server.port, "(PLAY m1 (noop noop))")  # the agent is still busy: no wait at all
+        assert status == 200 and move in legal
+        assert match.random_moves == 2  # late, then still busy
 
 
 @pytest.mark.parametrize("spec", ["crash", "illegal"])
@@ -475,7 +489,9 @@ def test_a_failing_agent_is_replaced_by_a_random_legal_move(warmed: None, test_a
 
 
 def test_an_agent_for_another_game_falls_back_to_mcts(warmed: None) -> None:
-    service = PlayerService(PlayerConfig(spec="amazons", name="specialist", seed=1))
+    # START waits for the agent on a clock that stands still: however long mcts takes to start on a loaded
+    # machine, START answers once it has (a real clock would answer ready at 10 s without an agent).
+    service = PlayerService(PlayerConfig(spec="amazons", name="specialist", seed=1), clock=ManualClock())
     assert service.handle(WALLMAZE_START).body == "ready"
     match = service.match
     assert match is not None and match.agent_spec == "mcts" and match.native == "wallmaze"
