@@ -90,6 +90,8 @@ Log = Callable[[str], None]
 # The type of a message and, for START, its match id: enough to answer busy without parsing the rules.
 _START_OR_PREVIEW = re.compile(r"\s*\(\s*(start|preview)(?=[\s(])\s*([^\s()]*)", re.IGNORECASE)
 
+#: The warm-up step after which a player is ready: INFO answers available (see :func:`_warm_steps`).
+READY_STEP = "ready"
 # A warm-up step's line: ``warm: K/N WHAT (S s) [KEY]``.
 _WARM_STEP = re.compile(r"warm: \d+/\d+ .*\[([^\]\s]+)\]$")
 
@@ -438,8 +440,9 @@ class PlayerService:
 
     @property
     def warming(self) -> bool:
-        """Whether a warm-up child process (:meth:`warm_elsewhere`) is still compiling: INFO answers busy."""
-        return self.warmup is not None and not self.warmup.finished.is_set()
+        """Whether a warm-up child process (:meth:`warm_elsewhere`) is still compiling what a first match needs:
+        INFO answers busy."""
+        return self.warmup is not None and not self.warmup.has({READY_STEP})
 
     def warm_elsewhere(self) -> subprocess.Popen[bytes]:
         """Run :meth:`warm` in a child process (a :class:`WarmUp`) and return it; a thread of this process
@@ -921,8 +924,16 @@ def _warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[s
         ("roles1", "the agent on rule sheets of one role", sheets(_TINY)),
     ]
     game_steps = [(f"game:{name}", f"{name} and the agent on it", builtin(name)) for name in game_names()]
+    # ready: INFO answers available from here on; sheets of three roles are rarer, and compiled meanwhile
+    ready: list[tuple[str, str, Callable[[], None]]] = [
+        (READY_STEP, "ready for every built-in game and sheets of one or two roles", _nothing)
+    ]
     last = [("roles3", "the agent on rule sheets of three roles", sheets(_TINY3))]
-    return game_steps + sheet_steps + last if games_first else sheet_steps + game_steps + last
+    return (game_steps + sheet_steps if games_first else sheet_steps + game_steps) + ready + last
+
+
+def _nothing() -> None:
+    pass
 
 
 def _sheet_steps(roles: int) -> set[str]:
