@@ -5,7 +5,10 @@ time, as ggp-base players do) and turns each message text into a
 :class:`~ggp.protocol.wire.Reply`; :func:`serve` puts it behind an HTTP
 server (``ggp serve``).
 
-* ``(INFO)`` -> ``((name NAME) (status available))``, ``busy`` during a match.
+* ``(INFO)`` -> ``((name NAME) (status available))``, ``busy`` during a match
+  and while the warm-up child of :func:`serve` compiles what a first match
+  needs (:meth:`PlayerService.warm_elsewhere`): a game manager does not
+  start a match on a busy player.
 * ``(START id role (rules...) sc pc)`` -> ``ready``. The rules are
   recognised (:mod:`ggp.protocol.recognize`): a built-in game is played on
   its native engine, any other on the GDL reasoner. The agent is built from
