@@ -41,7 +41,7 @@ from ggp.protocol import (
     render_message,
 )
 from ggp.protocol.messages import error_reply, parse_info_reply
-from ggp.protocol.player import ManualClock, PlayerMatch
+from ggp.protocol.player import READY_STEP, ManualClock, PlayerMatch
 from ggp.protocol.wire import MAX_BODY
 
 # --- helpers -------------------------------------------------------------------------------------------------
@@ -785,6 +785,60 @@ def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
     reply = service.handle(f"(PLAY m1 ({' '.join(joints[-1])}))")
     assert reply.status == 200 and reply.body in {str(m) for m in game.legal_moves(state, "white")}
     assert match.history == [tuple(j) for j in joints]  # the moves kept while compiling, applied in order
+
+
+class Warming:
+    """Stands in for a warm-up child (:class:`ggp.protocol.player.WarmUp`) that has done the steps in ``done``."""
+
+    def __init__(self) -> None:
+        self.done: set[str] = set()
+        self.finished = threading.Event()
+        self.waited_for: list[set[str]] = []
+
+    def has(self, keys: set[str]) -> bool:
+        return keys <= self.done or self.finished.is_set()
+
+    def missing(self, keys: set[str]) -> set[str]:
+        return keys - self.done
+
+    def wait_for(self, keys: set[str], seconds: float, cancel: threading.Event | None = None) -> bool:
+        self.waited_for.append(set(keys))
+        self.done |= keys  # as if the child had compiled them meanwhile
+        return True
+
+
+def test_info_answers_busy_until_the_warm_up_is_ready() -> None:
+    service = PlayerService(PlayerConfig(name="warming"))
+    warming = Warming()
+    service.warmup = warming  # type: ignore[assignment]
+    assert service.handle("(INFO)").body == "((name warming) (status busy))"
+    warming.done |= {"reasoner", "roles2", "recognise", "roles1"}
+    assert service.handle("(INFO)").body == "((name warming) (status busy))"  # not all of it yet
+    warming.done.add(READY_STEP)
+    assert service.handle("(INFO)").body == "((name warming) (status available))"
+    # a child that failed is no reason to stay busy
+    other = PlayerService(PlayerConfig(name="failed"))
+    failed = Warming()
+    other.warmup = failed  # type: ignore[assignment]
+    failed.finished.set()
+    assert other.handle("(INFO)").body == "((name failed) (status available))"
+
+
+def test_a_start_while_warming_waits_for_the_steps_its_sheet_needs(warmed: None) -> None:
+    # A game manager that does not ask INFO first: START of a sheet waits for what the child compiles for
+    # every sheet of as many roles, rather than compiling it beside the child; a built-in game's own sheet
+    # does not wait (the child may be busy with other games).
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="random", name="eager", seed=1), clock=clock)
+    warming = Warming()
+    service.warmup = warming  # type: ignore[assignment]
+    assert service.handle(f"(START t red {sheet(TICK_TOCK)} 10 1)").body == "ready"
+    assert warming.waited_for == [{"reasoner", "roles2", "recognise"}]
+    assert service.handle("(PLAY t NIL)").body == "tick"
+    assert service.handle("(ABORT t)").body == "aborted"
+    warming.done.clear()
+    assert service.handle(WALLMAZE_START).body == "ready"
+    assert warming.waited_for == [{"reasoner", "roles2", "recognise"}]  # no second wait
 
 
 def test_the_warm_up_runs_in_a_child_process_that_ends_with_its_parent() -> None:
