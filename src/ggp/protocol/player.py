@@ -263,7 +263,8 @@ class WarmUp:
 
     ``spec`` is the agent spec to warm, or several (the web app's agents); ``log`` gets the progress lines;
     ``finished`` (made here unless given) is set when the child has ended and said how it went.
-    ``games_first``: the built-in games before rule sheets (the web app's order).
+    ``games_first``: the built-in games before rule sheets (the web app's order). ``nice``: the child's
+    niceness (the web app's warm-up yields to the agents of games being played).
     """
 
     def __init__(
@@ -273,6 +274,7 @@ class WarmUp:
         *,
         finished: threading.Event | None = None,
         games_first: bool = False,
+        nice: int = 0,
     ) -> None:
         specs = [spec] if isinstance(spec, str) else list(spec)
         self.finished = finished if finished is not None else threading.Event()
@@ -280,11 +282,14 @@ class WarmUp:
         self._cond = threading.Condition()
         self._log = log
         self.began = time.monotonic()
-        code = "import sys; from ggp.protocol.player import _warm_main; _warm_main(sys.argv[2:], sys.argv[1] == '1')"
+        code = (
+            "import sys; from ggp.protocol.player import _warm_main; "
+            "_warm_main(sys.argv[3:], sys.argv[1] == '1', int(sys.argv[2]))"
+        )
         # Its stdin is a pipe from this process: when this process ends, however it ends, the child sees
         # the pipe close and ends too (a warm-up may take minutes).
         self.process = subprocess.Popen(
-            [sys.executable, "-c", code, "1" if games_first else "0", *specs],
+            [sys.executable, "-c", code, "1" if games_first else "0", str(nice), *specs],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -963,9 +968,13 @@ def _play_a_move(agent: Agent, game: Game) -> None:
     agent.stop(state, [0] * len(game.roles))
 
 
-def _warm_main(specs: Sequence[str], games_first: bool = False) -> None:
-    """The warm-up child's body (:meth:`PlayerService.warm_elsewhere`): it ends when its parent does."""
+def _warm_main(specs: Sequence[str], games_first: bool = False, nice: int = 0) -> None:
+    """The warm-up child's body (:class:`WarmUp`): it ends when its parent does."""
     import os
+
+    if nice:
+        with contextlib.suppress(OSError, AttributeError):  # a speed-up for others only
+            os.nice(nice)
 
     def orphaned() -> None:
         sys.stdin.buffer.read()  # returns when the parent's end of the pipe closes

@@ -65,14 +65,15 @@ WARM_AGENTS = ("mcts", "amazons", "wallmaze", "bomberman")
 
 def warm_in_background() -> WarmUp:
     """Compile the built-in games and the agents of the levels in a child process, their progress on stderr,
-    so that a first game does not wait for it (see :class:`ggp.protocol.player.WarmUp`)."""
+    so that a first game does not wait for it (see :class:`ggp.protocol.player.WarmUp`). The child runs at a
+    lower priority: agents of games being played come first."""
     from ..protocol.player import WarmUp
 
     def log(line: str) -> None:
         print(f"ggp web: {line}", file=sys.stderr, flush=True)
 
     log("warm: compiling the games and the agents in a child process (minutes on a first start)")
-    return WarmUp(WARM_AGENTS, log, games_first=True)
+    return WarmUp(WARM_AGENTS, log, games_first=True, nice=10)
 
 
 def with_hosts(limits: Limits, hosts: Iterable[str]) -> Limits:
