@@ -962,7 +962,7 @@ def _run_warm_steps(steps: list[tuple[str, str, Callable[[], None]]], say: Log) 
 
 def _play_a_move(agent: Agent, game: Game) -> None:
     """Start ``agent`` on ``game`` with clocks, ask it for a move and stop it, as a match would."""
-    agent.start(game, game.roles[0], start_clock=1.0, play_clock=0.2)
+    agent.start(game, game.roles[0], start_clock=0.3, play_clock=0.2)  # a short search: its code, compiled
     state = game.initial_state()
     agent.select_move(state, time_limit=0.2)
     agent.stop(state, [0] * len(game.roles))
