@@ -792,6 +792,7 @@ class Warming:
 
     def __init__(self) -> None:
         self.done: set[str] = set()
+        self.progress = "0/14"
         self.finished = threading.Event()
         self.waited_for: list[set[str]] = []
 
@@ -811,9 +812,11 @@ def test_info_answers_busy_until_the_warm_up_is_ready() -> None:
     service = PlayerService(PlayerConfig(name="warming"))
     warming = Warming()
     service.warmup = warming  # type: ignore[assignment]
-    assert service.handle("(INFO)").body == "((name warming) (status busy))"
+    assert service.handle("(INFO)").body == "((name warming) (status busy) (warming 0/14))"
     warming.done |= {"reasoner", "roles2", "recognise", "roles1"}
-    assert service.handle("(INFO)").body == "((name warming) (status busy))"  # not all of it yet
+    warming.progress = "4/14"
+    assert service.handle("(INFO)").body == "((name warming) (status busy) (warming 4/14))"  # not all of it yet
+    assert parse_info_reply(service.handle("(INFO)").body) == {"name": "warming", "status": "busy", "warming": "4/14"}
     warming.done.add(READY_STEP)
     assert service.handle("(INFO)").body == "((name warming) (status available))"
     # a child that failed is no reason to stay busy

@@ -84,7 +84,16 @@ class RemoteError(RuntimeError):
 
 
 class _Busy(HostError):
-    """A player answered INFO with busy."""
+    """A player answered INFO with busy (``warming``: still warming up)."""
+
+    def __init__(self, message: str, warming: bool = False) -> None:
+        super().__init__(message)
+        self.warming = warming
+
+
+#: Seconds :func:`host_match` waits at most for a player that answers INFO busy while warming up: a first
+#: start compiles for minutes on a loaded machine.
+WARM_UP_WAIT = 3600.0
 
 
 class RemoteTimeout(RemoteError):
@@ -240,16 +249,18 @@ class RemoteMatch:
             self.last_joint = tuple(joint)
 
     # --- sending ---------------------------------------------------------------------------------------
-    def check(self, wait: float = 0.0) -> dict[str, dict[str, str]]:
+    def check(self, wait: float | None = None) -> dict[str, dict[str, str]]:
         """Ask every remote player INFO; raises :class:`HostError` if one is unreachable, or busy for longer
-        than ``wait`` seconds (a player still warming up answers busy until it is ready: it is asked again
-        every second till then)."""
-        end = time.monotonic() + wait
+        than ``wait`` seconds. A player still warming up (``ggp serve`` on a first start) answers busy, with
+        how far it is, until it is ready: ``wait`` None waits up to :data:`WARM_UP_WAIT` for such a player and
+        not at all for one busy with another match. A busy player is asked again every second."""
+        end = time.monotonic() + (wait if wait is not None else 0.0)
+        warm_end = time.monotonic() + (wait if wait is not None else WARM_UP_WAIT)
         while True:
             try:
                 return self._check()
             except _Busy as exc:
-                if time.monotonic() + 1.0 > end:
+                if time.monotonic() + 1.0 > (warm_end if exc.warming else end):
                     raise HostError(str(exc)) from None
                 time.sleep(1.0)  # a remote player's readiness: nothing here to wait on but its answer
 
@@ -269,7 +280,9 @@ class RemoteMatch:
             except ProtocolError:
                 fields = {}
             if fields.get("status", "").lower() == BUSY:
-                raise _Busy(f"the player of {role} at {url} is busy (with another match, or warming up)")
+                if "warming" in fields:
+                    raise _Busy(f"the player of {role} at {url} is still warming up ({fields['warming']})", True)
+                raise _Busy(f"the player of {role} at {url} is busy with another match")
             if "name" in fields:
                 self.names[role] = fields["name"]
             found[role] = fields
@@ -442,7 +455,7 @@ def host_match(
     on_step: StepHook | None = None,
     check_players: bool = True,
     on_remote: Callable[[RemoteMatch], None] | None = None,
-    wait_ready: float = 0.0,
+    wait_ready: float | None = None,
 ) -> MatchRecord:
     """Host one match of ``game_ref`` (a built-in game or a .kif path); returns its record.
 
@@ -451,7 +464,8 @@ def host_match(
     (``mcts:time=1``) for an agent in this process; roles left out are played
     by ``random``. Remote players are first asked INFO (``check_players``)
     and the match is not started if one is unreachable, or busy for longer than
-    ``wait_ready`` seconds (a player warming up is busy until ready). Faults are
+    ``wait_ready`` seconds (default: not at all for a player busy with another
+    match, up to :data:`WARM_UP_WAIT` for one still warming up). Faults are
     recorded as by the referee. If the match cannot finish (the game's rules
     fail), the remote players get ABORT and the error is raised.
     """

@@ -96,7 +96,7 @@ _START_OR_PREVIEW = re.compile(r"\s*\(\s*(start|preview)(?=[\s(])\s*([^\s()]*)",
 #: The warm-up step after which a player is ready: INFO answers available (see :func:`_warm_steps`).
 READY_STEP = "ready"
 # A warm-up step's line: ``warm: K/N WHAT (S s) [KEY]``.
-_WARM_STEP = re.compile(r"warm: \d+/\d+ .*\[([^\]\s]+)\]$")
+_WARM_STEP = re.compile(r"warm: (\d+/\d+) .*\[([^\]\s]+)\]$")
 
 # A one-move game: compiling it loads the reasoner's compiled code (see PlayerService.warm).
 _TINY = "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s1)) (goal p 100)"
@@ -279,6 +279,8 @@ class WarmUp:
         specs = [spec] if isinstance(spec, str) else list(spec)
         self.finished = finished if finished is not None else threading.Event()
         self.done: set[str] = set()
+        #: How far it is: ``K/N``, the steps done of all.
+        self.progress = f"0/{len(_warm_steps(specs, games_first))}"
         self._cond = threading.Condition()
         self._log = log
         self.began = time.monotonic()
@@ -314,7 +316,8 @@ class WarmUp:
             if step is not None:
                 self._say(f"{line.rpartition(' [')[0]}, {time.monotonic() - self.began:.0f} s since launch")
                 with self._cond:
-                    self.done.add(step.group(1))
+                    self.done.add(step.group(2))
+                    self.progress = step.group(1)
                     self._cond.notify_all()
         child.wait()
         if child.returncode == 0:
@@ -494,7 +497,9 @@ class PlayerService:
             self._say(f"bad message: {exc}")
             return Reply(400, error_reply(str(exc)))
         if isinstance(message, Info):
-            return Reply(200, info_reply(self.config.name, self.match is not None or self.warming))
+            warmup = self.warmup if self.match is None and self.warming else None
+            progress = None if warmup is None else getattr(warmup, "progress", "0")
+            return Reply(200, info_reply(self.config.name, self.match is not None, warming=progress))
         if isinstance(message, Start):
             return self._start(message, received)
         if isinstance(message, Play):
