@@ -713,6 +713,7 @@ def test_a_play_waits_part_of_its_clock_for_an_agent_still_starting(
     clock = ManualClock()
     service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log, clock=clock)
     match = _started_late(service, clock, WALLMAZE_START.replace(" 10 2)", " 1 2)"))
+    assert match.game_ready.wait(60)  # the rules are ready (a guard against a hang); the agent is still starting
     assert not match.agent_ready.is_set()
     reply = service.handle("(PLAY m1 NIL)")
     # half of what the play clock leaves (2 s less the margin kept for the reply's way back)
@@ -735,6 +736,7 @@ def test_a_play_for_an_agent_still_starting_after_half_its_clock_is_a_random_leg
     clock = ManualClock()
     service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log, clock=clock)
     match = _started_late(service, clock, WALLMAZE_START.replace(" 10 2)", " 1 2)"))
+    assert match.game_ready.wait(60)  # the rules are ready (a guard against a hang); the agent is still starting
     replies: list[Reply] = []
     play = threading.Thread(target=lambda: replies.append(service.handle("(PLAY m1 NIL)")))
     play.start()
