@@ -224,8 +224,17 @@ def first_match(
     listening, to the match's start and to its end, the player's move counts (``random``: moves it did
     not get from its agent: prover or random fallbacks) and the host's faults for the player's role.
     """
-    from ..protocol.host import host_match
+    import random as rnd
 
+    from ..core.game import random_playout
+    from ..protocol.host import host_match
+    from ..registry import load
+
+    # The host's own rules first: a game manager is ready before it starts a match (a host compiling its
+    # referee's rules on a cold cache, minutes on a loaded machine, would leave the player without a message
+    # for longer than its idle timeout).
+    game = load(str(sheet))
+    random_playout(game, game.initial_state(), rnd.Random(0))
     scratch = Path(tempfile.mkdtemp(prefix="ggp-first-match-"))
     env = {**(env if env is not None else os.environ), "NUMBA_CACHE_DIR": str(scratch / "numba")}
     env["GGP_CACHE"] = str(scratch / "ggp")
