@@ -18,6 +18,7 @@ from ggp.agents.puzzle import PuzzleSearch
 from ggp.agents.solver import DFSolver
 from ggp.agents.uct import UCTSearch
 from ggp.protocol import GGPServer, PlayerConfig, PlayerService, host_match
+from ggp.protocol.player import ManualClock
 
 KIF = SHARED / "corpus" / "kif"
 
@@ -189,8 +190,12 @@ def test_joint_moves_that_come_while_the_rules_compile_are_applied_once_they_are
 
     monkeypatch.setattr(player, "recognize", slow)
     rules = Path(sheet_path("tictactoe2")).read_text()
-    service = PlayerService(PlayerConfig(spec="random", seed=1))
-    assert service.handle(f"(START m1 xPlayer ({rules}) 1 2)").body.lower() == "ready"
+    # The player's clock stands still (ManualClock): the prover's moves come in its time however slow the
+    # machine, and START, come when its clock began, is answered at once. (The play clock gives the sheet
+    # 30 s of real time to be read: a loaded machine's slowness must not cut it short.)
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="random", seed=1), clock=clock)
+    assert service.handle(f"(START m1 xPlayer ({rules}) 1 30)", received=clock.now() - 1).body.lower() == "ready"
     first = service.handle("(PLAY m1 nil)").body.lower()
     assert first in {f"(play {i} {j} x)" for i in range(1, 4) for j in range(1, 4)}  # any empty cell
     assert service.handle("(PLAY m1 ((play 1 1 x) noop))").body.lower() == "noop"  # o's turn: x has only noop

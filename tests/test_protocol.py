@@ -41,6 +41,7 @@ from ggp.protocol import (
     render_message,
 )
 from ggp.protocol.messages import error_reply, parse_info_reply
+from ggp.protocol.player import READY_STEP, ManualClock, PlayerMatch
 from ggp.protocol.wire import MAX_BODY
 
 # --- helpers -------------------------------------------------------------------------------------------------
@@ -148,12 +149,15 @@ class _Gate:
     """Agents that wait on this event stay busy until the test ends."""
 
     release = threading.Event()
+    #: Set when a SleepyAgent is asked for a move.
+    asked = threading.Event()
 
 
 class SleepyAgent(Agent):
     """Never answers within any clock (it waits for the test's gate)."""
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        _Gate.asked.set()
         _Gate.release.wait(30)
         return self.game.legal_moves(state, self.role)[0]
 
@@ -171,6 +175,7 @@ class IllegalAgent(Agent):
 @pytest.fixture
 def test_agents(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     _Gate.release.clear()
+    _Gate.asked.clear()
     monkeypatch.setitem(AGENTS, "sleepy", SleepyAgent)
     monkeypatch.setitem(AGENTS, "crash", CrashAgent)
     monkeypatch.setitem(AGENTS, "illegal", IllegalAgent)
@@ -450,17 +455,27 @@ def test_preview(player: tuple[PlayerService, GGPServer]) -> None:
 
 
 def test_an_agent_that_never_answers_still_gets_a_legal_move_in_time(warmed: None, test_agents: None) -> None:
-    service = PlayerService(PlayerConfig(spec="sleepy", name="slow", seed=1))
-    with GGPServer("127.0.0.1", 0, service.handle).start() as server:
+    # Over real sockets, on a player's clock that stands still until the test moves it (ManualClock): the
+    # reply comes when the play clock less the margin has passed on it, however slow the machine.
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="sleepy", name="slow", seed=1), clock=clock)
+    with GGPServer("127.0.0.1", 0, lambda text, received: service.handle(text)).start() as server:
         assert send(server.port, WALLMAZE_START) == (200, "ready")  # play clock 2 s: answers by 1.75 s
-        legal = {"noop", "(move 2 5 3 5)"}
-        for joint in ("NIL", "(noop noop)"):
-            began = time.monotonic()
-            status, move = send(server.port, f"(PLAY m1 {joint})")
-            assert status == 200 and move in legal
-            assert time.monotonic() - began < 2.0  # the play clock
         match = service.match
-        assert match is not None and match.random_moves == 2  # late, then still busy
+        assert match is not None
+        legal = {"noop", "(move 2 5 3 5)"}
+        replies: list[tuple[int, str]] = []
+        began = clock.now()
+        first = threading.Thread(target=lambda: replies.append(send(server.port, "(PLAY m1 NIL)")))
+        first.start()
+        assert _Gate.asked.wait(60)  # a guard against a hang: the agent is thinking now
+        clock.advance(2.0 - match.margin)  # the play clock less the margin passes: the player answers
+        first.join(60)
+        assert not first.is_alive() and replies[0][0] == 200 and replies[0][1] in legal
+        assert clock.now() - began < 2.0  # the play clock, on the player's clock
+        status, move = send(server.port, "(PLAY m1 (noop noop))")  # the agent is still busy: no wait at all
+        assert status == 200 and move in legal
+        assert match.random_moves == 2  # late, then still busy
 
 
 @pytest.mark.parametrize("spec", ["crash", "illegal"])
@@ -474,7 +489,9 @@ def test_a_failing_agent_is_replaced_by_a_random_legal_move(warmed: None, test_a
 
 
 def test_an_agent_for_another_game_falls_back_to_mcts(warmed: None) -> None:
-    service = PlayerService(PlayerConfig(spec="amazons", name="specialist", seed=1))
+    # START waits for the agent on a clock that stands still: however long mcts takes to start on a loaded
+    # machine, START answers once it has (a real clock would answer ready at 10 s without an agent).
+    service = PlayerService(PlayerConfig(spec="amazons", name="specialist", seed=1), clock=ManualClock())
     assert service.handle(WALLMAZE_START).body == "ready"
     match = service.match
     assert match is not None and match.agent_spec == "mcts" and match.native == "wallmaze"
@@ -670,25 +687,67 @@ class SlowStarter(Agent):
         return self.game.legal_moves(state, self.role)[-1]
 
 
+def _started_late(service: PlayerService, clock: ManualClock, start: str) -> PlayerMatch:
+    """START ``start`` as if it had come when its start clock began, the clock now spent: ready at once."""
+    head = start.rsplit(" ", 2)
+    reply = service.handle(start, received=clock.now() - float(head[1]))
+    assert reply.body == "ready"  # ready at the start clock, whatever is still being prepared
+    match = service.match
+    assert match is not None
+    return match
+
+
 def test_a_play_waits_part_of_its_clock_for_an_agent_still_starting(
     warmed: None, test_agents: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The player's clock stands still (ManualClock): the PLAY's wait for the agent ends when the agent is
+    # ready, however long the machine takes to run its start, and never by time, which does not pass.
     monkeypatch.setitem(AGENTS, "slowstart", SlowStarter)
+    waits: list[str] = []
 
     def log(line: str) -> None:
         if "still starting" in line:  # the PLAY waits for the agent now: let it be ready
+            waits.append(line)
             _Gate.release.set()
 
-    service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log)
-    assert service.handle(WALLMAZE_START.replace(" 10 2)", " 1 2)")).body == "ready"  # ready at the start clock
-    match = service.match
-    assert match is not None and not match.agent_ready.is_set()
-    began = time.monotonic()
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log, clock=clock)
+    match = _started_late(service, clock, WALLMAZE_START.replace(" 10 2)", " 1 2)"))
+    assert match.game_ready.wait(60)  # the rules are ready (a guard against a hang); the agent is still starting
+    assert not match.agent_ready.is_set()
     reply = service.handle("(PLAY m1 NIL)")
-    assert time.monotonic() - began < 2.0  # the play clock
+    # half of what the play clock leaves (2 s less the margin kept for the reply's way back)
+    assert waits == [f"PLAY m1: the agent is still starting; waiting up to {(2.0 - match.margin) / 2:.2f} s for it"]
     game = ggp.load("wallmaze")
     assert reply.status == 200 and reply.body == str(game.legal_moves(game.initial_state(), "white")[-1])
     assert match.random_moves == 0  # the agent's own move, not a random one
+
+
+def test_a_play_for_an_agent_still_starting_after_half_its_clock_is_a_random_legal_move(
+    warmed: None, test_agents: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(AGENTS, "slowstart", SlowStarter)
+    waiting = threading.Event()
+
+    def log(line: str) -> None:
+        if "still starting" in line:
+            waiting.set()
+
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="slowstart", name="late", seed=1), log=log, clock=clock)
+    match = _started_late(service, clock, WALLMAZE_START.replace(" 10 2)", " 1 2)"))
+    assert match.game_ready.wait(60)  # the rules are ready (a guard against a hang); the agent is still starting
+    replies: list[Reply] = []
+    play = threading.Thread(target=lambda: replies.append(service.handle("(PLAY m1 NIL)")))
+    play.start()
+    assert waiting.wait(60)  # a guard against a hang, not a wait for time to pass
+    clock.advance((2.0 - match.margin) / 2)  # half the play clock passes: the agent is still not ready
+    play.join(60)
+    assert not play.is_alive() and not match.agent_ready.is_set()
+    game = ggp.load("wallmaze")
+    legal = {str(m) for m in game.legal_moves(game.initial_state(), "white")}
+    assert replies[0].status == 200 and replies[0].body in legal
+    assert match.random_moves == 1
 
 
 def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
@@ -697,6 +756,7 @@ def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
     import ggp.protocol.player as player_module
 
     # Recognising and compiling the rules stands still until the test lets it go: a cold numba cache's minutes.
+    # The player's clock stands still too, so the prover's moves come in its time however slow the machine.
     go, entered = threading.Event(), threading.Event()
     real = player_module.recognize
 
@@ -706,29 +766,84 @@ def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(player_module, "recognize", compiling)
-    service = PlayerService(PlayerConfig(spec="random", name="cold", seed=3))
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="random", name="cold", seed=3), clock=clock)
     game = ggp.load("wallmaze")  # the moves are checked against the native engine
     try:
-        assert service.handle(WALLMAZE_START.replace(" 10 2)", " 1 2)")).body == "ready"  # ready at the start clock
-        assert entered.is_set()
+        match = _started_late(service, clock, WALLMAZE_START.replace(" 10 2)", " 1 2)"))
+        assert entered.wait(60)  # a guard against a hang
         state, joints = game.initial_state(), list[list[str]]()
         for _ in range(2):
-            began = time.monotonic()
             joint = f"({' '.join(joints[-1])})" if joints else "NIL"
             reply = service.handle(f"(PLAY m1 {joint})")
-            assert time.monotonic() - began < 2.0  # the play clock
             assert reply.status == 200 and reply.body in {str(m) for m in game.legal_moves(state, "white")}
             black = game.legal_moves(state, "black")[-1]
             joints.append([reply.body, str(black)])
             state = game.next_state(state, joints[-1])
-        match = service.match
-        assert match is not None and match.game is None and match.random_moves == 2
+        assert match.game is None and match.random_moves == 2
     finally:
         go.set()
     assert match.game_ready.wait(120)  # a guard against a hang, not a wait for time to pass
     reply = service.handle(f"(PLAY m1 ({' '.join(joints[-1])}))")
     assert reply.status == 200 and reply.body in {str(m) for m in game.legal_moves(state, "white")}
     assert match.history == [tuple(j) for j in joints]  # the moves kept while compiling, applied in order
+
+
+class Warming:
+    """Stands in for a warm-up child (:class:`ggp.protocol.player.WarmUp`) that has done the steps in ``done``."""
+
+    def __init__(self) -> None:
+        self.done: set[str] = set()
+        self.progress = "0/14"
+        self.finished = threading.Event()
+        self.waited_for: list[set[str]] = []
+
+    def has(self, keys: set[str]) -> bool:
+        return keys <= self.done or self.finished.is_set()
+
+    def missing(self, keys: set[str]) -> set[str]:
+        return keys - self.done
+
+    def wait_for(self, keys: set[str], seconds: float, cancel: threading.Event | None = None) -> bool:
+        self.waited_for.append(set(keys))
+        self.done |= keys  # as if the child had compiled them meanwhile
+        return True
+
+
+def test_info_answers_busy_until_the_warm_up_is_ready() -> None:
+    service = PlayerService(PlayerConfig(name="warming"))
+    warming = Warming()
+    service.warmup = warming  # type: ignore[assignment]
+    assert service.handle("(INFO)").body == "((name warming) (status busy) (warming 0/14))"
+    warming.done |= {"reasoner", "roles2", "recognise", "roles1"}
+    warming.progress = "4/14"
+    assert service.handle("(INFO)").body == "((name warming) (status busy) (warming 4/14))"  # not all of it yet
+    assert parse_info_reply(service.handle("(INFO)").body) == {"name": "warming", "status": "busy", "warming": "4/14"}
+    warming.done.add(READY_STEP)
+    assert service.handle("(INFO)").body == "((name warming) (status available))"
+    # a child that failed is no reason to stay busy
+    other = PlayerService(PlayerConfig(name="failed"))
+    failed = Warming()
+    other.warmup = failed  # type: ignore[assignment]
+    failed.finished.set()
+    assert other.handle("(INFO)").body == "((name failed) (status available))"
+
+
+def test_a_start_while_warming_waits_for_the_steps_its_sheet_needs(warmed: None) -> None:
+    # A game manager that does not ask INFO first: START of a sheet waits for what the child compiles for
+    # every sheet of as many roles, rather than compiling it beside the child; a built-in game's own sheet
+    # does not wait (the child may be busy with other games).
+    clock = ManualClock()
+    service = PlayerService(PlayerConfig(spec="random", name="eager", seed=1), clock=clock)
+    warming = Warming()
+    service.warmup = warming  # type: ignore[assignment]
+    assert service.handle(f"(START t red {sheet(TICK_TOCK)} 10 1)").body == "ready"
+    assert warming.waited_for == [{"reasoner", "roles2", "recognise"}]
+    assert service.handle("(PLAY t NIL)").body == "tick"
+    assert service.handle("(ABORT t)").body == "aborted"
+    warming.done.clear()
+    assert service.handle(WALLMAZE_START).body == "ready"
+    assert warming.waited_for == [{"reasoner", "roles2", "recognise"}]  # no second wait
 
 
 def test_the_warm_up_runs_in_a_child_process_that_ends_with_its_parent() -> None:

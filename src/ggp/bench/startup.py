@@ -201,7 +201,171 @@ def section_import(cfg: Config) -> Section:
     return sec
 
 
+# --- a bare install's first match ---------------------------------------------------------------------------
+#: The sheet of the first match: five in a row, a sheet no test plays, so the caches hold nothing of it.
+FIRST_MATCH_SHEET = "gomoku_swap2_15x15"
+
+
+def first_match(
+    sheet: str | Path,
+    *,
+    start_clock: float = 30.0,
+    play_clock: float = 2.0,
+    ask_info: bool = True,
+    spec: str = "mcts",
+    timeout: float = 3600.0,
+    env: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Start ``ggp serve SPEC`` on empty numba and ggp caches and host its first match at once: the rule
+    sheet ``sheet`` (a path), the player in its first role against ``random``, with these clocks.
+
+    ``ask_info``: the host asks INFO first and waits while the player answers busy (the GGP convention:
+    a warming player is busy); else START goes out as soon as the player listens. Returns the seconds to
+    listening, to the match's start and to its end, the player's move counts (``random``: moves it did
+    not get from its agent: prover or random fallbacks) and the host's faults for the player's role.
+    """
+    import random as rnd
+
+    from ..core.game import random_playout
+    from ..protocol.host import host_match
+    from ..registry import load
+
+    # The host's own rules first: a game manager is ready before it starts a match (a host compiling its
+    # referee's rules on a cold cache, minutes on a loaded machine, would leave the player without a message
+    # for longer than its idle timeout).
+    game = load(str(sheet))
+    random_playout(game, game.initial_state(), rnd.Random(0))
+    scratch = Path(tempfile.mkdtemp(prefix="ggp-first-match-"))
+    env = {**(env if env is not None else os.environ), "NUMBA_CACHE_DIR": str(scratch / "numba")}
+    env["GGP_CACHE"] = str(scratch / "ggp")
+    began = time.monotonic()
+    player = subprocess.Popen(
+        [sys.executable, "-m", "ggp", "serve", spec, "--port", "0", "--seed", "1"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    log: list[str] = []
+
+    def read_log() -> None:
+        assert player.stderr is not None
+        for line in player.stderr:
+            log.append(f"{time.monotonic() - began:7.1f} {line.rstrip()}")
+
+    reader = threading.Thread(target=read_log, daemon=True)
+    reader.start()
+    try:
+        assert player.stdout is not None
+        url = ""
+        for line in player.stdout:
+            if "listening on " in line:
+                url = line.split("listening on ", 1)[1].split()[0]
+                break
+        if not url:
+            raise RuntimeError(f"ggp serve did not start: {log[-3:]}")
+        listening = time.monotonic() - began
+        record = host_match(
+            str(sheet),
+            {_first_role(sheet): url},
+            start_clock=start_clock,
+            play_clock=play_clock,
+            seed=1,
+            check_players=ask_info,
+            wait_ready=timeout if ask_info else 0.0,
+        )
+        ended = time.monotonic() - began
+    finally:
+        player.terminate()
+        try:
+            player.wait(30)
+        except subprocess.TimeoutExpired:
+            player.kill()
+        reader.join(10)
+        shutil.rmtree(scratch, ignore_errors=True)
+    role = _first_role(sheet)
+    summary = [line for line in log if "moves sent" in line]
+    sent = random = None
+    if summary:
+        words = summary[-1].split("(")[-1].split()
+        sent, random = int(words[0]), int(words[3])
+    started = next((float(line.split()[0]) for line in log if "START" in line), None)
+    # ready: INFO answers available (the warm-up's "ready" step; the rest is compiled meanwhile)
+    warm = next((float(line.split()[0]) for line in log if _READY in line or "warm: the engines" in line), None)
+    return {
+        "listening": listening,
+        "warm": warm,
+        "started": started,
+        "ended": ended,
+        "steps": record.steps,
+        "sent": sent,
+        "random": random,
+        "fallbacks": sum(1 for line in log if "still being compiled" in line or "random legal move" in line),
+        "faults": [f.to_dict() for f in record.all_faults() if f.role == role],
+        "log": log,
+    }
+
+
+_READY = " ready for every built-in game"
+
+
+def _first_role(sheet: str | Path) -> str:
+    from ..core.kif import parse_terms
+    from ..protocol.recognize import sheet_roles
+
+    return sheet_roles(parse_terms(Path(sheet).read_text(encoding="utf-8")))[0]
+
+
+def section_first_match(cfg: Config) -> Section:
+    sec = Section(
+        "first_match",
+        "6c. A bare install's first match: `ggp serve mcts` on empty caches, a sheet it has never seen, 30 s start clock",
+        [
+            Column("how", "the game manager"),
+            Column("listening", "listening after", "seconds"),
+            Column("warm", "ready (INFO available) after", "seconds"),
+            Column("steps", "steps", "int"),
+            Column("agent_moves", "the agent's moves", "int"),
+            Column("random", "random or prover moves", "int"),
+            Column("ok", "no random move", "met"),
+        ],
+    )
+    if cfg.quick:
+        sec.status = "not available"
+        sec.notes.append("minutes of compiling on empty caches: run without --quick (ggp bench --only first_match)")
+        return sec
+    root = Path(os.environ.get("GGP_SHARED", "../shared"))
+    sheet = root / "corpus" / "kif" / f"{FIRST_MATCH_SHEET}.kif"
+    if not sheet.is_file():
+        sec.status = "not available"
+        sec.error = f"{sheet} is missing (set GGP_SHARED to the shared folder)"
+        return sec
+    got = first_match(sheet)
+    sent, random = got["sent"], got["random"]
+    sec.rows.append(
+        {
+            "how": "asks INFO first, waits while busy",
+            "listening": got["listening"],
+            "warm": got["warm"],
+            "steps": got["steps"],
+            "agent_moves": None if sent is None or random is None else sent - random,
+            "random": random,
+            "ok": random == 0 and not got["faults"] and got["fallbacks"] == 0,
+        }
+    )
+    sec.notes.append(f"{FIRST_MATCH_SHEET}, the player's first role against random, play clock 2 s; load {_load()}")
+    return sec
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 SECTIONS = {
     "compile": ("6. First-call compile time", section_compile),
     "import": ("6b. import ggp", section_import),
+    "first_match": ("6c. A bare install's first match", section_first_match),
 }

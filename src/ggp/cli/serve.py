@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="be a GGP player: answer a game manager over HTTP with an agent",
         description=(
             "Serve agent SPEC as a GGP player (ggp-base's HTTP protocol). Built-in games are recognised from "
-            "the rules sent with START and played natively; any other game runs on the GDL reasoner."
+            "the rules sent with START and played natively; any other game runs on the GDL reasoner. On a first "
+            "start (empty caches) a child process compiles the reasoner, the agent's search and the built-in games "
+            "for minutes, logging each step; INFO answers busy until it is done, so that a game manager waits."
         ),
     )
     p.add_argument("spec", metavar="SPEC", type=agent_spec, help="agent spec, NAME[:key=value,...], e.g. mcts:time=4")

@@ -83,6 +83,19 @@ class RemoteError(RuntimeError):
     fault_kind = "exception"
 
 
+class _Busy(HostError):
+    """A player answered INFO with busy (``warming``: still warming up)."""
+
+    def __init__(self, message: str, warming: bool = False) -> None:
+        super().__init__(message)
+        self.warming = warming
+
+
+#: Seconds :func:`host_match` waits at most for a player that answers INFO busy while warming up: a first
+#: start compiles for minutes on a loaded machine.
+WARM_UP_WAIT = 3600.0
+
+
 class RemoteTimeout(RemoteError):
     """A remote player did not answer in time."""
 
@@ -236,8 +249,22 @@ class RemoteMatch:
             self.last_joint = tuple(joint)
 
     # --- sending ---------------------------------------------------------------------------------------
-    def check(self) -> dict[str, dict[str, str]]:
-        """Ask every remote player INFO; raises :class:`HostError` if one is unreachable or busy."""
+    def check(self, wait: float | None = None) -> dict[str, dict[str, str]]:
+        """Ask every remote player INFO; raises :class:`HostError` if one is unreachable, or busy for longer
+        than ``wait`` seconds. A player still warming up (``ggp serve`` on a first start) answers busy, with
+        how far it is, until it is ready: ``wait`` None waits up to :data:`WARM_UP_WAIT` for such a player and
+        not at all for one busy with another match. A busy player is asked again every second."""
+        end = time.monotonic() + (wait if wait is not None else 0.0)
+        warm_end = time.monotonic() + (wait if wait is not None else WARM_UP_WAIT)
+        while True:
+            try:
+                return self._check()
+            except _Busy as exc:
+                if time.monotonic() + 1.0 > (warm_end if exc.warming else end):
+                    raise HostError(str(exc)) from None
+                time.sleep(1.0)  # a remote player's readiness: nothing here to wait on but its answer
+
+    def _check(self) -> dict[str, dict[str, str]]:
         pending = {
             role: self._send(url, render_message(Info()), QUICK, self.names[role]) for role, url in self.urls.items()
         }
@@ -253,7 +280,9 @@ class RemoteMatch:
             except ProtocolError:
                 fields = {}
             if fields.get("status", "").lower() == BUSY:
-                raise HostError(f"the player of {role} at {url} is busy with another match")
+                if "warming" in fields:
+                    raise _Busy(f"the player of {role} at {url} is still warming up ({fields['warming']})", True)
+                raise _Busy(f"the player of {role} at {url} is busy with another match")
             if "name" in fields:
                 self.names[role] = fields["name"]
             found[role] = fields
@@ -426,6 +455,7 @@ def host_match(
     on_step: StepHook | None = None,
     check_players: bool = True,
     on_remote: Callable[[RemoteMatch], None] | None = None,
+    wait_ready: float | None = None,
 ) -> MatchRecord:
     """Host one match of ``game_ref`` (a built-in game or a .kif path); returns its record.
 
@@ -433,7 +463,9 @@ def host_match(
     (``http://127.0.0.1:9147``) for a remote GGP player, or an agent spec
     (``mcts:time=1``) for an agent in this process; roles left out are played
     by ``random``. Remote players are first asked INFO (``check_players``)
-    and the match is not started if one is unreachable or busy. Faults are
+    and the match is not started if one is unreachable, or busy for longer than
+    ``wait_ready`` seconds (default: not at all for a player busy with another
+    match, up to :data:`WARM_UP_WAIT` for one still warming up). Faults are
     recorded as by the referee. If the match cannot finish (the game's rules
     fail), the remote players get ABORT and the error is raised.
     """
@@ -471,7 +503,7 @@ def host_match(
             except ValueError as exc:
                 raise HostError(f"{role}={spec}: {exc}") from None
         if check_players and remote:
-            session.check()
+            session.check(wait_ready)
         if on_remote is not None:
             on_remote(session)
 

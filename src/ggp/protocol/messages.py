@@ -208,8 +208,11 @@ def render_moves(moves: tuple[Term, ...] | None) -> str:
     return "(" + "".join(term_text(m) + " " for m in moves) + ")"
 
 
-def info_reply(name: str, busy: bool) -> str:
-    """The answer to INFO: ``((name NAME) (status available))``."""
+def info_reply(name: str, busy: bool, warming: str | None = None) -> str:
+    """The answer to INFO: ``((name NAME) (status available))``; a player still warming up answers busy and
+    says how far it is, ``((name NAME) (status busy) (warming 3/14))`` (a field game managers ignore)."""
+    if warming is not None:
+        return f"((name {name}) (status {BUSY}) (warming {warming}))"
     return f"((name {name}) (status {BUSY if busy else 'available'}))"
 
 

@@ -5,7 +5,10 @@ time, as ggp-base players do) and turns each message text into a
 :class:`~ggp.protocol.wire.Reply`; :func:`serve` puts it behind an HTTP
 server (``ggp serve``).
 
-* ``(INFO)`` -> ``((name NAME) (status available))``, ``busy`` during a match.
+* ``(INFO)`` -> ``((name NAME) (status available))``, ``busy`` during a match
+  and while the warm-up child of :func:`serve` compiles what a first match
+  needs (:meth:`PlayerService.warm_elsewhere`): a game manager does not
+  start a match on a busy player.
 * ``(START id role (rules...) sc pc)`` -> ``ready``. The rules are
   recognised (:mod:`ggp.protocol.recognize`): a built-in game is played on
   its native engine, any other on the GDL reasoner. The agent is built from
@@ -45,7 +48,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +57,16 @@ from ..core.errors import GGPError
 from ..core.game import Game, Move, State
 from ..core.kif import Term, parse_terms, term_text
 from ..gdl.parser import bounded
-from ..match.calls import MAX_CLOCK, BackgroundCall, Caller, margin
+from ..match.calls import (
+    MAX_CLOCK,
+    Answer,
+    BackgroundCall,
+    Caller,
+    busy_fault,
+    exception_fault,
+    margin,
+    timeout_fault,
+)
 from .messages import (
     ABORTED,
     BUSY,
@@ -73,7 +85,7 @@ from .messages import (
     is_symbol_text,
     parse_message,
 )
-from .recognize import gdl_game, recognize, sheet_roles, sheet_text
+from .recognize import _builtin_sheets, canonical, gdl_game, recognize, sheet_roles, sheet_text
 from .wire import Reply
 
 Log = Callable[[str], None]
@@ -81,12 +93,22 @@ Log = Callable[[str], None]
 # The type of a message and, for START, its match id: enough to answer busy without parsing the rules.
 _START_OR_PREVIEW = re.compile(r"\s*\(\s*(start|preview)(?=[\s(])\s*([^\s()]*)", re.IGNORECASE)
 
+#: The warm-up step after which a player is ready: INFO answers available (see :func:`_warm_steps`).
+READY_STEP = "ready"
+# A warm-up step's line: ``warm: K/N WHAT (S s) [KEY]``.
+_WARM_STEP = re.compile(r"warm: (\d+/\d+) .*\[([^\]\s]+)\]$")
+
 # A one-move game: compiling it loads the reasoner's compiled code (see PlayerService.warm).
 _TINY = "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s1)) (goal p 100)"
 # Two roles, two moves each: starting the agent on it compiles its search for two-role sheets.
 _TINY2 = (
     "(role a) (role b) (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
     "(<= (next s1) (true s0)) (<= terminal (true s1)) (goal a 50) (goal b 50)"
+)
+# Three roles, two moves each.
+_TINY3 = (
+    "(role a) (role b) (role c) (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
+    "(<= (next s1) (true s0)) (<= terminal (true s1)) (goal a 50) (goal b 50) (goal c 50)"
 )
 # Two roles taking turns for three moves, a point for each x: playing it compiles what only a game of turns
 # runs (the exhaustive solver, decisive moves), 3-4 s that cost a first knightThrough its opening moves.
@@ -100,6 +122,101 @@ _TURNS = (
     "(<= terminal (true (step 3))) "
     "(<= (goal ?r 100) (role ?r) (true (scored ?r))) (<= (goal ?r 0) (role ?r) (not (true (scored ?r))))"
 )
+
+
+class Clock:
+    """The time a player keeps the clocks by: ``now()`` is ``time.monotonic()``, and ``wait(event, seconds)``
+    waits for an event for at most that many seconds of it.
+
+    Tests give a player a clock that stands still until they move it (``tests/test_protocol.py``), so that
+    whether a wait ends by its event or by its time never depends on how loaded the machine is.
+    """
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def wait(self, event: threading.Event | _Either, seconds: float) -> bool:
+        """Wait until ``event`` is set (True) or ``seconds`` have passed (False)."""
+        return event.wait(max(0.0, seconds))
+
+
+class ManualClock(Clock):
+    """A :class:`Clock` that stands still until :meth:`advance` moves it (for tests): a wait ends when its
+    event is set or when the clock is moved past its end, never because the machine was slow."""
+
+    def __init__(self, start: float | None = None) -> None:
+        self._now = time.monotonic() if start is None else start
+        self._cond = threading.Condition()
+
+    def now(self) -> float:
+        with self._cond:
+            return self._now
+
+    def advance(self, seconds: float) -> None:
+        with self._cond:
+            self._now += seconds
+            self._cond.notify_all()
+
+    def wait(self, event: threading.Event | _Either, seconds: float) -> bool:
+        with self._cond:
+            end = self._now + max(0.0, seconds)
+            while not event.is_set() and self._now < end:
+                self._cond.wait(0.01)  # setting the event notifies nothing here: it is looked at often
+            return event.is_set()
+
+
+class ClockedCaller(Caller):
+    """A :class:`~ggp.match.calls.Caller` whose waits for the agent are on a :class:`Clock`: with a
+    :class:`ManualClock`, a call ends by the agent's answer or by the test moving the clock, never by load."""
+
+    def __init__(self, clock: Clock, grace: float = 0.0) -> None:
+        super().__init__(grace)
+        self.clock = clock
+
+    def call(
+        self,
+        role: str,
+        what: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        clock: float | None,
+        phase: str = "play",
+        step: int | None = None,
+    ) -> Answer:
+        if self.busy(role):
+            return Answer(fault=busy_fault(role, what, phase=phase, step=step))
+        began = self.clock.now()
+        call = BackgroundCall(f"ggp-agent-{role}-{what}", fn, *args)
+        self._calls[role] = call
+        if clock is None:
+            call.done.wait()
+        elif not self.clock.wait(call.done, clock + self.grace - (self.clock.now() - began)):
+            self._abandoned.append(call.thread)
+            elapsed = round(self.clock.now() - began, 6)
+            return Answer(elapsed=elapsed, fault=timeout_fault(role, clock, self.grace, phase=phase, step=step))
+        elapsed = round(call.elapsed or 0.0, 6)
+        if call.error is not None:
+            return Answer(elapsed=elapsed, fault=exception_fault(role, call.error, call.trace, phase=phase, step=step))
+        return Answer(result=call.result, elapsed=elapsed)
+
+
+class _Either:
+    """Set when one of its events is (an event's ``is_set`` and ``wait``, for :meth:`Clock.wait`)."""
+
+    def __init__(self, *events: threading.Event) -> None:
+        self.events = events
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            left = 0.05 if end is None else min(0.05, end - time.monotonic())
+            if left <= 0:
+                return False
+            self.events[0].wait(left)  # a poll of the others too
+        return True
 
 
 @dataclass
@@ -140,10 +257,106 @@ class PlayerConfig:
         return min(max(0.0, kept), 0.5 * clock)
 
 
+class WarmUp:
+    """A warm-up child process (:meth:`PlayerService.warm`, run by :func:`_warm_main`) and what it has
+    done so far: its steps' keys (see :func:`_warm_steps`), read from its progress lines as they come.
+
+    ``spec`` is the agent spec to warm, or several (the web app's agents); ``log`` gets the progress lines;
+    ``finished`` (made here unless given) is set when the child has ended and said how it went.
+    ``games_first``: the built-in games before rule sheets (the web app's order). ``nice``: the child's
+    niceness (the web app's warm-up yields to the agents of games being played).
+    """
+
+    def __init__(
+        self,
+        spec: str | Sequence[str],
+        log: Log | None = None,
+        *,
+        finished: threading.Event | None = None,
+        games_first: bool = False,
+        nice: int = 0,
+    ) -> None:
+        specs = [spec] if isinstance(spec, str) else list(spec)
+        self.finished = finished if finished is not None else threading.Event()
+        self.done: set[str] = set()
+        #: How far it is: ``K/N``, the steps done of all.
+        self.progress = f"0/{len(_warm_steps(specs, games_first))}"
+        self._cond = threading.Condition()
+        self._log = log
+        self.began = time.monotonic()
+        code = (
+            "import sys; from ggp.protocol.player import _warm_main; "
+            "_warm_main(sys.argv[3:], sys.argv[1] == '1', int(sys.argv[2]))"
+        )
+        # Its stdin is a pipe from this process: when this process ends, however it ends, the child sees
+        # the pipe close and ends too (a warm-up may take minutes).
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code, "1" if games_first else "0", str(nice), *specs],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        threading.Thread(target=self._report, name="ggp-warm-up", daemon=True).start()
+
+    def _say(self, text: str) -> None:
+        if self._log is not None:
+            with contextlib.suppress(Exception):  # a broken log must not stop the reading of progress
+                self._log(text)
+
+    def _report(self) -> None:
+        child = self.process
+        assert child.stderr is not None
+        tail = "no message"
+        for raw in child.stderr:
+            line = raw.decode(errors="replace").rstrip()
+            if not line:
+                continue
+            tail = line
+            step = _WARM_STEP.match(line)
+            if step is not None:
+                self._say(f"{line.rpartition(' [')[0]}, {time.monotonic() - self.began:.0f} s since launch")
+                with self._cond:
+                    self.done.add(step.group(2))
+                    self.progress = step.group(1)
+                    self._cond.notify_all()
+        child.wait()
+        if child.returncode == 0:
+            self._say(
+                "warm: the engines and the agent's compiled code are ready (compiled in a child process "
+                f"in {time.monotonic() - self.began:.0f} s)"
+            )
+        else:
+            self._say(f"warm: the warm-up process failed ({child.returncode}): {tail}")
+        with self._cond:
+            self.finished.set()
+            self._cond.notify_all()
+
+    def has(self, keys: set[str]) -> bool:
+        """Whether the steps ``keys`` are done, or the warm-up has ended (nothing more will be)."""
+        with self._cond:
+            return keys <= self.done or self.finished.is_set()
+
+    def missing(self, keys: set[str]) -> set[str]:
+        with self._cond:
+            return keys - self.done
+
+    def wait_for(self, keys: set[str], seconds: float, cancel: threading.Event | None = None) -> bool:
+        """Wait at most ``seconds`` (or till ``cancel`` is set) for the steps ``keys``; whether they are done."""
+        end = time.monotonic() + seconds
+        with self._cond:
+            while not (keys <= self.done or self.finished.is_set()):
+                left = end - time.monotonic()
+                if left <= 0 or (cancel is not None and cancel.is_set()):
+                    break
+                self._cond.wait(min(left, 1.0))  # ``cancel`` notifies nothing: looked at each second
+            return keys <= self.done
+
+
 class PlayerMatch:
     """The state of the match a player is in: its game, agent, current state and history."""
 
-    def __init__(self, message: Start, received: float, config: PlayerConfig) -> None:
+    def __init__(self, message: Start, received: float, config: PlayerConfig, clock: Clock | None = None) -> None:
+        self.clock = clock or Clock()
         self.match_id = message.match_id
         self.role_text = message.role
         self.rules: tuple[Term, ...] = message.rules
@@ -178,7 +391,7 @@ class PlayerMatch:
         self.prover: Game | None = None
         self.prover_lock = threading.Lock()
         #: Asks the agent: one call at a time, so an agent still busy with a move that overran is not asked again.
-        self.caller = Caller()
+        self.caller: Caller = ClockedCaller(self.clock)
         self.last_seen = received
         self.active = 0
         self.moves_sent = 0
@@ -190,8 +403,10 @@ class PlayerMatch:
 class PlayerService:
     """The protocol's side of a player; :meth:`handle` is the server's ``app``."""
 
-    def __init__(self, config: PlayerConfig | None = None, log: Log | None = None) -> None:
+    def __init__(self, config: PlayerConfig | None = None, log: Log | None = None, clock: Clock | None = None) -> None:
         self.config = config or PlayerConfig()
+        #: What the clocks are kept by (:class:`Clock`: ``time.monotonic()``).
+        self.clock = clock or Clock()
         if not is_symbol_text(self.config.name):
             raise ValueError(
                 f"a player name is one symbol (no spaces, parentheses or quotes), not {self.config.name!r}"
@@ -204,6 +419,8 @@ class PlayerService:
         self.finished: list[str] = []  # ids of matches ended by STOP, for tests and logs
         #: Set when the warm-up child process (:meth:`warm_elsewhere`) has ended and said how it went.
         self.warmed = threading.Event()
+        #: The warm-up child process, once :meth:`warm_elsewhere` has started it.
+        self.warmup: WarmUp | None = None
 
     # --- state ---------------------------------------------------------------------------------
     @property
@@ -214,77 +431,62 @@ class PlayerService:
 
     @property
     def busy(self) -> bool:
-        self._expire(time.monotonic())
+        self._expire(self.clock.now())
         return self.match is not None
 
-    def warm(self) -> None:
-        """Load the native engines, the reasoner, the built-in sheets and the agent's compiled code for rule
-        sheets now, so the first START is quick.
+    def warm(self, games_first: bool = False) -> None:
+        """Load the reasoner, the agent's compiled code for rule sheets, the built-in games and the agent's
+        code for each now, so that a first START is quick; each step logs ``warm: K/N WHAT (S s)`` when done.
+
+        The steps come in the order a first match needs them: what every rule sheet runs (the reasoner, the
+        agent's search for sheets of two roles, then one), what recognising a sheet as a built-in game runs,
+        then each built-in game with the agent on it. A rule sheet's compiled code is the same for every sheet
+        of as many roles (its rules are data), so these steps cover unseen sheets too.
 
         On a cold numba cache this compiles for minutes, holding numba's compiler lock, which every other
         compile of this process waits for: :func:`serve` runs it in a child process instead
         (:meth:`warm_elsewhere`), whose compiles fill the on-disk cache this process then loads from."""
-        from ..registry import game_names, load
-        from .recognize import _builtin_sheets
-
-        for name in game_names():
-            game = load(name)
-            state = game.initial_state()
-            for role in game.roles:
-                game.legal_moves(state, role)
-            with contextlib.suppress(Exception):  # the agent's search compiled for this game (minutes, once)
-                make_agent(self.config.spec).start(game, game.roles[0])
-        _builtin_sheets()
-        tiny = gdl_game(parse_terms(_TINY))
-        s = tiny.initial_state()
-        tiny.goals(tiny.next_state(s, list(tiny.legal_moves(s, "p"))))
-        # The agent's own compiled code for rule sheets of one and two roles, played as in a match: started
-        # with clocks and asked for a move (a search compiles for tens of seconds the first time, which
-        # would cost a first match its start clock and first moves).
-        for text in (_TINY, _TINY2, _TURNS):
-            game = gdl_game(parse_terms(text))
-            with contextlib.suppress(Exception):  # an agent that cannot play these sheets has nothing to warm
-                agent = make_agent(self.config.spec)
-                agent.start(game, game.roles[0], start_clock=1.0, play_clock=0.2)
-                agent.select_move(game.initial_state(), time_limit=0.2)
-                agent.stop(game.initial_state(), [0] * len(game.roles))
+        _run_warm_steps(_warm_steps([self.config.spec], games_first), self._say)
         self._say("warm: the engines and the agent's compiled code are ready")
 
+    @property
+    def warming(self) -> bool:
+        """Whether a warm-up child process (:meth:`warm_elsewhere`) is still compiling what a first match needs:
+        INFO answers busy."""
+        return self.warmup is not None and not self.warmup.has({READY_STEP})
+
     def warm_elsewhere(self) -> subprocess.Popen[bytes]:
-        """Run :meth:`warm` in a child process and return it; a thread of this process logs when it is done.
+        """Run :meth:`warm` in a child process (a :class:`WarmUp`) and return it; a thread of this process
+        logs its progress.
 
-        The child's compiles fill numba's on-disk cache, and this process's compiler lock stays free, so a
-        match that comes meanwhile compiles only what it needs itself (its PLAYs meanwhile get legal moves:
-        see :meth:`_prepare`), never waiting behind a warm-up of games it does not play.
+        The child's compiles fill numba's on-disk cache. Until it is done INFO answers ``busy`` (a game
+        manager does not start a match on a busy player); a START that comes anyway waits, up to its start
+        clock, for the steps its sheet needs rather than compiling the same code beside the child, and its
+        PLAYs meanwhile get legal moves (see :meth:`_prepare`).
         """
-        code = "import sys; from ggp.protocol.player import _warm_main; _warm_main(sys.argv[1])"
-        # Its stdin is a pipe from this process: when this process ends, however it ends, the child sees
-        # the pipe close and ends too (a warm-up may take minutes).
-        child = subprocess.Popen(
-            [sys.executable, "-c", code, self.config.spec],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        self._say("warm: compiling the reasoner and the agent's code in a child process; INFO answers busy till then")
+        self.warmup = WarmUp(self.config.spec, self._say, finished=self.warmed)
+        return self.warmup.process
+
+    def _await_warm(self, match: PlayerMatch, keys: set[str], until: float) -> None:
+        """Wait (till ``until`` on :attr:`clock`, or the match's end) for the warm-up child to have done the
+        steps ``keys``: it is compiling that code already, and compiling it here too would only share the
+        cores with it. Returns at once when no warm-up runs."""
+        warmup = self.warmup
+        if warmup is None or warmup.has(keys):
+            return
+        self._say(
+            f"START {match.match_id}: waiting for the warm-up to compile {', '.join(sorted(warmup.missing(keys)))}"
         )
-
-        def report() -> None:
-            assert child.stderr is not None
-            err = child.stderr.read()
-            child.wait()
-            if child.returncode == 0:
-                self._say("warm: the engines and the agent's compiled code are ready (compiled in a child process)")
-            else:
-                tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-                self._say(f"warm: the warm-up process failed ({child.returncode}): {tail[0]}")
-            self.warmed.set()
-
-        threading.Thread(target=report, name="ggp-player-warm", daemon=True).start()
-        return child
+        began = self.clock.now()
+        warmup.wait_for(keys, until - began, cancel=match.cancelled)
+        self._say(f"START {match.match_id}: waited {self.clock.now() - began:.1f} s for the warm-up")
 
     # --- messages -------------------------------------------------------------------------------
     def handle(self, text: str, received: float | None = None) -> Reply:
-        """The reply to one message; ``received`` is when it arrived (``time.monotonic()``)."""
-        now = time.monotonic()
+        """The reply to one message; ``received`` is when it arrived (on :attr:`clock`: ``time.monotonic()``
+        unless another clock was given)."""
+        now = self.clock.now()
         received = now if received is None else received
         self._expire(now)
         if self._busy_with_another(text):  # answered before reading megabytes of rules that would not be played
@@ -295,7 +497,9 @@ class PlayerService:
             self._say(f"bad message: {exc}")
             return Reply(400, error_reply(str(exc)))
         if isinstance(message, Info):
-            return Reply(200, info_reply(self.config.name, self.match is not None))
+            warmup = self.warmup if self.match is None and self.warming else None
+            progress = None if warmup is None else getattr(warmup, "progress", "0")
+            return Reply(200, info_reply(self.config.name, self.match is not None, warming=progress))
         if isinstance(message, Start):
             return self._start(message, received)
         if isinstance(message, Play):
@@ -332,7 +536,7 @@ class PlayerService:
         finally:
             with self._lock:
                 match.active -= 1
-                match.last_seen = time.monotonic()
+                match.last_seen = self.clock.now()
 
     # --- START ----------------------------------------------------------------------------------
     def _start(self, message: Start, received: float) -> Reply:
@@ -351,14 +555,14 @@ class PlayerService:
                     return Reply(200, READY)  # the same START again
                 self._say(f"START {message.match_id} while match {current.match_id} is on: busy")
                 return Reply(200, BUSY)
-            match = PlayerMatch(message, received, self.config)
+            match = PlayerMatch(message, received, self.config, self.clock)
             match.role = role
             match.active = 1
             self._match = match
         try:
             threading.Thread(target=self._prepare, args=(match,), name="ggp-player-prepare", daemon=True).start()
             deadline = received + message.start_clock - match.start_margin
-            match.agent_ready.wait(max(0.0, deadline - time.monotonic()))
+            self.clock.wait(match.agent_ready, deadline - self.clock.now())
             if match.failure is not None:
                 self._clear(match, "its rules cannot be played")
                 return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
@@ -368,17 +572,24 @@ class PlayerService:
         finally:
             with self._lock:
                 match.active -= 1
-                match.last_seen = time.monotonic()
+                match.last_seen = self.clock.now()
 
     def _prepare(self, match: PlayerMatch) -> None:
         """Find the game and start the agent (in its own thread: START answers by its deadline regardless)."""
-        began = time.monotonic()
+        began = self.clock.now()
         deadline = match.received + match.start_clock - match.start_margin
+        # A START of a rule sheet that came while the warm-up child compiles (a game manager that did not ask
+        # INFO first) waits, up to the start clock, for the steps every sheet of its roles needs: the child
+        # does them first, and compiling the same code here too would only share the cores with it. (A
+        # built-in game's own sheet does not wait: the child may be busy with other games.)
+        if _builtin_sheets().get(canonical(match.rules)) is None:
+            self._await_warm(match, _sheet_steps(len(sheet_roles(match.rules))), deadline)
         # Compiling may go on past the start clock (START answers ready regardless), but not past the first
         # move's clock, when it would be of no use; nor past the match itself.
-        compile_by = deadline + match.play_clock
+        compile_by = max(deadline, self.clock.now()) + match.play_clock
         try:
-            with bounded(deadline=compile_by, cancel=match.cancelled):
+            # (the reader's bound is on time.monotonic(): as many seconds of it as the player's clock leaves)
+            with bounded(deadline=time.monotonic() + compile_by - self.clock.now(), cancel=match.cancelled):
                 found = recognize(match.rules, deadline=deadline, seed=self.config.seed or 0)
             game = found.game
             match.role = next(r for r in game.roles if r.lower() == match.role.lower())
@@ -393,12 +604,12 @@ class PlayerService:
             match.agent_ready.set()
             return
         match.game_ready.set()
-        told_start = max(0.01, deadline - time.monotonic())
+        told_start = max(0.01, deadline - self.clock.now())
         match.agent, match.agent_spec = self._start_agent(match, game, told_start)
         match.agent_ready.set()
         self._say(
             f"START {match.match_id} as {match.role}: {game.name} ({match.how}), agent {match.agent_spec}, "
-            f"prepared in {time.monotonic() - began:.2f} s"
+            f"prepared in {self.clock.now() - began:.2f} s"
         )
 
     def _start_agent(self, match: PlayerMatch, game: Game, start_clock: float) -> tuple[Agent | None, str | None]:
@@ -416,7 +627,7 @@ class PlayerService:
     # --- PLAY -------------------------------------------------------------------------------------
     def _play(self, match: PlayerMatch, message: Play, received: float) -> Reply:
         deadline = received + match.play_clock - match.margin
-        if not match.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+        if not match.lock.acquire(timeout=max(0.0, deadline - self.clock.now())):
             return Reply(409, error_reply(f"an earlier PLAY of match {match.match_id} is still being answered"))
         try:
             moves = message.moves
@@ -446,7 +657,7 @@ class PlayerService:
             self._ponder(match)
             match.moves_sent += 1
             step = len(match.history) + 1
-            self._say(f"PLAY {match.match_id} step {step}: {move} ({time.monotonic() - received:.2f} s)")
+            self._say(f"PLAY {match.match_id} step {step}: {move} ({self.clock.now() - received:.2f} s)")
             return Reply(200, move.text)
         finally:
             match.lock.release()
@@ -483,11 +694,8 @@ class PlayerService:
                 done.set()
 
         threading.Thread(target=ask, name="ggp-player-prover", daemon=True).start()
-        while not done.is_set() and not match.game_ready.is_set():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            done.wait(min(left, 0.05))  # a poll of both events: the compiled game may win the race
+        either = _Either(done, match.game_ready)  # the compiled game may win the race
+        self.clock.wait(either, deadline - self.clock.now())
         return found[0] if found else None
 
     def _catch_up(self, match: PlayerMatch, moves: tuple[Term, ...] | None) -> str | None:
@@ -534,7 +742,7 @@ class PlayerService:
         match.history.append(tuple(str(game.parse_move(t)) for t in texts))
         match.role = next(r for r in game.roles if r.lower() == match.role.lower())
         match.how = "GDL reasoner (the native engine disagreed with the game manager)"
-        match.caller = Caller()  # a new agent: the old one's overrunning call does not make it busy
+        match.caller = ClockedCaller(self.clock)  # a new agent: the old one's overrunning call does not make it busy
         match.agent, match.agent_spec = self._start_agent(match, game, max(0.01, match.play_clock - match.margin))
         return True
 
@@ -543,9 +751,9 @@ class PlayerService:
         # An agent still starting (compiling a new sheet's network can outlast the start clock) gets half
         # of this clock to be ready and the rest to choose: better than a random move at once.
         if not match.agent_ready.is_set():
-            wait = max(0.0, (deadline - time.monotonic()) / 2)
+            wait = max(0.0, (deadline - self.clock.now()) / 2)
             self._say(f"PLAY {match.match_id}: the agent is still starting; waiting up to {wait:.2f} s for it")
-            match.agent_ready.wait(timeout=wait)
+            self.clock.wait(match.agent_ready, wait)
         agent = match.agent if match.agent_ready.is_set() else None
         game = match.game
         assert game is not None
@@ -554,7 +762,7 @@ class PlayerService:
             move = legal[match.rng.randrange(len(legal))]
             why = "no agent (still starting, or none could play)"
         else:
-            clock = max(0.0, deadline - time.monotonic())  # the reply is due by the deadline: no grace
+            clock = max(0.0, deadline - self.clock.now())  # the reply is due by the deadline: no grace
             told = max(0.01, clock - margin(clock))
             step = len(match.history) + 1
             move, _, fault = match.caller.ask(
@@ -626,7 +834,7 @@ class PlayerService:
             finally:
                 self._previewing.release()
 
-        BackgroundCall("ggp-player-preview", compile_rules).wait(max(0.0, deadline - time.monotonic()))
+        BackgroundCall("ggp-player-preview", compile_rules).wait(max(0.0, deadline - self.clock.now()))
         return Reply(200, DONE)
 
     # --- housekeeping -----------------------------------------------------------------------------------
@@ -678,9 +886,100 @@ def _prime(game: Game, state: State) -> None:
         game.goals(after)
 
 
-def _warm_main(spec: str) -> None:
-    """The warm-up child's body (:meth:`PlayerService.warm_elsewhere`): it ends when its parent does."""
+def _warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[str, str, Callable[[], None]]]:
+    """The warm-up's steps for the agents ``specs`` (each where it can play): (key, what it compiles, the step), in the order a first match
+    needs them (see :meth:`PlayerService.warm`). ``roles1``, ``roles2`` and ``roles3`` cover every rule sheet
+    of that many roles: the compiled search is the same for all of them."""
+    from ..registry import game_names, load
+
+    def reasoner() -> None:
+        tiny = gdl_game(parse_terms(_TINY))
+        s = tiny.initial_state()
+        tiny.goals(tiny.next_state(s, list(tiny.legal_moves(s, "p"))))
+
+    def sheets(*texts: str) -> Callable[[], None]:
+        # The agent's own compiled code for rule sheets, played as in a match: started with clocks and asked
+        # for a move (a search compiles for tens of seconds the first time, which would cost a first match
+        # its start clock and first moves).
+        def run() -> None:
+            for text in texts:
+                game = gdl_game(parse_terms(text))
+                _prime(game, game.initial_state())
+                for spec in specs:
+                    with contextlib.suppress(Exception):  # an agent that cannot play these sheets has nothing to warm
+                        _play_a_move(make_agent(spec), game)
+
+        return run
+
+    def recognising() -> None:
+        # what recognising a sheet as a built-in game runs: each game's first states and their facts
+        _builtin_sheets()
+        for name in game_names():
+            game = load(name)
+            state = game.initial_state()
+            game.state_facts(state)
+            _prime(game, state)
+
+    def builtin(name: str) -> Callable[[], None]:
+        def run() -> None:
+            game = load(name)
+            _prime(game, game.initial_state())
+            for spec in specs:
+                with contextlib.suppress(Exception):  # the agent's search compiled for this game (minutes, once)
+                    _play_a_move(make_agent(spec), game)
+
+        return run
+
+    sheet_steps: list[tuple[str, str, Callable[[], None]]] = [
+        ("reasoner", "the GDL reasoner", reasoner),
+        ("roles2", "the agent on rule sheets of two roles", sheets(_TINY2, _TURNS)),
+        ("recognise", "the built-in games' rules (to recognise them in a sheet of two roles)", recognising),
+        ("roles1", "the agent on rule sheets of one role", sheets(_TINY)),
+    ]
+    game_steps = [(f"game:{name}", f"{name} and the agent on it", builtin(name)) for name in game_names()]
+    # ready: INFO answers available from here on; sheets of three roles are rarer, and compiled meanwhile
+    ready: list[tuple[str, str, Callable[[], None]]] = [
+        (READY_STEP, "ready for every built-in game and sheets of one or two roles", _nothing)
+    ]
+    last = [("roles3", "the agent on rule sheets of three roles", sheets(_TINY3))]
+    return (game_steps + sheet_steps if games_first else sheet_steps + game_steps) + ready + last
+
+
+def _nothing() -> None:
+    pass
+
+
+def _sheet_steps(roles: int) -> set[str]:
+    """The warm-up steps (see :func:`_warm_steps`) a rule sheet of ``roles`` roles needs done."""
+    if roles == 2:  # the built-in games have two roles: a sheet of two is compared with them
+        return {"reasoner", "roles2", "recognise"}
+    return {"reasoner", *([f"roles{roles}"] if roles <= 3 else [])}
+
+
+def _run_warm_steps(steps: list[tuple[str, str, Callable[[], None]]], say: Log) -> None:
+    """Run the warm-up's steps, saying ``warm: K/N WHAT (S s) [KEY]`` after each."""
+    for i, (key, what, step) in enumerate(steps, 1):
+        began = time.monotonic()
+        with contextlib.suppress(Exception):  # warming only saves time: what fails here fails again later
+            step()
+        say(f"warm: {i}/{len(steps)} {what} ({time.monotonic() - began:.1f} s) [{key}]")
+
+
+def _play_a_move(agent: Agent, game: Game) -> None:
+    """Start ``agent`` on ``game`` with clocks, ask it for a move and stop it, as a match would."""
+    agent.start(game, game.roles[0], start_clock=0.3, play_clock=0.2)  # a short search: its code, compiled
+    state = game.initial_state()
+    agent.select_move(state, time_limit=0.2)
+    agent.stop(state, [0] * len(game.roles))
+
+
+def _warm_main(specs: Sequence[str], games_first: bool = False, nice: int = 0) -> None:
+    """The warm-up child's body (:class:`WarmUp`): it ends when its parent does."""
     import os
+
+    if nice:
+        with contextlib.suppress(OSError, AttributeError):  # a speed-up for others only
+            os.nice(nice)
 
     def orphaned() -> None:
         sys.stdin.buffer.read()  # returns when the parent's end of the pipe closes
@@ -689,12 +988,16 @@ def _warm_main(spec: str) -> None:
     threading.Thread(target=orphaned, name="ggp-warm-parent", daemon=True).start()
     code = 0
     try:
-        PlayerService(PlayerConfig(spec=spec), log=lambda text: print(text, file=sys.stderr)).warm()
+        _run_warm_steps(_warm_steps(specs, games_first), _to_stderr)
     except BaseException:
         traceback.print_exc()
         code = 1
     sys.stderr.flush()
     os._exit(code)  # not a normal exit: the thread blocked on stdin would hold up the interpreter's shutdown
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def _stop_pondering(match: PlayerMatch) -> None:
@@ -742,4 +1045,4 @@ def serve(
                 warming.terminate()
 
 
-__all__ = ["PlayerConfig", "PlayerMatch", "PlayerService", "serve"]
+__all__ = ["Clock", "ClockedCaller", "ManualClock", "PlayerConfig", "PlayerMatch", "PlayerService", "WarmUp", "serve"]

@@ -10,12 +10,16 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import uvicorn
 
 from .app import create_app
 from .limits import Limits
 from .store import default_db_path
+
+if TYPE_CHECKING:
+    from ..protocol.player import WarmUp
 
 #: Addresses that listen on every network interface.
 ALL_INTERFACES = ("0.0.0.0", "::", "")
@@ -46,8 +50,30 @@ def serve(
         print(exposure_warning(limits), file=sys.stderr, flush=True)
     print(f"ggp web: open http://{shown}:{port}/  (history in {path}; API docs at /docs; Ctrl-C stops)", flush=True)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
-    uvicorn.Server(config).run()
+    warmup = warm_in_background()
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        if warmup.process.poll() is None:
+            warmup.process.terminate()
     return 0
+
+
+#: The agents the web app's levels use (see ``ggp.web.ui.LEVELS``): warmed at launch.
+WARM_AGENTS = ("mcts", "amazons", "wallmaze", "bomberman")
+
+
+def warm_in_background() -> WarmUp:
+    """Compile the built-in games and the agents of the levels in a child process, their progress on stderr,
+    so that a first game does not wait for it (see :class:`ggp.protocol.player.WarmUp`). The child runs at a
+    lower priority: agents of games being played come first."""
+    from ..protocol.player import WarmUp
+
+    def log(line: str) -> None:
+        print(f"ggp web: {line}", file=sys.stderr, flush=True)
+
+    log("warm: compiling the games and the agents in a child process (minutes on a first start)")
+    return WarmUp(WARM_AGENTS, log, games_first=True, nice=10)
 
 
 def with_hosts(limits: Limits, hosts: Iterable[str]) -> Limits:

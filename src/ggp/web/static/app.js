@@ -1219,6 +1219,19 @@
   }
 
   const page = document.body.dataset.page;
+  // Starting a game waits for its agents to start, which on a server's first start (empty caches) may take
+  // a minute while they compile: say so rather than leave the page looking stuck.
+  if (page === "home")
+    for (const form of document.querySelectorAll("form.quick, form.new-game"))
+      form.addEventListener(
+        "submit",
+        () => {
+          form.setAttribute("aria-busy", "true");
+          const note = "Starting the game: the computer is getting ready (a first game after the server starts may take a minute)…";
+          form.append(el("p", { class: "muted", role: "status" }, note));
+        },
+        { once: true },
+      );
   if (page === "arena") arenaPage();
   if (page === "arena-match") arenaMatchPage();
   if (page === "sheets") sheetsPage();
