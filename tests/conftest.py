@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+# `ggp web` servers the tests start skip the launch warm-up (a child compiling every game at low priority):
+# the suite compiles what it plays itself, and a warm-up per server would only add load.
+os.environ.setdefault("GGP_WEB_WARM", "0")
 # ../shared beside the repository, or GGP_SHARED when it lives elsewhere.
 SHARED = Path(os.environ.get("GGP_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 TRACES = SHARED / "traces"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import socket
 import sys
 import threading
@@ -50,11 +51,12 @@ def serve(
         print(exposure_warning(limits), file=sys.stderr, flush=True)
     print(f"ggp web: open http://{shown}:{port}/  (history in {path}; API docs at /docs; Ctrl-C stops)", flush=True)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
-    warmup = warm_in_background()
+    # GGP_WEB_WARM=0 skips the warm-up: for servers whose compiled code is known to be cached (the tests')
+    warmup = warm_in_background() if os.environ.get("GGP_WEB_WARM", "1") != "0" else None
     try:
         uvicorn.Server(config).run()
     finally:
-        if warmup.process.poll() is None:
+        if warmup is not None and warmup.process.poll() is None:
             warmup.process.terminate()
     return 0
 
