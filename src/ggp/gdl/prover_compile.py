@@ -379,7 +379,7 @@ def compile_rule(
         c.body()
         text = c.source("rule")
         scope: dict[str, Any] = dict(env)
-        exec(compile(text, f"<rule {rule.relation} line {rule.line}>", "exec"), scope)  # noqa: S102
+        exec(compile(text, f"<rule {rule.relation} line {rule.line}>", "exec"), scope)
     except (Unsupported, SyntaxError, RecursionError, MemoryError):
         return None
     fn: Callable[..., None] = scope["rule"]
@@ -414,10 +414,7 @@ def compile_facts(facts: list[tuple[Term, ...]], tpl: tuple[Term, ...]) -> Calla
             by_first.setdefault(f[1] if arity > 1 else "", []).append(f)
     same_arity = [f for f in facts if len(f) == arity]
     cond = " and ".join(conds) or "True"
-    if arity > 1 and tpl[1] == G:
-        loop = "for f in BY_FIRST.get(key[1], ()):"
-    else:
-        loop = "for f in FACTS:"
+    loop = "for f in BY_FIRST.get(key[1], ()):" if arity > 1 and tpl[1] == G else "for f in FACTS:"
     text = (
         "def facts(key, ctx, seen, ans):\n"
         f"    {loop}\n"
@@ -426,6 +423,6 @@ def compile_facts(facts: list[tuple[Term, ...]], tpl: tuple[Term, ...]) -> Calla
         "            ans.append(f)\n"
     )
     scope: dict[str, Any] = {"BY_FIRST": by_first, "FACTS": same_arity}
-    exec(compile(text, "<facts>", "exec"), scope)  # noqa: S102
+    exec(compile(text, "<facts>", "exec"), scope)
     fn: Callable[..., None] = scope["facts"]
     return fn
