@@ -166,12 +166,14 @@ class _Context:
 
     def __init__(self, facts: frozenset[Term], does: dict[str, Term] | None, parent: _Context | None = None) -> None:
         self.facts = facts
+        self.by_functor: dict[Term, list[Term]]
+        self.by_first: dict[tuple[Term, Term], list[Term]]
         if parent is not None and parent.facts is facts:
             self.by_functor = parent.by_functor
             self.by_first = parent.by_first
         else:
-            self.by_functor: dict[Term, list[Term]] = {}
-            self.by_first: dict[tuple[Term, Term], list[Term]] = {}
+            self.by_functor = {}
+            self.by_first = {}
             for f in facts:
                 if isinstance(f, tuple):
                     self.by_functor.setdefault(f[0], []).append(f)
