@@ -54,6 +54,7 @@ from .parser import (
     parse_program,
     reaches,
     show,
+    strongly_connected,
     term_vars,
 )
 from .prover_compile import Unsupported, compile_facts, compile_rule, key_template
@@ -162,7 +163,7 @@ class _Context:
     ``legal``, ``terminal`` and ``goal`` found in the same state.
     """
 
-    __slots__ = ("by_first", "by_functor", "does", "facts", "state_table", "table")
+    __slots__ = ("by_first", "by_functor", "does", "facts", "memo", "state_table", "table")
 
     def __init__(self, facts: frozenset[Term], does: dict[str, Term] | None, parent: _Context | None = None) -> None:
         self.facts = facts
@@ -182,6 +183,7 @@ class _Context:
                 else:
                     self.by_functor.setdefault(f, []).append(f)
         self.does = does or {}
+        self.memo: dict[Any, Any] = {}  # the game's answers in this state (legal moves, terminal, goals)
         self.table: dict[Atom, _Entry] = {}
         self.state_table = parent.table if parent is not None and parent.facts is facts else self.table
 
@@ -194,6 +196,15 @@ class Prover:
         dynamic = reaches(program, {"true", "does"})
         self.static_rel = {r.relation for r in program.rules} - dynamic
         self.move_rel = reaches(program, {"does"})
+        edges: dict[str, list[str]] = {}
+        for rule in program.rules:
+            uses = edges.setdefault(rule.relation, [])
+            uses.extend(str(lit.atom[0]) for lit in rule.body if lit.kind in ("pos", "neg"))
+        #: The relations in a cycle of the rules: their subgoals are solved to a fixpoint; the others in one pass.
+        self.recursive: set[str] = set()
+        for comp in strongly_connected(sorted(set(edges) | {d for ds in edges.values() for d in ds}), edges):
+            if len(comp) > 1 or comp[0] in edges.get(comp[0], ()):
+                self.recursive.update(comp)
         self.rules: dict[tuple[str, int], list[Rule]] = {}
         for rule in program.rules:
             self.rules.setdefault((rule.relation, len(rule.head)), []).append(rule)
@@ -210,6 +221,7 @@ class Prover:
         self._tids: dict[tuple[Term, ...], int] = {}
         self._tpl: list[tuple[Term, ...]] = []
         self._kind: list[int] = []  # 0: the static table, 1: the state's, 2: the joint move's
+        self._flat: list[bool] = []  # the relation is not recursive: one pass completes a subgoal
         self._funcs: list[list[Any] | None] = []
         self._env = {
             "SOLVE": self._solve_key,
@@ -228,8 +240,14 @@ class Prover:
         self.lock = threading.RLock()  # the tables are shared: one proof at a time
 
     # --- queries ---------------------------------------------------------------------------------
-    def ask(self, atom: Atom, ctx: _Context) -> list[Atom]:
-        """Every ground instance of ``atom`` that holds in ``ctx``."""
+    def query(self, atom: Atom) -> tuple[Atom, int]:
+        """``atom`` made ready for :meth:`ask` (canonical, with its template's number): a question asked often."""
+        key = atom if _ground(atom) else _canon(atom)
+        return key, self._tid(key_template(key))
+
+    def ask(self, atom: Atom, ctx: _Context, tid: int = -1) -> list[Atom]:
+        """Every ground instance of ``atom`` that holds in ``ctx`` (``atom`` and ``tid`` from :meth:`query`, or
+        any atom and no ``tid``)."""
         with self.lock:
             limit = sys.getrecursionlimit()
             if limit < _RECURSION:
@@ -240,7 +258,7 @@ class Prover:
             collecting = gc.isenabled()
             gc.disable()  # tables are acyclic; the cyclic collector would rescan them all, again and again
             try:
-                return list(self._solve(atom, ctx))
+                return list(self._solve(atom, ctx) if tid < 0 else self._solve_key(atom, tid, ctx))
             except RecursionError:
                 self._forget(ctx)
                 raise GDLError(
@@ -294,6 +312,7 @@ class Prover:
             tid = self._tids[tpl] = len(self._tpl)
             self._tpl.append(tpl)
             self._kind.append(0 if rel in self.static_rel else 2 if rel in self.move_rel else 1)
+            self._flat.append(rel not in self.recursive)
             self._funcs.append(None)
         return tid
 
@@ -326,7 +345,8 @@ class Prover:
                         order = self._orders[key] = self._order(bodies, bound)
                     return order
 
-                fn = compile_rule(rule, tpl, order_for, self._site, self._env)
+                deep = rule.relation in self.recursive or rule.relation in ("next", "init")
+                fn = compile_rule(rule, tpl, order_for, self._site, self._env, deep)
                 out.append(rule if fn is None else fn)
         self._funcs[tid] = out
         return out
@@ -360,15 +380,26 @@ class Prover:
         self._evals += 1
         if not self._evals & 0x3FF:
             self._check()
+        funcs = self._funcs[tid]
+        if funcs is None:
+            funcs = self._rules_for(tid)
+        if self._flat[tid]:
+            # nothing this subgoal calls can call it back (its relation is in no cycle): one pass, complete
+            found = len(e.answers)
+            for fn in funcs:
+                if fn.__class__ is Rule:
+                    self._evaluate(fn, key, e, ctx)
+                else:
+                    fn(key, ctx, e.seen, e.answers)
+            self._changes += len(e.answers) - found
+            e.complete = True
+            return e.answers
         outer_low = self._low
         outer_pending = len(self._pending)
         e.active = True
         e.depth = self._stack_depth
         self._stack_depth += 1
         self._sweep_at.append(0)
-        funcs = self._funcs[tid]
-        if funcs is None:
-            funcs = self._rules_for(tid)
         try:
             while True:
                 self._low = 1 << 60
@@ -545,7 +576,14 @@ class ProverGame(FactsView, Game):
         self.description = description or f"a game read from a GDL rule sheet ({len(self.roles)} roles)"
         self.prover = Prover(self.program)
         self._contexts: OrderedDict[frozenset[Term], _Context] = OrderedDict()
+        self._last: _Context | None = None  # the context asked last (a state is asked several questions in a row)
         self._lock = threading.Lock()
+        # the questions every state is asked, made ready once
+        q = self.prover.query
+        self._q_legal = [q(("legal", role, "?m")) for role in self.program.roles]
+        self._q_goal = [q(("goal", role, "?v")) for role in self.program.roles]
+        self._q_terminal = q(("terminal",))
+        self._q_next = q(("next", "?x"))
         init = self.prover.ask(("init", "?x"), _Context(frozenset(), None))
         self._initial = ProverState(self, frozenset(a[1] for a in init))
         self._moves: list[list[Move]] = [[] for _ in self.roles]
@@ -564,6 +602,9 @@ class ProverGame(FactsView, Game):
         return state
 
     def _context(self, state: ProverState) -> _Context:
+        last = self._last
+        if last is not None and last.facts is state._facts:
+            return last
         with self._lock:
             ctx = self._contexts.get(state._facts)
             if ctx is None:
@@ -572,11 +613,16 @@ class ProverGame(FactsView, Game):
                     self._contexts.popitem(last=False)
             else:
                 self._contexts.move_to_end(state._facts)
+            self._last = ctx
             return ctx
 
     def _legal_terms(self, state: ProverState, r: int) -> list[Term]:
-        role = self.program.roles[r]
-        return [a[2] for a in self.prover.ask(("legal", role, "?m"), self._context(state))]
+        ctx = self._context(state)
+        got: list[Term] | None = ctx.memo.get(("legal", r))
+        if got is None:
+            key, tid = self._q_legal[r]
+            got = ctx.memo[("legal", r)] = [a[2] for a in self.prover.ask(key, ctx, tid)]
+        return got
 
     def _action(self, r: int, term: Term) -> int:
         index = self._move_index[r]
@@ -606,7 +652,11 @@ class ProverGame(FactsView, Game):
         return tuple(moves)
 
     def is_terminal(self, state: State) -> bool:
-        return bool(self.prover.ask(("terminal",), self._context(self._state(state))))
+        ctx = self._context(self._state(state))
+        got: bool | None = ctx.memo.get("terminal")
+        if got is None:
+            got = ctx.memo["terminal"] = bool(self.prover.ask(self._q_terminal[0], ctx, self._q_terminal[1]))
+        return got
 
     def goals(self, state: State) -> tuple[int, ...]:
         s = self._state(state)
@@ -614,7 +664,8 @@ class ProverGame(FactsView, Game):
         terminal = self.is_terminal(s)
         out = []
         for r, role in enumerate(self.program.roles):
-            values = sorted({int(str(a[2])) for a in self.prover.ask(("goal", role, "?v"), ctx) if str(a[2]).isdigit()})
+            key, tid = self._q_goal[r]
+            values = sorted({int(str(a[2])) for a in self.prover.ask(key, ctx, tid) if str(a[2]).isdigit()})
             if terminal and not values:
                 raise GDLError(
                     f"{self.name}: the game is over but no 'goal' rule gives role {self.roles[r]} a value "
@@ -643,8 +694,13 @@ class ProverGame(FactsView, Game):
 
     def legal_actions(self, state: State, role: str) -> np.ndarray:
         r = self.role_index(role)
-        terms = self._legal_terms(self._state(state), r)
-        return np.array(sorted(self._action(r, t) for t in terms), dtype=np.int64)
+        s = self._state(state)
+        ctx = self._context(s)
+        got: np.ndarray | None = ctx.memo.get(("actions", r))
+        if got is None:
+            terms = self._legal_terms(s, r)
+            got = ctx.memo[("actions", r)] = np.array(sorted(self._action(r, t) for t in terms), dtype=np.int64)
+        return got.copy()
 
     def action_to_move(self, state: State | None, role: str, action: int) -> Move:
         moves = self._moves[self.role_index(role)]
@@ -669,7 +725,8 @@ class ProverGame(FactsView, Game):
         does = {
             role: self._move_terms[r][a] for r, (role, a) in enumerate(zip(self.program.roles, actions, strict=True))
         }
-        nxt = self.prover.ask(("next", "?x"), _Context(s._facts, does, self._context(s)))
+        key, tid = self._q_next
+        nxt = self.prover.ask(key, _Context(s._facts, does, self._context(s)), tid)
         return ProverState(self, frozenset(a[1] for a in nxt))
 
     # --- presentation and storage ----------------------------------------------------------------

@@ -371,9 +371,14 @@ def compile_rule(
     order_for: Callable[[frozenset[str]], list[Literal]],
     site: Callable[[str, tuple[Term, ...]], tuple[int, str]],
     env: dict[str, Any],
+    recursive: bool = True,
 ) -> Callable[..., None] | None:
-    """The function proving ``rule`` for keys of template ``tpl``, or None (the generic resolution does it)."""
-    c = RuleCompiler(rule, tpl, order_for, site, deep_head(rule))
+    """The function proving ``rule`` for keys of template ``tpl``, or None (the generic resolution does it).
+
+    ``recursive``: the rule may build ever deeper terms (its relation is in a cycle, or it is ``next``), so each
+    answer's depth is checked when its head puts a variable inside a compound term.
+    """
+    c = RuleCompiler(rule, tpl, order_for, site, recursive and deep_head(rule))
     try:
         c.head()
         c.body()
