@@ -563,7 +563,14 @@ class ProverGame(FactsView, Game):
     engine = "prover"
 
     def __init__(
-        self, text: str, name: str = "gdl", description: str = "", *, reason: str = "", program: Program | None = None
+        self,
+        text: str,
+        name: str = "gdl",
+        description: str = "",
+        *,
+        reason: str = "",
+        program: Program | None = None,
+        compiled: bool = True,
     ) -> None:
         t0 = time.perf_counter()
         self.name = name
@@ -574,7 +581,7 @@ class ProverGame(FactsView, Game):
         self._spelling = sp
         self.roles = tuple(sp.get(r, r) for r in self.program.roles)
         self.description = description or f"a game read from a GDL rule sheet ({len(self.roles)} roles)"
-        self.prover = Prover(self.program)
+        self.prover = Prover(self.program, compiled=compiled)
         self._contexts: OrderedDict[frozenset[Term], _Context] = OrderedDict()
         self._last: _Context | None = None  # the context asked last (a state is asked several questions in a row)
         self._lock = threading.Lock()
@@ -663,7 +670,7 @@ class ProverGame(FactsView, Game):
         ctx = self._context(s)
         terminal = self.is_terminal(s)
         out = []
-        for r, role in enumerate(self.program.roles):
+        for r in range(len(self.program.roles)):
             key, tid = self._q_goal[r]
             values = sorted({int(str(a[2])) for a in self.prover.ask(key, ctx, tid) if str(a[2]).isdigit()})
             if terminal and not values:
