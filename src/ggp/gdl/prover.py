@@ -8,12 +8,27 @@ resolution from the query down, as ggp-base's prover does, with tabling:
 
 - each subgoal (an atom with its variables renamed canonically) is solved
   once per state and its answers kept; the relations that depend on neither
-  ``true`` nor ``does`` keep their answers across states;
+  ``true`` nor ``does`` keep their answers across states (tabled once per
+  sheet), and the question of ``next`` reuses the tables its state's
+  ``legal``, ``terminal`` and ``goal`` filled (only relations that depend on
+  ``does`` are the joint move's own);
 - a recursive subgoal is solved to a fixpoint: the goals of a strongly
   connected group of calls are re-run until no answer is added, then all of
   them are complete at once (so left recursion terminates and is complete);
+  a relation in no cycle of the rules is solved in one pass;
 - negation is by failure over a complete subgoal (the parser has checked the
-  negation is stratified).
+  negation is stratified);
+- rule bodies are compiled to Python (:mod:`ggp.gdl.prover_compile`), one
+  function per rule and shape of subgoal: variables are locals, the head is
+  matched by comparisons, ``true`` is looked up in the state's facts indexed
+  by functor and first argument, and each body literal calls its relation's
+  table with a key built in place (no unification, no substitution). A rule
+  the compiler leaves out is resolved by generic unification, as every rule
+  is with ``Prover(program, compiled=False)``.
+
+On the sheets that go to it (too large to ground) and on small ones played
+on it, it plays random playouts faster than ggp-base's ProverStateMachine:
+``bench/prover_speed.py`` measures both side by side.
 
 :func:`~ggp.gdl.game.load_text` picks this engine by itself when grounding
 gives up as too large; the game says so in :attr:`ProverGame.engine_reason`.
@@ -54,8 +69,10 @@ from .parser import (
     parse_program,
     reaches,
     show,
+    strongly_connected,
     term_vars,
 )
+from .prover_compile import Unsupported, compile_facts, compile_rule, key_template
 from .view import FactsView
 
 #: States whose answers are kept (each holds the tables of its subgoals).
@@ -154,59 +171,98 @@ class _Entry:
 
 
 class _Context:
-    """One state (and joint move, for ``next``): its facts by functor and its subgoal tables."""
+    """One state (and joint move, for ``next``): its facts indexed, and its subgoal tables.
 
-    def __init__(self, facts: frozenset[Term], does: dict[str, Term] | None) -> None:
+    A joint move's context keeps only the relations that depend on ``does`` in its own :attr:`table`; the
+    others are the state's, kept in the state's context (its :attr:`state_table`), so ``next`` reuses what
+    ``legal``, ``terminal`` and ``goal`` found in the same state.
+    """
+
+    __slots__ = ("by_first", "by_functor", "does", "facts", "memo", "state_table", "table")
+
+    def __init__(self, facts: frozenset[Term], does: dict[str, Term] | None, parent: _Context | None = None) -> None:
         self.facts = facts
-        self.by_functor: dict[Term, list[Term]] = {}
-        for f in facts:
-            self.by_functor.setdefault(_functor(f), []).append(f)
+        self.by_functor: dict[Term, list[Term]]
+        self.by_first: dict[tuple[Term, Term], list[Term]]
+        if parent is not None and parent.facts is facts:
+            self.by_functor = parent.by_functor
+            self.by_first = parent.by_first
+        else:
+            self.by_functor = {}
+            self.by_first = {}
+            for f in facts:
+                if isinstance(f, tuple):
+                    self.by_functor.setdefault(f[0], []).append(f)
+                    if len(f) > 1:
+                        self.by_first.setdefault((f[0], f[1]), []).append(f)
+                else:
+                    self.by_functor.setdefault(f, []).append(f)
         self.does = does or {}
+        self.memo: dict[Any, Any] = {}  # the game's answers in this state (legal moves, terminal, goals)
         self.table: dict[Atom, _Entry] = {}
+        self.state_table = parent.table if parent is not None and parent.facts is facts else self.table
 
 
 class Prover:
     """Tabled top-down evaluation of a checked GDL program (see the module's docstring)."""
 
-    def __init__(self, program: Program) -> None:
+    def __init__(self, program: Program, *, compiled: bool = True) -> None:
         self.program = program
         dynamic = reaches(program, {"true", "does"})
         self.static_rel = {r.relation for r in program.rules} - dynamic
+        self.move_rel = reaches(program, {"does"})
+        edges: dict[str, list[str]] = {}
+        for rule in program.rules:
+            uses = edges.setdefault(rule.relation, [])
+            uses.extend(str(lit.atom[0]) for lit in rule.body if lit.kind in ("pos", "neg"))
+        #: The relations in a cycle of the rules: their subgoals are solved to a fixpoint; the others in one pass.
+        self.recursive: set[str] = set()
+        for comp in strongly_connected(sorted(set(edges) | {d for ds in edges.values() for d in ds}), edges):
+            if len(comp) > 1 or comp[0] in edges.get(comp[0], ()):
+                self.recursive.update(comp)
         self.rules: dict[tuple[str, int], list[Rule]] = {}
         for rule in program.rules:
             self.rules.setdefault((rule.relation, len(rule.head)), []).append(rule)
-        # a relation's rules by their head's first argument, when it is a constant (facts mostly)
-        self.by_first: dict[tuple[str, int], tuple[dict[Term, list[Rule]], list[Rule]]] = {}
-        for key, rules in self.rules.items():
-            if key[1] < 2:
-                continue
-            indexed: dict[Term, list[Rule]] = {}
-            other: list[Rule] = []
-            for rule in rules:
-                first = rule.head[1]
-                if _ground(first):
-                    indexed.setdefault(first, []).append(rule)
-                else:
-                    other.append(rule)
-            self.by_first[key] = (indexed, other)
+        #: Whether rules are compiled to Python functions (:mod:`ggp.gdl.prover_compile`); False: every rule is
+        #: resolved by the generic unification below (the reference the compiled rules are tested against).
+        self.compiled = compiled
         self.static_table: dict[Atom, _Entry] = {}
         self._bodies: dict[int, list[tuple[Literal, tuple[str, ...]]]] = {
             id(rule): [(lit, tuple(sorted(term_vars(lit.atom)))) for lit in rule.body] for rule in program.rules
         }
         self._rule_vars = {id(rule): tuple(sorted(term_vars(rule.head))) for rule in program.rules}
         self._orders: dict[tuple[int, frozenset[str]], list[Literal]] = {}
+        # templates of keys (see prover_compile): their numbers, relation, table and rules' functions
+        self._tids: dict[tuple[Term, ...], int] = {}
+        self._tpl: list[tuple[Term, ...]] = []
+        self._kind: list[int] = []  # 0: the static table, 1: the state's, 2: the joint move's
+        self._flat: list[bool] = []  # the relation is not recursive: one pass completes a subgoal
+        self._funcs: list[list[Any] | None] = []
+        self._env = {
+            "SOLVE": self._solve_key,
+            "ST": self.static_table,
+            "DEEP": self._deep_check,
+            "CHECK": self._check_answers,
+        }
         self._stack_depth = 0
         self._low = 0
         self._changes = 0
         self._changes_at_ask = 0
+        self._evals = 0
         self._sweeps = 0
         self._sweep_at: list[int] = []  # the current sweep of the active subgoal at each depth
         self._pending: list[_Entry] = []
         self.lock = threading.RLock()  # the tables are shared: one proof at a time
 
     # --- queries ---------------------------------------------------------------------------------
-    def ask(self, atom: Atom, ctx: _Context) -> list[Atom]:
-        """Every ground instance of ``atom`` that holds in ``ctx``."""
+    def query(self, atom: Atom) -> tuple[Atom, int]:
+        """``atom`` made ready for :meth:`ask` (canonical, with its template's number): a question asked often."""
+        key = atom if _ground(atom) else _canon(atom)
+        return key, self._tid(key_template(key))
+
+    def ask(self, atom: Atom, ctx: _Context, tid: int = -1) -> list[Atom]:
+        """Every ground instance of ``atom`` that holds in ``ctx`` (``atom`` and ``tid`` from :meth:`query`, or
+        any atom and no ``tid``)."""
         with self.lock:
             limit = sys.getrecursionlimit()
             if limit < _RECURSION:
@@ -217,7 +273,7 @@ class Prover:
             collecting = gc.isenabled()
             gc.disable()  # tables are acyclic; the cyclic collector would rescan them all, again and again
             try:
-                return list(self._solve(atom, ctx))
+                return list(self._solve(atom, ctx) if tid < 0 else self._solve_key(atom, tid, ctx))
             except RecursionError:
                 self._forget(ctx)
                 raise GDLError(
@@ -240,13 +296,75 @@ class Prover:
                 "question: the rules build ever larger terms, or the game is too large"
             )
 
+    def _check_answers(self, found: int) -> None:
+        """A compiled rule's check every 4,096 answers of one subgoal (before they are counted)."""
+        self._changes += found
+        try:
+            self._check()
+        finally:
+            self._changes -= found
+
+    def _deep_check(self, key: Atom, answer: Atom) -> None:
+        if _depth(answer) > MAX_TERM_DEPTH:
+            raise GDLLimitError(
+                f"{self.program.name}: the fallback reasoner gave up: {show(key)} has answers with "
+                f"terms nested over {MAX_TERM_DEPTH} deep (the rules build ever larger terms)"
+            )
+
     def _forget(self, ctx: _Context) -> None:
         """After a proof broke off: drop every table it left unfinished."""
-        ctx.table.clear()
-        for key in [k for k, e in self.static_table.items() if not e.complete]:
-            del self.static_table[key]
+        for table in (ctx.table, ctx.state_table, self.static_table):
+            for key in [k for k, e in table.items() if not e.complete]:
+                del table[key]
         self._pending.clear()
         self._sweep_at.clear()
+
+    # --- templates and compiled rules ------------------------------------------------------------
+    def _tid(self, tpl: tuple[Term, ...]) -> int:
+        tid = self._tids.get(tpl)
+        if tid is None:
+            rel = str(tpl[0])
+            tid = self._tids[tpl] = len(self._tpl)
+            self._tpl.append(tpl)
+            self._kind.append(0 if rel in self.static_rel else 2 if rel in self.move_rel else 1)
+            self._flat.append(rel not in self.recursive)
+            self._funcs.append(None)
+        return tid
+
+    def _site(self, rel: str, tpl: tuple[Term, ...]) -> tuple[int, str]:
+        if rel in ("true", "does"):
+            raise Unsupported(f"{rel} of another arity")
+        tid = self._tid(tpl)
+        return tid, ("ST", "SS", "DT")[self._kind[tid]]
+
+    def _rules_for(self, tid: int) -> list[Any]:
+        """The functions (or, where a rule is not compiled, the rules) that answer keys of template ``tid``."""
+        tpl = self._tpl[tid]
+        rules = self.rules.get((str(tpl[0]), len(tpl)), [])
+        out: list[Any] = []
+        if not self.compiled:
+            out = list(rules)
+        else:
+            facts = [r.head for r in rules if not r.body and _ground(r.head)]
+            if facts:
+                out.append(compile_facts(facts, tpl))
+            for rule in rules:
+                if not rule.body and _ground(rule.head):
+                    continue
+                bodies = self._bodies[id(rule)]
+
+                def order_for(bound: frozenset[str], rule: Rule = rule, bodies: Any = bodies) -> list[Literal]:
+                    key = (id(rule), bound)
+                    order = self._orders.get(key)
+                    if order is None:
+                        order = self._orders[key] = self._order(bodies, bound)
+                    return order
+
+                deep = rule.relation in self.recursive or rule.relation in ("next", "init")
+                fn = compile_rule(rule, tpl, order_for, self._site, self._env, deep)
+                out.append(rule if fn is None else fn)
+        self._funcs[tid] = out
+        return out
 
     # --- tabled resolution -----------------------------------------------------------------------
     def _solve(self, atom: Atom, ctx: _Context) -> list[Atom]:
@@ -256,7 +374,12 @@ class Prover:
         if rel == "does":
             return self._does(atom, ctx)
         key = atom if _ground(atom) else _canon(atom)
-        table = self.static_table if rel in self.static_rel else ctx.table
+        return self._solve_key(key, self._tid(key_template(key)), ctx)
+
+    def _solve_key(self, key: Atom, tid: int, ctx: _Context) -> list[Atom]:
+        """The answers of ``key`` (canonical, of template number ``tid``), from its table or proved now."""
+        kind = self._kind[tid]
+        table = self.static_table if kind == 0 else ctx.state_table if kind == 1 else ctx.table
         e = table.get(key)
         if e is None:
             e = table[key] = _Entry()
@@ -268,6 +391,23 @@ class Prover:
         elif e.low < len(self._sweep_at) and self._sweep_at[e.low] == e.sweep:
             # a member of a group still being swept, evaluated in this sweep already: its answers so far
             self._low = min(self._low, e.low)
+            return e.answers
+        self._evals += 1
+        if not self._evals & 0x3FF:
+            self._check()
+        funcs = self._funcs[tid]
+        if funcs is None:
+            funcs = self._rules_for(tid)
+        if self._flat[tid]:
+            # nothing this subgoal calls can call it back (its relation is in no cycle): one pass, complete
+            found = len(e.answers)
+            for fn in funcs:
+                if fn.__class__ is Rule:
+                    self._evaluate(fn, key, e, ctx)
+                else:
+                    fn(key, ctx, e.seen, e.answers)
+            self._changes += len(e.answers) - found
+            e.complete = True
             return e.answers
         outer_low = self._low
         outer_pending = len(self._pending)
@@ -281,7 +421,13 @@ class Prover:
                 before = self._changes
                 self._sweeps += 1
                 self._sweep_at[e.depth] = self._sweeps
-                self._evaluate(key, e, ctx)
+                found = len(e.answers)
+                for fn in funcs:
+                    if fn.__class__ is Rule:
+                        self._evaluate(fn, key, e, ctx)
+                    else:
+                        fn(key, ctx, e.seen, e.answers)
+                self._changes += len(e.answers) - found
                 low = self._low
                 if low < e.depth or low > e.depth or self._changes == before:
                     break  # part of a group led from below; or not recursive; or the group reached its fixpoint
@@ -302,35 +448,24 @@ class Prover:
             self._low = min(outer_low, low)
         return e.answers
 
-    def _evaluate(self, key: Atom, e: _Entry, ctx: _Context) -> None:
-        rel_key = (str(key[0]), len(key))
-        rules = self.rules.get(rel_key, ())
-        index = self.by_first.get(rel_key)
-        if index is not None and _ground(key[1]):
-            rules = index[0].get(key[1], []) + index[1]
-        rule_vars = self._rule_vars
-        for rule in rules:
-            s: dict[str, Term] = {}
-            # the rule's variables are the sheet's (?x); the subgoal's are canonical (?\x000): they never meet
-            if not _unify(rule.head, key, s):
-                continue
-            bound = frozenset(v for v in rule_vars[id(rule)] if _ground(_subst(v, s)))
-            order = self._orders.get((id(rule), bound))
-            if order is None:
-                order = self._orders[(id(rule), bound)] = self._order(self._bodies[id(rule)], bound)
-            for found in self._body(order, 0, s, ctx):
-                answer = _subst_atom(key, found)
-                if answer not in e.seen:
-                    if _depth(answer) > MAX_TERM_DEPTH:
-                        raise GDLLimitError(
-                            f"{self.program.name}: the fallback reasoner gave up: {show(key)} has answers with "
-                            f"terms nested over {MAX_TERM_DEPTH} deep (the rules build ever larger terms)"
-                        )
-                    e.seen.add(answer)
-                    e.answers.append(answer)
-                    self._changes += 1
-                    if self._changes & 0xFFF == 0:
-                        self._check()
+    def _evaluate(self, rule: Rule, key: Atom, e: _Entry, ctx: _Context) -> None:
+        """One rule by generic unification (where it is not compiled): its answers for ``key`` into ``e``."""
+        s: dict[str, Term] = {}
+        # the rule's variables are the sheet's (?x); the subgoal's are canonical (?\x000): they never meet
+        if not _unify(rule.head, key, s):
+            return
+        bound = frozenset(v for v in self._rule_vars[id(rule)] if _ground(_subst(v, s)))
+        order = self._orders.get((id(rule), bound))
+        if order is None:
+            order = self._orders[(id(rule), bound)] = self._order(self._bodies[id(rule)], bound)
+        for found in self._body(order, 0, s, ctx):
+            answer = _subst_atom(key, found)
+            if answer not in e.seen:
+                self._deep_check(key, answer)
+                e.seen.add(answer)
+                e.answers.append(answer)
+                if not len(e.answers) & 0xFFF:
+                    self._check_answers(len(e.answers))
 
     def _body(self, order: list[Literal], i: int, s: dict[str, Term], ctx: _Context) -> Iterator[dict[str, Term]]:
         if i == len(order):
@@ -443,7 +578,14 @@ class ProverGame(FactsView, Game):
     engine = "prover"
 
     def __init__(
-        self, text: str, name: str = "gdl", description: str = "", *, reason: str = "", program: Program | None = None
+        self,
+        text: str,
+        name: str = "gdl",
+        description: str = "",
+        *,
+        reason: str = "",
+        program: Program | None = None,
+        compiled: bool = True,
     ) -> None:
         t0 = time.perf_counter()
         self.name = name
@@ -454,9 +596,16 @@ class ProverGame(FactsView, Game):
         self._spelling = sp
         self.roles = tuple(sp.get(r, r) for r in self.program.roles)
         self.description = description or f"a game read from a GDL rule sheet ({len(self.roles)} roles)"
-        self.prover = Prover(self.program)
+        self.prover = Prover(self.program, compiled=compiled)
         self._contexts: OrderedDict[frozenset[Term], _Context] = OrderedDict()
+        self._last: _Context | None = None  # the context asked last (a state is asked several questions in a row)
         self._lock = threading.Lock()
+        # the questions every state is asked, made ready once
+        q = self.prover.query
+        self._q_legal = [q(("legal", role, "?m")) for role in self.program.roles]
+        self._q_goal = [q(("goal", role, "?v")) for role in self.program.roles]
+        self._q_terminal = q(("terminal",))
+        self._q_next = q(("next", "?x"))
         init = self.prover.ask(("init", "?x"), _Context(frozenset(), None))
         self._initial = ProverState(self, frozenset(a[1] for a in init))
         self._moves: list[list[Move]] = [[] for _ in self.roles]
@@ -475,6 +624,9 @@ class ProverGame(FactsView, Game):
         return state
 
     def _context(self, state: ProverState) -> _Context:
+        last = self._last
+        if last is not None and last.facts is state._facts:
+            return last
         with self._lock:
             ctx = self._contexts.get(state._facts)
             if ctx is None:
@@ -483,11 +635,16 @@ class ProverGame(FactsView, Game):
                     self._contexts.popitem(last=False)
             else:
                 self._contexts.move_to_end(state._facts)
+            self._last = ctx
             return ctx
 
     def _legal_terms(self, state: ProverState, r: int) -> list[Term]:
-        role = self.program.roles[r]
-        return [a[2] for a in self.prover.ask(("legal", role, "?m"), self._context(state))]
+        ctx = self._context(state)
+        got: list[Term] | None = ctx.memo.get(("legal", r))
+        if got is None:
+            key, tid = self._q_legal[r]
+            got = ctx.memo[("legal", r)] = [a[2] for a in self.prover.ask(key, ctx, tid)]
+        return got
 
     def _action(self, r: int, term: Term) -> int:
         index = self._move_index[r]
@@ -517,15 +674,20 @@ class ProverGame(FactsView, Game):
         return tuple(moves)
 
     def is_terminal(self, state: State) -> bool:
-        return bool(self.prover.ask(("terminal",), self._context(self._state(state))))
+        ctx = self._context(self._state(state))
+        got: bool | None = ctx.memo.get("terminal")
+        if got is None:
+            got = ctx.memo["terminal"] = bool(self.prover.ask(self._q_terminal[0], ctx, self._q_terminal[1]))
+        return got
 
     def goals(self, state: State) -> tuple[int, ...]:
         s = self._state(state)
         ctx = self._context(s)
         terminal = self.is_terminal(s)
         out = []
-        for r, role in enumerate(self.program.roles):
-            values = sorted({int(str(a[2])) for a in self.prover.ask(("goal", role, "?v"), ctx) if str(a[2]).isdigit()})
+        for r in range(len(self.program.roles)):
+            key, tid = self._q_goal[r]
+            values = sorted({int(str(a[2])) for a in self.prover.ask(key, ctx, tid) if str(a[2]).isdigit()})
             if terminal and not values:
                 raise GDLError(
                     f"{self.name}: the game is over but no 'goal' rule gives role {self.roles[r]} a value "
@@ -554,8 +716,13 @@ class ProverGame(FactsView, Game):
 
     def legal_actions(self, state: State, role: str) -> np.ndarray:
         r = self.role_index(role)
-        terms = self._legal_terms(self._state(state), r)
-        return np.array(sorted(self._action(r, t) for t in terms), dtype=np.int64)
+        s = self._state(state)
+        ctx = self._context(s)
+        got: np.ndarray | None = ctx.memo.get(("actions", r))
+        if got is None:
+            terms = self._legal_terms(s, r)
+            got = ctx.memo[("actions", r)] = np.array(sorted(self._action(r, t) for t in terms), dtype=np.int64)
+        return got.copy()
 
     def action_to_move(self, state: State | None, role: str, action: int) -> Move:
         moves = self._moves[self.role_index(role)]
@@ -580,7 +747,8 @@ class ProverGame(FactsView, Game):
         does = {
             role: self._move_terms[r][a] for r, (role, a) in enumerate(zip(self.program.roles, actions, strict=True))
         }
-        nxt = self.prover.ask(("next", "?x"), _Context(s._facts, does))
+        key, tid = self._q_next
+        nxt = self.prover.ask(key, _Context(s._facts, does, self._context(s)), tid)
         return ProverState(self, frozenset(a[1] for a in nxt))
 
     # --- presentation and storage ----------------------------------------------------------------
