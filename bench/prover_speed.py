@@ -2,7 +2,7 @@
 
     python bench/prover_speed.py --ggp-base /work/peers/ggp-base              # every sheet, 3 repeats
     python bench/prover_speed.py --sheets chess10 --repeats 5 --seconds 20
-    GGP_BASE_DIR=/path/to/ggp-base python bench/prover_speed.py --label after
+    GGP_BASE=/path/to/ggp-base python bench/prover_speed.py --label after
     python bench/prover_speed.py --only ggp                                     # ggp alone, no Java
 
 A playout starts from the initial state and plays uniformly random joint moves (each role's legal moves, one
@@ -10,7 +10,7 @@ picked at random, then the next state) until the state is terminal, then asks ev
 plays :class:`ggp.gdl.prover.ProverGame` (the reasoner :func:`ggp.load` picks for a sheet too large to
 ground) through the action core (``legal_actions``, ``apply_actions``, ``is_terminal``, ``goals``);
 ggp-base's side is ``bench/ggp_base/ProverSpeed.java`` over its ``ProverStateMachine`` (``getLegalMoves``,
-``getNextState``, ``isTerminal``, ``getGoal``), compiled here into ``build/prover_speed``.
+``getNextState``, ``isTerminal``, ``getGoal``), compiled into ``build/ggp_base_bench``.
 
 Each measurement is a fresh process: it loads the sheet (not timed), plays ``--warmup`` seconds of playouts
 (not counted: Java's JIT compiles and both provers fill their tables of relations that do not depend on the
@@ -24,10 +24,8 @@ The sheets (:data:`SHEETS`): the corpus sheets that go to the prover (too large 
 ``tests/data/prover`` written to be too large to ground, and a few corpus sheets that ground, played on the
 prover all the same (``ProverGame`` directly) to compare the provers where playouts are short.
 
-ggp-base is not part of ggp. Build it from its public repository (https://github.com/ggp-org/ggp-base; it
-ships the jars it needs in ``lib/``, its README says how to build it) and give the directory with
-``--ggp-base`` or ``GGP_BASE_DIR``: the classes are looked for in ``build/classes`` (``javac`` output) or
-``bin`` (Eclipse's), the jars in ``lib/*/*.jar``.
+ggp-base is not part of ggp: build it by its own instructions and give its folder with ``--ggp-base`` or
+``$GGP_BASE`` (bench/ggp_base_build.py finds its classes and jars and compiles our ProverSpeed.java against it).
 """
 
 from __future__ import annotations
@@ -42,11 +40,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ggp_base_build import HELP, compile_ours, default_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GGP_SHARED", ROOT.parent / "shared"))
 CORPUS = SHARED / "corpus" / "kif"
 RESULTS = ROOT / "bench" / "results" / "prover_speed.jsonl"
-SCRATCH = ROOT / "build" / "prover_speed"
 
 #: name -> (where the sheet is, why it is here)
 SHEETS: dict[str, tuple[Path, str]] = {
@@ -120,37 +119,6 @@ def child(path: str, warmup: float, seconds: float, seed: int, max_steps: int) -
     print(json.dumps(out))
 
 
-def ggp_base_dir(given: str | None) -> Path:
-    raw = given or os.environ.get("GGP_BASE_DIR")
-    if not raw:
-        raise SystemExit(
-            "give a build of ggp-base with --ggp-base DIR or GGP_BASE_DIR (see https://github.com/ggp-org/ggp-base "
-            "for how to build it), or measure ggp alone with --only ggp"
-        )
-    base = Path(raw)
-    for classes in (base / "build" / "classes", base / "bin"):
-        if (classes / "org" / "ggp" / "base" / "util" / "statemachine" / "StateMachine.class").is_file():
-            return base
-    raise SystemExit(
-        f"no compiled ggp-base in {base} (looked for build/classes and bin): build it as its README "
-        "(https://github.com/ggp-org/ggp-base) says, then give that directory"
-    )
-
-
-def java_classpath(base: Path) -> str:
-    jars = sorted(str(p) for p in (base / "lib").glob("*/*.jar") if "sources" not in p.name)
-    classes = [str(c) for c in (base / "build" / "classes", base / "bin") if c.is_dir()]
-    return os.pathsep.join([*classes, str(SCRATCH / "classes"), *jars])
-
-
-def compile_peer(base: Path) -> str:
-    cp = java_classpath(base)
-    (SCRATCH / "classes").mkdir(parents=True, exist_ok=True)
-    src = ROOT / "bench" / "ggp_base" / "ProverSpeed.java"
-    subprocess.run(["javac", "-nowarn", "-d", str(SCRATCH / "classes"), "-cp", cp, str(src)], check=True)
-    return cp
-
-
 def measure(side: str, path: Path, args: argparse.Namespace, seed: int, cp: str) -> dict[str, Any]:
     nums = [str(args.warmup), str(args.seconds), str(seed), str(args.max_steps)]
     if side.startswith("ggp") and side != "ggp-base":
@@ -188,7 +156,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0, help="processor seconds measured per run (whole playouts)")
     ap.add_argument("--warmup", type=float, default=2.0, help="processor seconds of playouts before measuring")
     ap.add_argument("--max-steps", type=int, default=10_000, help="a playout longer than this is cut")
-    ap.add_argument("--ggp-base", default=None, help="a build of ggp-base (or GGP_BASE_DIR)")
+    ap.add_argument("--ggp-base", default=default_dir(), help=f"a ggp-base checkout, built ({HELP})")
     ap.add_argument("--only", choices=["ggp", "ggp-base"], default=None)
     ap.add_argument(
         "--before", default=None, metavar="SRC", help="also measure ggp's prover from this src directory (ggp@before)"
@@ -208,7 +176,7 @@ def main() -> None:
     sides = [args.only] if args.only else ["ggp", "ggp-base"]
     if args.before:
         sides.insert(1, "ggp@before")
-    cp = compile_peer(ggp_base_dir(args.ggp_base)) if "ggp-base" in sides else ""
+    cp = compile_ours(Path(args.ggp_base), "ProverSpeed") if "ggp-base" in sides else ""
     sheets: list[tuple[str, Path]] = []
     for name in args.sheets.split(","):
         if name in SHEETS:

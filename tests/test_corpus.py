@@ -68,7 +68,7 @@ EXPECTED_TO_FAIL: dict[str, str] = {}
 
 #: Sheets left out of the CI third: too large to ground, they load only after grounding has given up (about
 #: 8 s of processor time) and are then played by the top-down prover (ggp.gdl.prover), slowly on amazonsTorus
-#: (about 25 s a state for its 4,000 legal moves). ``make test-corpus`` runs them; tests/test_gdl_prover.py
+#: (about 0.25 s a state for its 4,000 legal moves since the prover's rule bodies are compiled). ``make test-corpus`` runs them; tests/test_gdl_prover.py
 #: tests the fallback in CI. (ruleDepthExponential, whose prereqN holds for every N-bit string, 2^20 atoms for
 #: N = 20, is refused by the grounder's estimate before it grounds, and runs in CI.)
 NOT_IN_CI = {
