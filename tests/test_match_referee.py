@@ -13,7 +13,6 @@ from ggp.match import MatchRecord, Referee
 from ggp.match.calls import margin
 from match_agents import BlockingAgent, CrashingAgent, FaultyLifecycleAgent, IllegalMoveAgent, WrongTypeAgent
 
-
 #: A play clock for agents that answer at once: long enough that no answer is late on a loaded machine (the
 #: referee moves on as soon as both have answered, so it costs nothing), where the clock is not what is tested.
 LONG = 30.0
@@ -172,7 +171,10 @@ def test_agents_see_the_protocol() -> None:
 
     game = ggp.load("amazons_8x8")
     record = Referee(game, start_clock=2 * LONG, play_clock=LONG, seed=1).run([Watcher(seed=1), RandomAgent(seed=2)])
-    assert seen[0] == ("start", ("white", pytest.approx(2 * LONG - margin(2 * LONG)), pytest.approx(LONG - margin(LONG))))
+    assert seen[0] == (
+        "start",
+        ("white", pytest.approx(2 * LONG - margin(2 * LONG)), pytest.approx(LONG - margin(LONG))),
+    )
     assert seen[-1] == ("stop", record.goals)
     moves = [s for s in seen if s[0] == "move"]
     assert len(moves) == record.steps  # asked in every state, noop turns included

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import subprocess
@@ -13,7 +14,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -320,7 +321,7 @@ def test_watch_pace_spaces_out_the_steps(client: TestClient) -> None:
     # the first three steps come at least `pace` apart (each step's time is taken when it is made, so a busy
     # machine can only space them further; no upper bound is asked of it)
     times = live_match(client, paced["id"], 3).times
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)][:3]
+    gaps = [b - a for a, b in itertools.pairwise(times)][:3]
     assert len(gaps) == 3 and min(gaps) >= pace - 0.01, gaps
 
 
@@ -376,7 +377,7 @@ class HeldAgent(Agent):
     name = "held"
     release = threading.Event()
     entered = threading.Event()
-    told: list[float | None] = []
+    told: ClassVar[list[float | None]] = []
     began = 0.0
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:

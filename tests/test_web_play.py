@@ -369,7 +369,8 @@ def test_a_person_whose_clock_runs_out_gets_a_random_legal_move(client: TestClie
     after = next_step(client, view["id"], 1)
     assert after["step"] >= 2 and after["clock"]["seconds"] == 1 and after["clock"]["left"] <= 1
     assert after["notes"][:2] == [
-        f"white ran out of time (1 s): {joint['white']} was played" for joint in (m["joint"] for m in after["moves"][:2])
+        f"white ran out of time (1 s): {joint['white']} was played"
+        for joint in (m["joint"] for m in after["moves"][:2])
     ]
     moves = client.get(f"/api/games/{view['id']}/record").json()["moves"]
     for step in (1, 2):  # the clock of the step after one that ran out runs too
