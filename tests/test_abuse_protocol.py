@@ -148,7 +148,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         assert post(player.port, "(ABORT warm)") == (200, "aborted")
         # and its compiled code is warm: on a cold numba cache, compiling in the background holds numba's lock
         # for minutes, which would make the first PLAYs of these tests wait on it past their clocks
-        warmed = time.monotonic() + 900  # a guard against a hang, not a wait
+        warmed = time.monotonic() + 1800  # a guard against a hang (a cold cache beside a CPU hog takes many minutes)
         while "warm: the engines and the agent's compiled code are ready" not in log.read_text():
             assert proc.poll() is None and time.monotonic() < warmed, log.read_text()[-3000:]
             time.sleep(0.2)

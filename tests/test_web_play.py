@@ -29,8 +29,9 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "kif
 needs_corpus = pytest.mark.skipif(
     not CORPUS.is_dir(), reason="the GDL corpus (../shared/corpus) is not beside the repo"
 )
-#: Agents think briefly here, whatever the level says.
-FAST = Limits(max_agent_time=0.2, arena_agents=())
+#: Agents think briefly here, whatever the level says; their start may compile code (a fresh clone's cold numba
+#: cache on a loaded machine takes minutes), which the tests wait for.
+FAST = Limits(max_agent_time=0.2, arena_agents=(), agent_start_time=900.0)
 
 
 @pytest.fixture
