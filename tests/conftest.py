@@ -144,3 +144,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             yellow=True,
             bold=True,
         )
+
+
+#: Timing-sensitive tests in files whose own marks are kept elsewhere: marked ``timing`` here, so that
+#: ``make test-stress`` (and CI) run them beside the CPU hog too.
+TIMING_TESTS = {
+    "test_protocol.py": {
+        "test_an_agent_that_never_answers_still_gets_a_legal_move_in_time",
+        "test_a_play_waits_part_of_its_clock_for_an_agent_still_starting",
+    },
+    "test_protocol_matches.py": {"test_illegal_malformed_late_and_failed_replies_are_replaced_and_recorded"},
+    "test_general_player.py": {"test_no_reply_is_late_over_a_whole_match_at_a_one_second_clock"},
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        names = TIMING_TESTS.get(item.path.name)
+        if names and getattr(item, "originalname", item.name) in names:
+            item.add_marker(pytest.mark.timing)

@@ -220,6 +220,7 @@ def _open_stream(port: int, path: str) -> tuple[socket.socket, int]:
     return s, status
 
 
+@pytest.mark.timing
 def test_many_simultaneous_event_streams(server: Server) -> None:
     limit = Limits().max_streams_per_client
     gids = [server.client.post("/api/games", json={"game": "wallmaze"}).json()["id"] for _ in range(3)]

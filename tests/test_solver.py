@@ -74,6 +74,7 @@ def connect_four() -> ggp.Game:
     return sheet("connectFour")
 
 
+@pytest.mark.timing
 def test_a_win_in_one_is_proven_and_played_at_once(tictactoe: ggp.Game) -> None:
     # x holds (1 1) and (1 2), o holds (2 1) and (2 2): (play 1 3 x) completes the row.
     state = play(tictactoe, tictactoe.initial_state(), "(play 1 1 x)", "(play 2 1 o)", "(play 1 2 x)", "(play 2 2 o)")
@@ -258,11 +259,13 @@ def test_a_full_table_stops_the_solver_and_the_agent_gives_it_up(tictactoe: ggp.
     assert agent._dfs is None
 
 
+@pytest.mark.timing
 def test_the_agent_plays_the_move_the_exhaustive_solver_proves(tictactoe: ggp.Game) -> None:
     state = play(tictactoe, tictactoe.initial_state(), "(play 2 2 x)", "(play 1 2 o)")
     x = tictactoe.roles.index("xPlayer")
     agent = MCTSAgent(seed=7, solve=False)  # MCTS-Solver off: the proof is the exhaustive solver's
-    agent.start(tictactoe, "xPlayer", start_clock=3.0, play_clock=1.0)
+    # a start clock the solver needs a fraction of, even on a loaded machine (the trees use all of it)
+    agent.start(tictactoe, "xPlayer", start_clock=10.0, play_clock=1.0)
     assert agent._dfs is not None and agent._dfs.value() == (50.0, 50.0)  # the start clock solved the game
     move = agent.select_move(state, time_limit=1.0)
     assert minimax(tictactoe, after(tictactoe, state, x, move))[x] == 100
@@ -275,6 +278,7 @@ def test_the_agent_plays_the_move_the_exhaustive_solver_proves(tictactoe: ggp.Ga
     assert off._dfs is None
 
 
+@pytest.mark.timing
 def test_at_a_step_with_one_move_the_clock_goes_to_the_exhaustive_solver(tictactoe: ggp.Game) -> None:
     agent = MCTSAgent(seed=8, ponder=False)
     # no time to walk at the start; a play clock the walk never needs all of (it stops when the game is solved)

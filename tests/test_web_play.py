@@ -381,6 +381,7 @@ def test_a_person_whose_clock_runs_out_gets_a_random_legal_move(client: TestClie
     assert too_long.status_code == 400 and "human_time must be 0 (no clock) or at most 3600" in too_long.text
 
 
+@pytest.mark.timing
 def test_a_move_in_time_is_the_persons_own_and_the_clock_starts_again(client: TestClient) -> None:
     # a clock far longer than any request takes: a move in time is made in time on any machine
     view = play(client, game="wallmaze", mode="computer", level="easy", human_time=600)
@@ -399,6 +400,7 @@ def test_a_move_in_time_is_the_persons_own_and_the_clock_starts_again(client: Te
     assert 0 < moved["clock"]["left"] <= 600
 
 
+@pytest.mark.timing
 def test_the_clock_waits_for_a_friend_to_take_the_open_seat(client: TestClient) -> None:
     view = play(client, game="wallmaze", mode="friend", human_time=30)
     assert view["clock"] is None  # black's seat is open: nobody's time runs yet
