@@ -264,7 +264,10 @@ def test_the_agent_plays_the_move_the_exhaustive_solver_proves(tictactoe: ggp.Ga
     state = play(tictactoe, tictactoe.initial_state(), "(play 2 2 x)", "(play 1 2 o)")
     x = tictactoe.roles.index("xPlayer")
     agent = MCTSAgent(seed=7, solve=False)  # MCTS-Solver off: the proof is the exhaustive solver's
-    # a start clock the solver needs a fraction of, even on a loaded machine (the trees use all of it)
+    # the trees' and the solver's code compiled first: on a cold numba cache (a fresh clone) beside a CPU hog,
+    # compiling takes longer than any start clock; then a start clock the solver needs a fraction of
+    MCTSAgent(seed=7, solve=False).start(tictactoe, "xPlayer", start_clock=0.01, play_clock=1.0)
+    assert solve_fully(tictactoe, tictactoe.initial_state()).value() == (50.0, 50.0)
     agent.start(tictactoe, "xPlayer", start_clock=10.0, play_clock=1.0)
     assert agent._dfs is not None and agent._dfs.value() == (50.0, 50.0)  # the start clock solved the game
     move = agent.select_move(state, time_limit=1.0)
