@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run play test test-fast test-kernels test-corpus lint docs wheel-test pictures screenshots bench clean
+.PHONY: run play test test-fast test-stress chromium test-kernels test-corpus lint docs wheel-test pictures screenshots bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,9 +19,24 @@ run: $(BIN)/.installed
 play: $(BIN)/.installed
 	$(BIN)/ggp play wallmaze --white human --black random
 
-## make test: the whole test suite on two workers (../shared must sit beside the repository)
-test: $(BIN)/.installed
+## make test: the whole test suite on two workers (../shared must sit beside the repository). It installs
+## Debian's chromium for the browser tests first when it is missing and you may install packages (root or
+## password-less sudo); otherwise those tests are skipped and the run's last line says how many and how to
+## enable them.
+test: $(BIN)/.installed chromium
 	$(BIN)/python -m pytest -q -n 2
+
+## make test-stress: the timing-sensitive tests (marked timing) beside a CPU hog, a busy process on every core,
+## as CI runs them; make test-stress STRESS= runs the whole suite so, and STRESS_HOG="--per-core 4" makes the
+## load heavier (load 8 on two cores)
+STRESS ?= -m timing
+STRESS_HOG ?=
+test-stress: $(BIN)/.installed chromium
+	$(BIN)/python tests/stress/hog.py $(STRESS_HOG) -- $(BIN)/python -m pytest -q -n 2 $(STRESS)
+
+## make chromium: Debian's chromium for the browser tests, installed when missing and you may (GGP_NO_INSTALL=1: never)
+chromium:
+	@sh tests/stress/chromium.sh
 
 ## make test-fast: the suite without the slow deep-perft tests
 test-fast: $(BIN)/.installed

@@ -105,12 +105,18 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: How a browser test skipped for want of chromium says so (counted by the last line of the run).
+NO_CHROMIUM = "no chromium at"
+#: The one command that enables the browser tests (``make test`` runs it when this user may install packages).
+ENABLE_CHROMIUM = "sudo apt-get install chromium"
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Headless Chromium for a module's tests; without it they are skipped, except under CI (``CI`` set)."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is missing: apt-get install -y chromium"
+        message = f"{NO_CHROMIUM} {CHROMIUM}: `{ENABLE_CHROMIUM}` enables the browser tests"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -118,3 +124,45 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b
         b.close()
+
+
+def _skipped_for_chromium(config: pytest.Config) -> int:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return 0
+    return sum(1 for report in reporter.stats.get("skipped", []) if NO_CHROMIUM in str(report.longrepr))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The run's last line, after pytest's counts, when browser tests were skipped because chromium is missing:
+    how many, and the one command that enables them (only the skip reasons said so before)."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller reports
+        return
+    skipped = _skipped_for_chromium(config)
+    if skipped:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        reporter.write_line(
+            f"{skipped} browser test{'s' if skipped != 1 else ''} skipped: chromium is not installed ({CHROMIUM}); "
+            f"`{ENABLE_CHROMIUM}` enables them (make test installs it when you may install packages)",
+            yellow=True,
+            bold=True,
+        )
+
+
+#: Timing-sensitive tests in files whose own marks are kept elsewhere: marked ``timing`` here, so that
+#: ``make test-stress`` (and CI) run them beside the CPU hog too.
+TIMING_TESTS = {
+    "test_protocol.py": {
+        "test_an_agent_that_never_answers_still_gets_a_legal_move_in_time",
+        "test_a_play_waits_part_of_its_clock_for_an_agent_still_starting",
+    },
+    "test_protocol_matches.py": {"test_illegal_malformed_late_and_failed_replies_are_replaced_and_recorded"},
+    "test_general_player.py": {"test_no_reply_is_late_over_a_whole_match_at_a_one_second_clock"},
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        names = TIMING_TESTS.get(item.path.name)
+        if names and getattr(item, "originalname", item.name) in names:
+            item.add_marker(pytest.mark.timing)

@@ -21,6 +21,9 @@ import pytest
 from ggp.agents import AGENTS, agent_options, make_agent
 from ggp.cli import main
 
+#: Seconds a whole ``ggp`` command run here may take: a guard against a hang, long enough for compiling on a
+#: fresh clone's cold numba cache beside a CPU hog (make test-stress).
+COMPILING = 1200
 BUILTIN_AGENTS = ["amazons", "bomberman", "mcts", "random", "wallmaze"]
 HOSTILE_VALUES = [
     "nan", "NaN", "inf", "-inf", "1e400", "1e300", "-1", "0", "-0", "1e-320", "", " ", "9" * 40, "0x10", "1_000",
@@ -122,7 +125,7 @@ print("codes", codes)
 def test_specs_that_crashed_the_process_are_refused(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite"
     proc = subprocess.run(
-        [sys.executable, "-c", SPEC_CRASHES, str(db)], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-c", SPEC_CRASHES, str(db)], capture_output=True, text=True, timeout=COMPILING, check=False
     )
     assert proc.returncode == 0, f"died with {proc.returncode}: {proc.stderr[-3000:]}"
     assert "codes [2, 2, 2, 2, 2, 0, 0]" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-3000:]
@@ -312,7 +315,7 @@ def test_a_tournament_whose_worker_dies_of_a_signal_goes_on(tmp_path: Path) -> N
         [sys.executable, "-m", "ggp", *argv, "--db", str(db), "--agent-module", str(module), "--playclock", "0.5"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=COMPILING,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -340,7 +343,7 @@ def test_a_tournament_whose_workers_never_start_stops_with_a_clear_message(tmp_p
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=COMPILING,
         check=False,
         env={**os.environ, "GGP_TEST_HANG_WORKERS": "1"},
     )
@@ -361,7 +364,7 @@ def test_no_signal_deaths_from_the_command_line() -> None:
         ["serve", "mcts:capacity=1"],
     ):
         proc = subprocess.run(
-            [sys.executable, "-m", "ggp", *argv], capture_output=True, text=True, timeout=300, check=False
+            [sys.executable, "-m", "ggp", *argv], capture_output=True, text=True, timeout=COMPILING, check=False
         )
         assert proc.returncode >= 0, (argv, proc.returncode, signal.Signals(-proc.returncode).name)
         assert "Traceback" not in proc.stderr, argv

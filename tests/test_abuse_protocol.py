@@ -148,7 +148,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         assert post(player.port, "(ABORT warm)") == (200, "aborted")
         # and its compiled code is warm: on a cold numba cache, compiling in the background holds numba's lock
         # for minutes, which would make the first PLAYs of these tests wait on it past their clocks
-        warmed = time.monotonic() + 900  # a guard against a hang, not a wait
+        warmed = time.monotonic() + 1800  # a guard against a hang (a cold cache beside a CPU hog takes many minutes)
         while "warm: the engines and the agent's compiled code are ready" not in log.read_text():
             assert proc.poll() is None and time.monotonic() < warmed, log.read_text()[-3000:]
             time.sleep(0.2)
@@ -195,12 +195,13 @@ HOSTILE_SHEETS = [
 ]
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize(("rules", "status", "says"), HOSTILE_SHEETS)
 def test_start_with_hostile_rules_is_refused(served: Served, rules: str, status: int, says: str) -> None:
     began = time.monotonic()
-    got, body = post(served.port, start("r1", "r", rules, "20", "5"))
+    got, body = post(served.port, start("r1", "r", rules, "60", "5"))
     assert (got, says in body) == (status, True), body
-    assert time.monotonic() - began < 10  # refused at once, not at the end of the start clock
+    assert time.monotonic() - began < 30  # refused at once, not at the end of the start clock
     served.available()
 
 
@@ -223,14 +224,16 @@ def test_oversized_and_undecodable_bodies_are_refused(served: Served) -> None:
     served.available()
 
 
+@pytest.mark.timing
 def test_a_start_whose_grounding_runs_long_is_cut_off_by_its_clocks(served: Served) -> None:
     mark = served.mark()
     began = time.monotonic()
-    status, body = post(served.port, start("slow1", "r", joins_for_long(), "1", "1"))
+    # a start clock of 1 s and a play clock of 5: ready at about 1 s, while preparing would go on until 6 s
+    status, body = post(served.port, start("slow1", "r", joins_for_long(), "1", "5"))
     assert (status, body) == (200, "ready")  # ready by the start clock, though preparing goes on
-    assert time.monotonic() - began < 1.5
+    assert time.monotonic() - began < 4  # the start clock and a loaded machine's delay, well before 6 s
     # ...but only until the first move is due (start clock + play clock): then it gives up, freeing the CPU
-    line = served.logged(r"START slow1: .*did not finish in the time allowed", after=mark, within=20)
+    line = served.logged(r"START slow1: .*did not finish in the time allowed", after=mark, within=60)
     assert "GDLLimitError" in line
     status, body = post(served.port, "(PLAY slow1 NIL)")
     assert status == 400 and "cannot play these rules" in body
@@ -238,6 +241,7 @@ def test_a_start_whose_grounding_runs_long_is_cut_off_by_its_clocks(served: Serv
     served.available()
 
 
+@pytest.mark.timing
 def test_abort_cancels_a_grounding_in_progress(served: Served) -> None:
     mark = served.mark()
     replies: list[tuple[int, str]] = []
@@ -251,8 +255,8 @@ def test_abort_cancels_a_grounding_in_progress(served: Served) -> None:
         assert time.monotonic() < end, "the START never made the player busy"
     began = time.monotonic()
     assert post(served.port, "(ABORT slow2)") == (200, "aborted")
-    served.logged(r"START slow2: .*(grounding|reading the rule sheet) was cancelled", after=mark, within=20)
-    assert time.monotonic() - began < 3
+    served.logged(r"START slow2: .*(grounding|reading the rule sheet) was cancelled", after=mark, within=60)
+    assert time.monotonic() - began < 20  # stopped by the ABORT, not by its clocks (65 s)
     starting.join(30)
     assert replies and replies[0][0] == 400 and "cancelled" in replies[0][1], replies
     served.available()
@@ -282,6 +286,7 @@ def test_garbage_plays_are_refused_and_the_match_goes_on(served: Served) -> None
     served.available()
 
 
+@pytest.mark.timing
 def test_unknown_ids_interleaved_matches_and_odd_letter_case(served: Served) -> None:
     assert post(served.port, f"( sTaRt M1 RED {TICK} 10 2 )") == (200, "ready")
     assert post(served.port, "( iNfO )") == (200, "((name abused) (status busy))")
@@ -289,7 +294,7 @@ def test_unknown_ids_interleaved_matches_and_odd_letter_case(served: Served) -> 
     # a busy player does not read the rules of a START it will not play (3 MiB take seconds to parse)
     began = time.monotonic()
     assert post(served.port, start("m3", "red", "((role red) " + "(f 1 2 3) " * 300_000 + ")")) == (200, "busy")
-    assert time.monotonic() - began < 1.5
+    assert time.monotonic() - began < 3
     assert post(served.port, "(PREVIEW ((role red)) 10)") == (200, "busy")
     for message in ("(PLAY m2 NIL)", "(STOP m2 NIL)", "(ABORT m2)", "(PLAY unknown NIL)"):
         assert post(served.port, message) == (200, "busy"), message
@@ -319,6 +324,7 @@ def test_broken_http(served: Served) -> None:
     served.available()
 
 
+@pytest.mark.timing
 def test_200_connections_at_once(served: Served) -> None:
     port = served.port
     # 200 connections that say nothing hold every place a while (the read deadline is 10 s) ...
@@ -350,6 +356,7 @@ def test_200_connections_at_once(served: Served) -> None:
 
 
 # --- bounds of reading and grounding, in-process -----------------------------------------------------------------
+@pytest.mark.timing
 def test_a_long_chain_of_rules_is_checked_in_linear_time() -> None:
     # relations found dependent on the state one per pass made checking quadratic: 20,000 rules took minutes
     n = 20_000
@@ -360,9 +367,10 @@ def test_a_long_chain_of_rules_is_checked_in_linear_time() -> None:
     )
     began = time.monotonic()
     program = parse_program(text, "chain")
-    assert len(program.rules) == n + 7 and time.monotonic() - began < 20
+    assert len(program.rules) == n + 7 and time.monotonic() - began < 60  # quadratic took minutes
 
 
+@pytest.mark.timing
 def test_reading_and_grounding_stop_at_a_deadline_or_when_cancelled() -> None:
     from ggp.gdl import from_text
 
@@ -486,6 +494,7 @@ def many_roles_sheet(roles: list[str]) -> str:
     )
 
 
+@pytest.mark.timing
 def test_the_host_plays_on_against_hostile_players(tmp_path: Path) -> None:
     names = list(BEHAVIOURS)
     roles = ["good", *names]
@@ -496,7 +505,8 @@ def test_the_host_plays_on_against_hostile_players(tmp_path: Path) -> None:
     good_server = GGPServer("127.0.0.1", 0, good.handle).start()
     hostile = {name: HostilePlayer(BEHAVIOURS[name][0]) for name in names}
     players = {"good": good_server.url, **{name: server.url for name, server in hostile.items()}}
-    start_clock, play_clock, grace = 1.0, 0.6, 0.3
+    # clocks the good player always answers within, even on a loaded machine; the hostile ones run them out
+    start_clock, play_clock, grace = 3.0, 2.0, 0.5
     try:
         began = time.monotonic()
         record = host_match(str(kif), players, start_clock=start_clock, play_clock=play_clock, grace=grace, seed=3)
@@ -508,7 +518,8 @@ def test_the_host_plays_on_against_hostile_players(tmp_path: Path) -> None:
     record = MatchRecord.from_json(record.to_json(), verify=True)
     assert record.terminal and record.steps == 3 and record.goals == (50,) * len(roles)
     # within its clocks: START, three moves and STOP, each a clock plus the grace at most
-    assert elapsed < start_clock + 4 * (play_clock + grace) + 3, elapsed
+    # (a silent player would hold each for 60 s, a dripping one for 50 s)
+    assert elapsed < start_clock + 4 * (play_clock + grace) + 10, elapsed
     faults = list(record.all_faults())
     assert not [f for f in faults if f.role == "good"]
     for name in names:
@@ -522,7 +533,7 @@ def test_the_host_plays_on_against_hostile_players(tmp_path: Path) -> None:
         assert all(len(f.message) <= 1000 and len(f.returned or "") <= 200 for f in mine), name
     assert len(record.to_json()) < 200_000  # a megabyte-long move is kept as a clipped copy
     # no exchange outlives its clock: the host's sending threads are gone, whatever the players still do
-    end = time.monotonic() + 10
+    end = time.monotonic() + 30
     while any(t.name == "ggp-host-send" and t.is_alive() for t in threading.enumerate()):
         assert time.monotonic() < end, "a host thread is still talking to a hostile player"
         time.sleep(0.05)  # polling with a deadline

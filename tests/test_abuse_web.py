@@ -220,6 +220,7 @@ def _open_stream(port: int, path: str) -> tuple[socket.socket, int]:
     return s, status
 
 
+@pytest.mark.timing
 def test_many_simultaneous_event_streams(server: Server) -> None:
     limit = Limits().max_streams_per_client
     gids = [server.client.post("/api/games", json={"game": "wallmaze"}).json()["id"] for _ in range(3)]
@@ -239,7 +240,7 @@ def test_many_simultaneous_event_streams(server: Server) -> None:
     finally:
         for s in sockets:
             s.close()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60  # a guard against a hang: the disconnects are noticed long before
     while True:  # the server sees the clients go and frees their slots
         s, status = _open_stream(server.port, paths[0])
         s.close()

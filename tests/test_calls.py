@@ -61,6 +61,7 @@ class Held(Agent):
         return self.game.legal_moves(state, self.role)[0]
 
 
+@pytest.mark.timing
 def test_a_late_agent_gets_a_random_move_and_is_not_asked_again_while_its_call_runs() -> None:
     game = ggp.load("wallmaze")
     state = game.initial_state()
@@ -82,10 +83,11 @@ def test_a_late_agent_gets_a_random_move_and_is_not_asked_again_while_its_call_r
     agent.release.set()
     runaway.join(30)
     assert not caller.busy("white") and caller.runaway_threads() == []
-    move, _, fault = caller.ask(agent, game, state, "white", clock=5.0, rng=random.Random(1), step=3)
+    move, _, fault = caller.ask(agent, game, state, "white", clock=30.0, rng=random.Random(1), step=3)
     assert fault is None and move == legal[0] and agent.calls == 2
 
 
+@pytest.mark.timing
 def test_forget_calls_frees_the_roles_of_a_new_match_but_keeps_listing_runaways() -> None:
     game = ggp.load("wallmaze")
     agent = Held()
@@ -109,7 +111,7 @@ def test_an_agent_raising_system_exit_is_a_fault_not_the_end_of_the_caller() -> 
     game = ggp.load("bomberman2p")
     agent = Exits()
     agent.start(game, "bomberman")
-    move, _, fault = Caller().ask(agent, game, game.initial_state(), "bomberman", clock=1.0, rng=random.Random(0))
+    move, _, fault = Caller().ask(agent, game, game.initial_state(), "bomberman", clock=30.0, rng=random.Random(0))
     assert fault is not None and fault.kind == "exception" and "SystemExit" in fault.message
     assert fault.traceback is not None and "SystemExit" in fault.traceback
     assert move in game.legal_moves(game.initial_state(), "bomberman")

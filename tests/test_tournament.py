@@ -19,6 +19,9 @@ from ggp.match.tournament import RunEvent, Settings, TournamentDB, TournamentErr
 
 AGENT_MODULE = str(Path(__file__).with_name("match_agents.py"))
 GAME = "bomberman2p"
+#: Seconds a healthy worker never goes without a sign of life, nor takes for a match, even on a loaded machine
+#: (the tests of stalled and overlong matches wait this out for the one that misbehaves).
+HEALTHY = 15.0
 
 
 def new_tournament(path: Path, specs: list[str], games: int = 1, seed: int = 1) -> int:
@@ -159,30 +162,32 @@ def test_a_match_that_keeps_crashing_fails_and_can_be_retried(tmp_path: Path) ->
     check_complete(path, 2)
 
 
+@pytest.mark.timing
 def test_a_stalled_worker_is_killed_and_its_match_rerun(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite"
     marker = tmp_path / "stopped"
     scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"])
     events: list[RunEvent] = []
-    # 5 s: far more than a healthy worker needs to start or play, even on a loaded CI machine.
-    summary = run_tournament(path, workers=2, stall_timeout=5.0, on_event=events.append)
+    # far more than a healthy worker needs to start or play, even beside a CPU hog (make test-stress)
+    summary = run_tournament(path, workers=2, stall_timeout=HEALTHY, on_event=events.append)
     assert marker.exists()
     assert summary.crashes == 1
     stalls = [e for e in events if e.kind == "stall"]
-    assert len(stalls) == 1 and "no sign of life for 5 s" in stalls[0].text
+    assert len(stalls) == 1 and f"no sign of life for {HEALTHY:g} s" in stalls[0].text
     check_complete(path, scheduled)
 
 
+@pytest.mark.timing
 def test_a_match_over_its_time_budget_is_cancelled_and_recorded(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite"
     marker = tmp_path / "stopped"
     scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"], games=2)
     events: list[RunEvent] = []
-    # 5 s: far more than a healthy worker needs to start or play, even on a loaded CI machine.
-    summary = run_tournament(path, workers=2, match_timeout=5.0, on_event=events.append)
+    # far more than a healthy worker needs to start and play a match, even beside a CPU hog (make test-stress)
+    summary = run_tournament(path, workers=2, match_timeout=HEALTHY, on_event=events.append)
     assert marker.exists()
     cancelled = [e for e in events if e.kind == "cancelled"]
-    assert len(cancelled) == 1 and "over its time budget of 5 s" in cancelled[0].text
+    assert len(cancelled) == 1 and f"over its time budget of {HEALTHY:g} s" in cancelled[0].text
     assert summary.cancelled == 1 and summary.crashes == 0 and summary.finished == scheduled - 1
     with TournamentDB(path) as db:
         assert db.counts() == {"pending": 0, "running": 0, "done": scheduled - 1, "failed": 1}

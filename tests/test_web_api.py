@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -298,11 +300,29 @@ def test_several_games_at_once(client: TestClient) -> None:
     assert client.get("/api/games", params={"status": "playing"}).json()["total"] == 0
 
 
+def live_match(client: TestClient, gid: str, past_step: int) -> Any:
+    """The manager's live match ``gid`` once it is past ``past_step`` (waiting on its change notification)."""
+    manager = client.app.state.manager  # type: ignore[attr-defined]
+    assert client.portal is not None
+    match = client.portal.call(manager.get, gid)
+    for _ in range(100):
+        if match.step > past_step or match.over:
+            break
+        client.portal.call(match.wait_change, match.version, 30.0)
+    assert match.step > past_step, f"match {gid} stayed at step {match.step}"
+    return match
+
+
+@pytest.mark.timing
 def test_watch_pace_spaces_out_the_steps(client: TestClient) -> None:
-    view = new_game(client, "wallmaze", {"white": "random", "black": "random"}, pace=0.2)
-    time.sleep(0.5)  # a wall-clock property is what is tested here
-    view = client.get(f"/api/games/{view['id']}").json()
-    assert 1 <= view["step"] <= 4
+    pace = 0.2
+    paced = new_game(client, "wallmaze", {"white": "random", "black": "random"}, pace=pace)
+    assert paced["settings"]["pace"] == pace
+    # the first three steps come at least `pace` apart (each step's time is taken when it is made, so a busy
+    # machine can only space them further; no upper bound is asked of it)
+    times = live_match(client, paced["id"], 3).times
+    gaps = [b - a for a, b in itertools.pairwise(times)][:3]
+    assert len(gaps) == 3 and min(gaps) >= pace - 0.01, gaps
 
 
 class SlowAgent(Agent):
@@ -350,17 +370,41 @@ def test_an_agent_that_cannot_play_the_game_is_refused(client: TestClient, monke
     assert new_game(client, "amazons_8x8", {"black": "picky"}, agent_time=0.05)["players"]["black"] == "picky"
 
 
+class HeldAgent(Agent):
+    """Thinks until the test lets it go (``release``), then plays its first legal move; ``entered`` is set
+    when its first select_move begins and ``told`` keeps the time limits it was given."""
+
+    name = "held"
+    release = threading.Event()
+    entered = threading.Event()
+    told: ClassVar[list[float | None]] = []
+    began = 0.0
+
+    def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        type(self).told.append(time_limit)
+        type(self).began = time.perf_counter()
+        type(self).entered.set()
+        type(self).release.wait(60)
+        return sorted(self.game.legal_moves(state, self.role))[0]
+
+
+@pytest.mark.timing
 def test_a_thinking_agent_does_not_block_the_server(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(AGENTS, "slow", SlowAgent)
-    view = new_game(client, "wallmaze", {"white": "human", "black": "slow"}, agent_time=0.6)
+    held = type("Held", (HeldAgent,), {"release": threading.Event(), "entered": threading.Event(), "told": []})
+    monkeypatch.setitem(AGENTS, "held", held)
+    view = new_game(client, "wallmaze", {"white": "human", "black": "held"}, agent_time=30)
     gid = view["id"]
-    began = time.perf_counter()
+    assert held.entered.wait(30), "the agent was never asked for a move"
+    # the agent is still thinking (it cannot stop before it is released): the server answers all the same
     view = client.get(f"/api/games/{gid}").json()
-    assert time.perf_counter() - began < 0.4
-    assert "black" in view["thinking"] and view["awaiting"] == ["white"]
+    assert not held.release.is_set() and "black" in view["thinking"] and view["awaiting"] == ["white"]
+    held_for = time.perf_counter() - held.began
+    held.release.set()
     assert move(client, gid, "white", "noop", step=0).json()["step"] == 1  # waits (wait=10) for the agent
     record = client.get(f"/api/games/{gid}/record").json()
-    assert record["moves"][0]["times"][1] >= 0.6 - margin(0.6)  # it slept as long as it was told
+    assert held.told[0] == pytest.approx(30 - margin(30))  # told its clock less the margin
+    assert record["moves"][0]["faults"] == []  # its own move, in time
+    assert record["moves"][0]["times"][1] >= held_for - 0.001  # the record has the whole time it thought
 
 
 def test_a_failing_agent_is_replaced_by_a_random_move(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:

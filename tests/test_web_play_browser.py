@@ -135,6 +135,7 @@ def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, pag
     expect(page.locator("#action-abort")).to_have_count(0)  # a move was made: only resign is offered
 
 
+@pytest.mark.timing
 def test_a_person_with_a_clock_sees_it_count_down(server: BackgroundServer, page: Any) -> None:
     page.goto(server.url + "/")
     card = page.locator("#game-wallmaze")

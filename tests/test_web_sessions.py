@@ -529,6 +529,7 @@ def test_agents_playing_alone_leave_a_thread_for_games_with_people(db: Path, gat
     run(scenario)
 
 
+@pytest.mark.timing
 def test_an_agent_over_its_clock_gets_a_random_move_and_frees_its_thread(db: Path, gates: Callable[..., Gate]) -> None:
     hang = gates("hang")
 
