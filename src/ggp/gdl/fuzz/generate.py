@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 # A sort is a base sort name ("n" numbers, "o" objects, "r" roles, "s" steps) or a compound sort
@@ -61,7 +62,7 @@ class Generator:
         rng = self.rng
         self.roles = rng.sample(ROLE_NAMES, rng.choice([1, 2, 2, 2, 3]))
         self.turns = len(self.roles) > 1 and rng.random() < 0.5
-        self.k = rng.randint(2, 4)  # numbers 1..k
+        self.k = rng.choice([2, 3, 3, 4, 4, 5, 7])  # numbers 1..k
         self.steps = rng.randint(2, 7)  # the game ends when the step counter reaches this
         self.objects = rng.sample(OBJECT_NAMES, rng.randint(1, 3))
         top = max(self.k, self.steps)
@@ -175,6 +176,9 @@ class Generator:
         move = name if not args else f"({name} {' '.join(args)})"
         return f"(does {who} {move})"
 
+    def unary(self, rel: Relation, v: str) -> str:
+        return f"(true ({rel.name} {v}))" if rel.kind == "fluent" else f"({rel.name} {v})"
+
     def pick_var(self, body: _Body, sort: Sort) -> str:
         """A variable of ``sort`` bound in ``body`` (bound now by a domain literal when there is none)."""
         olds = [v for v, s in body.bound.items() if s == sort]
@@ -243,6 +247,12 @@ class Generator:
                 lit = self.negatable_literal(body, negative)
                 if lit:
                     body.lits.append(lit)
+        unary = [r for r in positive if r.sorts == ("n",)]
+        if len(unary) >= 2 and rng.random() < 0.15:  # an 'or' whose every branch binds a new variable
+            v = self.new_var()
+            branches = [self.unary(r, v) for r in rng.sample(unary, 2)]
+            body.lits.append(f"(or {' '.join(branches)})")
+            body.bound[v] = "n"
         if rng.random() < 0.2:  # an 'or' of checks over the variables bound so far
             parts = [self.negatable_literal(body, negative) for _ in range(rng.randint(2, 3))]
             parts += [self.atom(rng.choice(positive), body, False) for _ in range(rng.randint(0, 1)) if positive]
@@ -289,7 +299,8 @@ class Generator:
             for _ in range(rng.randint(1, 3)):
                 body = self.body(state + earlier, self.fluents + self.statics + earlier, need=sorts)
                 self.rules.append(self.rule(self.head(name, sorts, body), body))
-            if sorts and sorts[0] == "n" and rng.random() < 0.75:  # recursion along the chain or neighbours
+            recursive = bool(sorts) and sorts[0] == "n" and rng.random() < 0.75
+            if recursive:  # recursion along the chain or neighbours
                 link = rng.choice(["nbr", "nbr", "succ"] if any(r.name == "nbr" for r in self.statics) else ["succ"])
                 body = _Body()
                 x, y = self.new_var(), self.new_var()
@@ -305,6 +316,13 @@ class Generator:
                     body.lits.append(self.atom(rng.choice(self.fluents), body, False))
                 rng.shuffle(body.lits)
                 self.rules.append(self.rule(f"({name} {' '.join([y, *rest])})", body))
+            if not recursive and sorts == ("n",) and rng.random() < 0.3:
+                # negation of the relation itself, for other arguments (stratified rule by rule)
+                one, two = rng.sample(self.numbers, 2)
+                body = self.body(state + earlier, self.fluents + earlier)
+                body.lits.append(f"(not ({name} {one}))")
+                rng.shuffle(body.lits)
+                self.rules.append(self.rule(f"({name} {two})", body))
             self.views.append(view)
         if rng.random() < 0.3:  # a relation of the moves, read by next only
             sorts = tuple(rng.choice(["n", "o"]) for _ in range(rng.randint(0, 1)))
@@ -366,7 +384,16 @@ class Generator:
                 self.rules.append(f"(<= (next (control {b})) (true (control {a})))")
         reads = self.statics + self.fluents + self.views + self.mviews
         for rel in self.fluents[1 + self.turns :]:
-            if rng.random() < 0.7:  # a frame rule
+            mode = rng.random()
+            if mode < 0.12:  # kept by a plain frame rule only: the grounder treats it as static
+                inner = rel.name if not rel.sorts else f"({rel.name} {' '.join(f'?f{j}' for j in range(len(rel.sorts)))})"
+                self.rules.append(f"(<= (next {inner}) (true {inner}))")
+                continue
+            if mode < 0.17 and rel.sorts:  # a frame rule for some facts only
+                inner = f"({rel.name} {' '.join(self.const(x) for x in rel.sorts)})"
+                self.rules.append(f"(<= (next {inner}) (true {inner}))")
+                continue
+            if mode < 0.8:  # a frame rule
                 body = _Body()
                 body.lits.append(self.atom(rel, body, True))
                 for _ in range(rng.randint(0, 2)):
@@ -395,10 +422,17 @@ class Generator:
             for _ in range(rng.randint(1, 3)):
                 body = self.body(reads, self.fluents + self.views)
                 self.rules.append(self.rule(f"(goal {role} {rng.choice(values)})", body))
+            if rng.random() < 0.2:  # a value where no other is given
+                value = rng.choice(values)
+                other = rng.choice([v for v in values if v != value])
+                self.rules.append(f"(<= (goal {role} {value}) (not (goal {role} {other})))")
             if rng.random() < 0.3:  # a goal for every role at once
                 body = self.body(reads, self.fluents + self.views)
                 who = self.pick_var(body, "r")
                 self.rules.append(self.rule(f"(goal {who} {rng.choice(values)})", body))
+
+    def recase(self, line: str) -> str:
+        return "".join(_recase_token(t, self.rng) for t in re.split(r"(\s+|[()])", line))
 
     def sheet(self) -> str:
         self.setup()
@@ -407,12 +441,23 @@ class Generator:
         self.legal()
         self.next()
         self.ends()
+        if self.rng.random() < 0.15:  # GDL's optional declarations
+            self.facts += [f"(base (step {i}))" for i in range(self.steps + 1)]
+            self.facts.append("(<= (input ?r noop) (role ?r))")
         lines = self.facts + self.rules
+        if self.rng.random() < 0.1:  # symbols in other letter cases (GDL ignores case)
+            lines = [self.recase(line) for line in lines]
         if self.rng.random() < 0.5:
             head, tail = lines[: len(self.roles)], lines[len(self.roles) :]
             self.rng.shuffle(tail)
             lines = head + tail
         return "\n".join(lines) + "\n"
+
+
+def _recase_token(tok: str, rng: random.Random) -> str:
+    if tok in ("(", ")") or rng.random() > 0.15:
+        return tok
+    return tok.upper() if rng.random() < 0.5 else tok[:1].upper() + tok[1:]
 
 
 def generate(seed: int) -> str:

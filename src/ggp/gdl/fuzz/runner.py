@@ -145,14 +145,19 @@ def run(
                 _save(out, counts, f"sheet-{sheet_seed}-shrunk", small, f"{origin}, shrunk\n{what}")
                 _say(log, f"shrunk to {len(small.splitlines())} sentences ({path}):\n{small}{what}")
         now = time.monotonic()
-        if log is not None and now - last >= progress_every:
+        if now - last >= progress_every:
             last = now
             counts.seconds = now - began
             _say(log, counts.line())
+            _summary(out, counts)
     counts.seconds = time.monotonic() - began
+    _summary(out, counts)
+    return counts
+
+
+def _summary(out: Path | None, counts: Counts) -> None:
     if out is not None:
         (out / "summary.json").write_text(json.dumps(counts.as_dict(), indent=1, default=dict) + "\n")
-    return counts
 
 
 def _say(log: TextIO | None, text: str) -> None:
@@ -185,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to save disagreeing sheets (and summary.json)")
     parser.add_argument("--compiled-every", type=int, default=10, help="compile every Nth sheet's network (0: never)")
     parser.add_argument("--shrink-seconds", type=float, default=120.0, help="time to shrink a disagreement (0: none)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="most seconds per sheet (then skipped)")
     parser.add_argument("--walks", type=int, default=3)
     parser.add_argument("--max-steps", type=int, default=12)
     parser.add_argument("--progress", type=float, default=60.0, help="seconds between progress lines")
@@ -204,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         shrink_seconds=args.shrink_seconds,
         walks=args.walks,
         max_steps=args.max_steps,
+        seconds=args.seconds,
         log=sys.stderr,
         progress_every=args.progress,
     )
