@@ -2,6 +2,7 @@
 
 import sys
 
-from .runner import main
+from ggp.gdl.fuzz.runner import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,10 +14,11 @@ is ``invalid``; one that a bound stops (grounding too large, a proof past its li
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +28,8 @@ from ..grounder import GroundingTooLarge, ground
 from ..kernel import COMPILED, DIFFERENTIAL, SWEEP, compilable, gdl_kernel
 from ..lanes import LANES, WORDS, _next, _next_program, _sweep
 from ..network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Propnet
-from ..evaluate import _eval, pn_load, pn_next
+from ...core.kernels import rng_state
+from ..evaluate import _eval, dn_playouts, pn_load, pn_next, pn_playouts
 from ..parser import GDLError, GDLLimitError, bounded, parse_program, show
 from ..propnet import build_propnet
 from ..prover import ProverGame, _Context
@@ -35,7 +37,7 @@ from ..prover import ProverGame, _Context
 #: The kernel modes compared, by name.
 KERNEL_MODES = {"sweep": SWEEP, "differential": DIFFERENTIAL, "compiled": COMPILED}
 #: Every engine compared with the prover.
-ENGINES = ("raw", "pn", "sweep", "differential", "compiled", "lanes")
+ENGINES = ("raw", "pn", "sweep", "differential", "compiled", "lanes", "playouts")
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class Disagreement:
 
     def __str__(self) -> str:
         where = f" (walk {self.walk}, step {self.step})" if self.walk >= 0 else ""
+        if self.walk == -2:
+            where = f" (asked again out of order: state {self.step} of the walks)"
         return f"{self.engine}: {self.question}{where}: {self.detail}"
 
 
@@ -213,7 +217,7 @@ class Comparer:
                 kernels[name] = (kernel, kernel.context())
             except Exception as exc:  # noqa: BLE001 - a crash is a finding
                 self.report(name, "crash", _crash(exc))
-        engines = tuple(e for e in self.engines if e in nets or e in kernels or e == "lanes")
+        engines = tuple(e for e in self.engines if e in nets or e in kernels or e in ("lanes", "playouts"))
         try:
             init = self._prover_init(prover)
         except GDLError as exc:
@@ -245,6 +249,20 @@ class Comparer:
                     break
                 assert ref.next_facts is not None
                 facts = ref.next_facts
+        # the kernels' contexts asked again about the walks' states in another order (a search's jumps)
+        order = list(range(len(refs)))
+        rng.shuffle(order)
+        for j in order[: max(4, len(order) // 2)]:
+            for name, (kernel, ctx) in kernels.items():
+                try:
+                    self._check_kernel(name, pn, kernel, ctx, refs[j], -2, j)
+                except Exception as exc:  # noqa: BLE001
+                    self.report(name, "crash", _crash(exc), -2, j)
+        if "playouts" in self.engines:
+            try:
+                self._check_playouts(pn)
+            except Exception as exc:  # noqa: BLE001
+                self.report("playouts", "crash", _crash(exc))
         if "lanes" in self.engines:
             try:
                 self._check_lanes(pn, refs)
@@ -382,6 +400,25 @@ class Comparer:
         if got_next != ref.next_facts:
             self.report(name, "next", f"joint {ref.joint}: {_diff_sets(ref.next_facts, got_next)}", w, step)
 
+    def _check_playouts(self, pn: _Propnet) -> None:
+        """Whole random games in one compiled call: the sweeping and the incremental loop (also with a stack
+        so small that it falls back to evaluating steps from scratch) must play the same games."""
+        n = pn.net
+        roles = max(pn.nroles, 1)
+        results = []
+        for incremental, scratch in ((False, 0), (True, 0), (True, 3)):
+            goals = np.zeros((6, roles), dtype=np.int64)
+            lengths = np.zeros(6, dtype=np.int64)
+            error = np.zeros(2, dtype=np.int64)
+            args = (n, np.asarray(n.init, dtype=np.uint8).copy(), 6, rng_state(self.seed), 40, goals, lengths, error)
+            made = dn_playouts(*args, scratch) if incremental else pn_playouts(*args)
+            results.append((goals.tolist(), lengths.tolist(), int(made), error.tolist()))
+        for (incremental, scratch), got in zip(((True, 0), (True, 3)), results[1:], strict=True):
+            if got != results[0]:
+                self.report(
+                    "playouts", "games", f"incremental (scratch {scratch}) {_short(got)} but sweep {_short(results[0])}"
+                )
+
     def _check_lanes(self, pn: _Propnet, refs: list[_Ref]) -> None:
         n = pn.net
         nnodes, nbase = int(n.header[H_NNODES]), int(n.header[H_NBASE])
@@ -457,4 +494,38 @@ def compare(text: str, **options: Any) -> Outcome:
     return Comparer(text, **options).run()
 
 
-__all__ = ["ENGINES", "Comparer", "Disagreement", "Outcome", "compare"]
+
+
+#: Thresholds lowered so that small sheets take the paths large ones take (``--stress``): static relations
+#: computed on demand, foreseen grounding sizes, guarded and factored gates, compiled code cut into short blocks.
+STRESS = {
+    ("grounder", "DEFER_ROWS"): 4,
+    ("grounder", "_FORESEE_FROM"): 2,
+    ("propnet", "GUARD_READERS"): 2,
+    ("propnet", "FACTOR_READERS"): 2,
+    ("propnet", "FACTOR_SHARED"): 2,
+    ("codegen", "CHUNK"): 16,
+    ("codegen", "LIST_CHUNK"): 3,
+    ("codegen", "COPY_RUN"): 2,
+}
+
+
+@contextlib.contextmanager
+def stressed(on: bool = True) -> Iterator[None]:
+    """Within this block, the thresholds of :data:`STRESS` are lowered (nothing changes when ``on`` is False)."""
+    import importlib
+
+    saved = []
+    if on:
+        for (module, name), value in STRESS.items():
+            mod = importlib.import_module(f"ggp.gdl.{module}")
+            saved.append((mod, name, getattr(mod, name)))
+            setattr(mod, name, value)
+    try:
+        yield
+    finally:
+        for mod, name, value in saved:
+            setattr(mod, name, value)
+
+
+__all__ = ["ENGINES", "STRESS", "Comparer", "Disagreement", "Outcome", "compare", "stressed"]

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .compare import ENGINES, Outcome, compare
+from .compare import ENGINES, Outcome, compare, stressed
 from .generate import generate
 from .mutate import mutate
 from .shrink import shrink
@@ -83,9 +83,11 @@ def run(
     log: TextIO | None = None,
     progress_every: float = 60.0,
     compare_fn: Callable[..., Outcome] = compare,
+    stress_every: int = 0,
 ) -> Counts:
     """Compare the engines on ``count`` sheets: generated from seeds ``seed``, ``seed + 1``, ..., and (a
-    ``mutant_share`` of them, when ``corpus`` is given) mutants of the corpus's sheets."""
+    ``mutant_share`` of them, when ``corpus`` is given) mutants of the corpus's sheets; every
+    ``stress_every``-th sheet (0: none) with the thresholds of :data:`~ggp.gdl.fuzz.compare.STRESS` lowered."""
     counts = Counts()
     began = time.monotonic()
     last = began
@@ -106,7 +108,15 @@ def run(
             text = generate(sheet_seed)
             origin = f"generated from seed {sheet_seed}"
             opts = {"walks": walks, "max_steps": max_steps}
-        outcome = compare_fn(text, seed=sheet_seed, engines=engines, seconds=seconds, **opts)
+        stress = stress_every > 0 and i % stress_every == stress_every - 1
+        if stress:
+            origin += ", under STRESS thresholds"
+
+        def compare_one(candidate: str, s: int = sheet_seed, e: tuple[str, ...] = engines, o: Any = opts) -> Outcome:
+            with stressed(stress):
+                return compare_fn(candidate, seed=s, engines=e, seconds=seconds, **o)
+
+        outcome = compare_one(text)
         counts.tried += 1
         counts.mutants += mutant
         counts.states += outcome.states
@@ -135,12 +145,12 @@ def run(
             if shrink_seconds > 0:
                 keys = outcome.keys
 
-                def still(candidate: str, keys: set[tuple[str, str]] = keys, s: int = sheet_seed) -> bool:
-                    got = compare_fn(candidate, seed=s, engines=engines, seconds=seconds, **opts)
+                def still(candidate: str, keys: set[tuple[str, str]] = keys) -> bool:
+                    got = compare_one(candidate)
                     return got.status == "disagreed" and bool(got.keys & keys)
 
                 small = shrink(text, still, shrink_seconds)
-                again = compare_fn(small, seed=sheet_seed, engines=engines, seconds=seconds, **opts)
+                again = compare_one(small)
                 what = "\n".join(str(d) for d in again.disagreements)
                 _save(out, counts, f"sheet-{sheet_seed}-shrunk", small, f"{origin}, shrunk\n{what}")
                 _say(log, f"shrunk to {len(small.splitlines())} sentences ({path}):\n{small}{what}")
@@ -191,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compiled-every", type=int, default=10, help="compile every Nth sheet's network (0: never)")
     parser.add_argument("--shrink-seconds", type=float, default=120.0, help="time to shrink a disagreement (0: none)")
     parser.add_argument("--seconds", type=float, default=20.0, help="most seconds per sheet (then skipped)")
+    parser.add_argument(
+        "--stress-every", type=int, default=2, help="every Nth sheet with the size thresholds lowered (0: none)"
+    )
     parser.add_argument("--walks", type=int, default=3)
     parser.add_argument("--max-steps", type=int, default=12)
     parser.add_argument("--progress", type=float, default=60.0, help="seconds between progress lines")
@@ -211,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         walks=args.walks,
         max_steps=args.max_steps,
         seconds=args.seconds,
+        stress_every=args.stress_every,
         log=sys.stderr,
         progress_every=args.progress,
     )
