@@ -10,7 +10,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -54,7 +54,8 @@ class Counts:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["found"], d["skip_reasons"] = dict(self.found), dict(self.skip_reasons)
         d["rate"] = round(self.rate, 3)
         return d
 
