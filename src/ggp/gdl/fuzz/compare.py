@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from ...core.kernels import rng_state
+from ..evaluate import _eval, dn_playouts, pn_load, pn_next, pn_playouts
 from ..grounder import GroundingTooLarge, ground
 from ..kernel import COMPILED, DIFFERENTIAL, SWEEP, compilable, gdl_kernel
 from ..lanes import LANES, WORDS, _next, _next_program, _sweep
 from ..network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Propnet
-from ...core.kernels import rng_state
-from ..evaluate import _eval, dn_playouts, pn_load, pn_next, pn_playouts
 from ..parser import GDLError, GDLLimitError, bounded, parse_program, show
 from ..propnet import build_propnet
 from ..prover import ProverGame, _Context
@@ -101,9 +101,7 @@ class _Propnet:
         self.base_index = {t: i for i, t in enumerate(propnet.base_texts)}
         self.nroles = int(self.net.header[H_NROLES])
         lptr = self.net.legal_ptr
-        self.moves = [
-            {t: k for k, t in enumerate(propnet.move_texts[r])} for r in range(self.nroles)
-        ]
+        self.moves = [{t: k for k, t in enumerate(propnet.move_texts[r])} for r in range(self.nroles)]
         self.lptr = [int(x) for x in lptr]
 
     def bits(self, facts: frozenset[str]) -> np.ndarray | None:
@@ -215,7 +213,7 @@ class Comparer:
             try:
                 kernel = self.kernel_factory(pn.propnet, mode)
                 kernels[name] = (kernel, kernel.context())
-            except Exception as exc:  # noqa: BLE001 - a crash is a finding
+            except Exception as exc:  # (a crash is a finding)
                 self.report(name, "crash", _crash(exc))
         engines = tuple(e for e in self.engines if e in nets or e in kernels or e in ("lanes", "playouts"))
         try:
@@ -256,17 +254,17 @@ class Comparer:
             for name, (kernel, ctx) in kernels.items():
                 try:
                     self._check_kernel(name, pn, kernel, ctx, refs[j], -2, j)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     self.report(name, "crash", _crash(exc), -2, j)
         if "playouts" in self.engines:
             try:
                 self._check_playouts(pn)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.report("playouts", "crash", _crash(exc))
         if "lanes" in self.engines:
             try:
                 self._check_lanes(pn, refs)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.report("lanes", "crash", _crash(exc))
         status = "disagreed" if self.found else "agreed"
         return Outcome(status, list(self.found), states, engines=engines)
@@ -328,12 +326,12 @@ class Comparer:
                 continue
             try:
                 self._check_interpreted(name, net, ref, w, step)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.report(name, "crash", _crash(exc), w, step)
         for name, (kernel, ctx) in kernels.items():
             try:
                 self._check_kernel(name, pn, kernel, ctx, ref, w, step)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.report(name, "crash", _crash(exc), w, step)
 
     def _check_interpreted(self, name: str, net: _Propnet, ref: _Ref, w: int, step: int) -> None:
@@ -413,7 +411,7 @@ class Comparer:
             args = (n, np.asarray(n.init, dtype=np.uint8).copy(), 6, rng_state(self.seed), 40, goals, lengths, error)
             made = dn_playouts(*args, scratch) if incremental else pn_playouts(*args)
             results.append((goals.tolist(), lengths.tolist(), int(made), error.tolist()))
-        for (incremental, scratch), got in zip(((True, 0), (True, 3)), results[1:], strict=True):
+        for scratch, got in zip((0, 3), results[1:], strict=True):
             if got != results[0]:
                 self.report(
                     "playouts", "games", f"incremental (scratch {scratch}) {_short(got)} but sweep {_short(results[0])}"
@@ -422,8 +420,11 @@ class Comparer:
     def _check_lanes(self, pn: _Propnet, refs: list[_Ref]) -> None:
         n = pn.net
         nnodes, nbase = int(n.header[H_NNODES]), int(n.header[H_NBASE])
-        rows = [(ref, pn.bits(ref.facts)) for ref in refs]
-        rows = [(ref, bits) for ref, bits in rows if bits is not None]
+        rows: list[tuple[_Ref, np.ndarray]] = []
+        for ref in refs:
+            bits = pn.bits(ref.facts)
+            if bits is not None:
+                rows.append((ref, bits))
         split = _next_program(n)
         for start in range(0, len(rows), LANES):
             chunk = rows[start : start + LANES]
@@ -472,9 +473,7 @@ class Comparer:
             made = np.zeros(LANES * max(pn.nroles, 1) + 1, dtype=np.int64)
             _next(n, split, words, does, active, made)
             for b, (ref, _) in enumerate(chunk):
-                if ref.joint is None or ref.next_facts is None or not lane(active, 0, b) and False:
-                    continue
-                if not (int(active[b // 64]) >> (b % 64)) & 1:
+                if ref.joint is None or ref.next_facts is None or not (int(active[b // 64]) >> (b % 64)) & 1:
                     continue
                 got_bits = np.array([lane(words, int(n.next[i]), b) for i in range(nbase)], dtype=np.uint8)
                 got_next = pn.facts(got_bits)
@@ -492,8 +491,6 @@ def _crash(exc: BaseException) -> str:
 def compare(text: str, **options: Any) -> Outcome:
     """Compare every engine with the prover on the sheet ``text`` (options: see :class:`Comparer`)."""
     return Comparer(text, **options).run()
-
-
 
 
 #: Thresholds lowered so that small sheets take the paths large ones take (``--stress``): static relations

@@ -110,7 +110,8 @@ class Generator:
             self.fluents.append(Relation("control", ("r",), "fluent"))
         for name in rng.sample(FLUENT_NAMES, rng.randint(1, 3)):
             arity = rng.choice([0, 1, 1, 2, 2])
-            sorts = tuple(rng.choice(["n", "n", "o", "r", self.compound]) for _ in range(arity))
+            choices: list[Sort] = ["n", "n", "o", "r", self.compound]
+            sorts = tuple(rng.choice(choices) for _ in range(arity))
             self.fluents.append(Relation(name, sorts, "fluent"))
         # moves: per role a few forms (shared forms with probability)
         forms = []
@@ -254,9 +255,9 @@ class Generator:
             body.lits.append(f"(or {' '.join(branches)})")
             body.bound[v] = "n"
         if rng.random() < 0.2:  # an 'or' of checks over the variables bound so far
-            parts = [self.negatable_literal(body, negative) for _ in range(rng.randint(2, 3))]
-            parts += [self.atom(rng.choice(positive), body, False) for _ in range(rng.randint(0, 1)) if positive]
-            parts = [p for p in parts if p]
+            maybe = [self.negatable_literal(body, negative) for _ in range(rng.randint(2, 3))]
+            maybe += [self.atom(rng.choice(positive), body, False) for _ in range(rng.randint(0, 1)) if positive]
+            parts = [p for p in maybe if p]
             if len(parts) >= 2:
                 body.lits.append(f"(or {' '.join(parts)})")
                 if rng.random() < 0.2:
@@ -355,7 +356,9 @@ class Generator:
             if self.turns:
                 self.rules.append(f"(<= (legal {role} noop) (not (true (control {role}))))")
                 if rng.random() < 0.8:
-                    self.rules.append(f"(<= (legal {role} noop) (true (control {role})) (true (step {self.steps - 1})))")
+                    self.rules.append(
+                        f"(<= (legal {role} noop) (true (control {role})) (true (step {self.steps - 1})))"
+                    )
             elif rng.random() < 0.85:
                 self.rules.append(f"(legal {role} noop)")
             else:
@@ -386,7 +389,9 @@ class Generator:
         for rel in self.fluents[1 + self.turns :]:
             mode = rng.random()
             if mode < 0.12:  # kept by a plain frame rule only: the grounder treats it as static
-                inner = rel.name if not rel.sorts else f"({rel.name} {' '.join(f'?f{j}' for j in range(len(rel.sorts)))})"
+                inner = (
+                    rel.name if not rel.sorts else f"({rel.name} {' '.join(f'?f{j}' for j in range(len(rel.sorts)))})"
+                )
                 self.rules.append(f"(<= (next {inner}) (true {inner}))")
                 continue
             if mode < 0.17 and rel.sorts:  # a frame rule for some facts only

@@ -98,7 +98,9 @@ def run(
         out.mkdir(parents=True, exist_ok=True)
     for i in range(count):
         sheet_seed = seed + i
-        engines = ENGINES if compiled_every > 0 and i % compiled_every == 0 else tuple(e for e in ENGINES if e != "compiled")
+        engines = (
+            ENGINES if compiled_every > 0 and i % compiled_every == 0 else tuple(e for e in ENGINES if e != "compiled")
+        )
         mutant = bool(sheets) and pick.random() < mutant_share
         if mutant:
             name, text = pick.choice(sheets)
@@ -113,8 +115,10 @@ def run(
         if stress:
             origin += ", under STRESS thresholds"
 
-        def compare_one(candidate: str, s: int = sheet_seed, e: tuple[str, ...] = engines, o: Any = opts) -> Outcome:
-            with stressed(stress):
+        def compare_one(
+            candidate: str, s: int = sheet_seed, e: tuple[str, ...] = engines, o: Any = opts, x: bool = stress
+        ) -> Outcome:
+            with stressed(x):
                 return compare_fn(candidate, seed=s, engines=e, seconds=seconds, **o)
 
         outcome = compare_one(text)
