@@ -208,7 +208,27 @@ CHECKERS_MUTANT = """
 (owns redPawn red)
 """
 
-REGRESSIONS: dict[str, tuple[str, int, bool]] = {"checkers-mutant-guarded-legal": (CHECKERS_MUTANT, 165, True)}
+#: A generated sheet (seed 2000319 of the long run), shrunk: the same fault, after a jump back to the start.
+GENERATED_2000319 = """
+(role blue)
+(index 1)
+(kind gold)
+(kind empty)
+(init (control red))
+(init (visited red))
+(<= (line ?q10) (kind ?q10) (true (control ?m9)) (not (true (control red))))
+(legal blue noop)
+(<= (legal blue (jump ?m36)) (true (control ?v34)) (line ?p35) (not (or (not (distinct blue ?v34)) (distinct ?p35 empty) (not (true (visited red))))) (index ?m36))
+(next (control blue))
+(<= (next (visited ?y38)) (true (visited ?y38)))
+(next (visited blue))
+(<= terminal (not (line gold)) (true (visited blue)))
+"""
+
+REGRESSIONS: dict[str, tuple[str, int, bool]] = {
+    "checkers-mutant-guarded-legal": (CHECKERS_MUTANT, 165, True),
+    "generated-2000319-guarded-legal": (GENERATED_2000319, 2000319, True),
+}
 
 
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))

@@ -111,8 +111,8 @@ class Generator:
         for name in rng.sample(FLUENT_NAMES, rng.randint(1, 3)):
             arity = rng.choice([0, 1, 1, 2, 2])
             choices: list[Sort] = ["n", "n", "o", "r", self.compound]
-            sorts = tuple(rng.choice(choices) for _ in range(arity))
-            self.fluents.append(Relation(name, sorts, "fluent"))
+            fluent_sorts = tuple(rng.choice(choices) for _ in range(arity))
+            self.fluents.append(Relation(name, fluent_sorts, "fluent"))
         # moves: per role a few forms (shared forms with probability)
         forms = []
         for name in rng.sample(ACTION_NAMES, rng.randint(1, 3)):
