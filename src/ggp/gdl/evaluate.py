@@ -559,14 +559,18 @@ def _dn_propagate(net: Network, dn: tuple[np.ndarray, ...], top: int) -> bool:
             w = watch[n]
             if w != 0:
                 if w & 1:  # the legal entries n decides
+                    # (by n's value now, not the entry's: n may have changed again since this entry was pushed,
+                    # and its entries come off the stack last first; a count adds up the changes in any order,
+                    # a legal set must end with the last)
+                    now = vals[n]
                     for q in range(_U(lof_ptr[n]), _U(lof_ptr[n + _U(1)])):
                         k = _U(lof[q])
-                        if lin[k] == v:
+                        if lin[k] == now:
                             continue
-                        lin[k] = v
+                        lin[k] = now
                         r = _U(lrole[k])
                         lo = _U(lptr[r])
-                        d = 1 if v == 1 else -1
+                        d = 1 if now == 1 else -1
                         lcount[r] += d
                         lblocks[(lo >> _U(LEGAL_SHIFT)) + r + ((k - lo) >> _U(LEGAL_SHIFT))] += d
                 if w & 2:  # the base propositions that watch n may differ from their next value now
