@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run play test test-fast test-stress chromium test-kernels test-corpus lint docs wheel-test pictures screenshots bench clean
+.PHONY: run play test test-fast test-stress chromium test-kernels test-corpus lint fuzz-gdl docs wheel-test pictures screenshots bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,13 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests docs bench
 	$(BIN)/ruff format --check src tests docs bench
 	$(BIN)/mypy src/ggp
+
+## make fuzz-gdl: the differential fuzzer's long run: random valid GDL sheets and mutants of the corpus's sheets,
+## each played on the prover and on every propnet evaluator; disagreements shrunk and saved under fuzz-out/
+## (CI runs a 200-sheet sample in make test). FUZZ="--count 1000 --seed 7" changes the run.
+FUZZ ?= --count 100000 --seed 1
+fuzz-gdl: $(BIN)/.installed
+	nice $(BIN)/python -m ggp.gdl.fuzz $(FUZZ) --corpus ../shared/corpus/kif --out fuzz-out
 
 ## make docs: the documentation site into site/ (MkDocs, offline, warnings are errors); ggp web serves it at /help
 $(BIN)/.docs-installed: $(BIN)/.installed pyproject.toml
