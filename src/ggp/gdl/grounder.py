@@ -36,6 +36,8 @@ import contextlib
 import dataclasses
 import gc
 import itertools
+import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -76,6 +78,15 @@ DEFER_ROWS = 200_000
 #: estimating would outweigh what they can add).
 FORESIGHT_MARGIN = 1.0
 _FORESEE_FROM = 256
+#: ... or once grounding has taken this many seconds of processor time (of its own thread: other threads and
+#: processes on a busy machine do not count). The corpus's largest groundings take about 5 s; a sheet that
+#: needs more goes to the prover, which loads any sheet in seconds, instead of holding a START for minutes.
+MAX_SECONDS = 15.0
+#: ... or once the process's resident memory has grown by this many bytes since grounding began (a backstop
+#: for what the counts above do not weigh: long rule bodies, deep terms, indexes). The propnet built from a
+#: ground program takes about as much again, so a load stays within twice this (plus the ~150 MB interpreter).
+#: ``GGP_GROUND_MEMORY_MB`` in the environment sets it (in MiB).
+MAX_MEMORY = int(float(os.environ.get("GGP_GROUND_MEMORY_MB", "1536")) * (1 << 20))
 #: Relations with a meaning in GDL: always computed in full.
 _KEYWORDS = {"role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input"}
 
@@ -116,6 +127,9 @@ class _Budget:
     def __init__(self, where: str) -> None:
         self.where = where
         self.used = 0  # steps of the calls that have returned
+        self.began = time.thread_time()
+        self.rss0 = _rss()
+        self.looked = 0.0
         #: How many atoms and rule instances are held, new ones included (set by the grounder).
         self.size: Callable[[], int] = lambda: 0
         #: Called at every tick: raises :class:`_Defer` when a static relation grows past its allowance.
@@ -144,7 +158,36 @@ class _Budget:
                 f"{self.where}grounding gave up after {MAX_STEPS:,} join steps: the rules join relations "
                 "that find few matches in very many tries (reorder or split the rule bodies)"
             )
+        spent = time.thread_time() - self.began
+        if spent > MAX_SECONDS:
+            raise GroundingTooLarge(
+                f"{self.where}grounding gave up after {spent:.0f} s of processor time (the bound is "
+                f"{MAX_SECONDS:g} s): the sheet is too large to ground quickly"
+            )
+        now = time.monotonic()
+        if now - self.looked < 0.05:  # memory is looked at 20 times a second at most
+            check_bounds(self.where, "grounding")
+            return
+        self.looked = now
+        rss = _rss()
+        if rss is not None and self.rss0 is not None and rss - self.rss0 > MAX_MEMORY:
+            raise GroundingTooLarge(
+                f"{self.where}grounding gave up once it held {(rss - self.rss0) / (1 << 20):,.0f} MB (the bound is "
+                f"{MAX_MEMORY / (1 << 20):,.0f} MB): the sheet is too large to ground"
+            )
         check_bounds(self.where, "grounding")
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _rss() -> int | None:
+    """The process's resident memory in bytes (None where /proc cannot tell: the other bounds still hold)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 Row = tuple[Term, ...]
@@ -348,7 +391,9 @@ class _Store:
         if not rows:
             return None
         cached = self.stats.get((relation, key))
-        if cached is None or cached[0] != len(rows):
+        # worked out again once the relation has grown by a quarter (each time it grew, the rows of a large
+        # relation were all looked at again: most of a large grounding's time went to its estimates)
+        if cached is None or (len(rows) != cached[0] and (len(rows) < 1024 or len(rows) > cached[0] * 1.25)):
             extract = _extractor(key)
             keys = [extract(row) for row in rows]
             matched = [k for k in keys if k is not None]
@@ -826,6 +871,9 @@ class Grounder:
             fresh = {rel: set(rows) for rel, rows in delta.items()}
             todo: list[tuple[str, Any, list[Row]]] = []
             foreseen = 0.0
+            # a round fed many new rows is estimated even when they reach each rule in small buckets (a rule
+            # with a literal per column of a row, each with its own constant, takes 1/9 of them each)
+            many = sum(len(rows) for rows in delta.values()) >= _FORESEE_FROM
             for rel, rows in delta.items():
                 parts: dict[_Key, dict[Row, list[Row]]] = {}
                 for head_rel, key, values, fn, plan in by_delta.get(rel, ()):
@@ -835,7 +883,7 @@ class Grounder:
                     bucket = part.get(values)
                     if bucket:
                         todo.append((head_rel, fn, bucket))
-                        if keeping and len(bucket) >= _FORESEE_FROM:
+                        if keeping and many:
                             foreseen += self._instances(plan, len(bucket))
             if foreseen:
                 self._foresee(foreseen, len(kept))
@@ -885,6 +933,7 @@ class Grounder:
                 delta[rel] = added
         if self.store.count + self.deferred_rows > MAX_ATOMS:
             raise too_large(self.where)
+        self.budget.check()
         return delta
 
     def ground(self) -> GroundProgram:
