@@ -23,8 +23,13 @@ values of a literal's arguments and of the function terms inside them, in a
 join order chosen by the measured size of each lookup.
 
 Grounding is bounded, so that no rule sheet can pin a process: at most
-:data:`MAX_ATOMS` atoms and rule instances (memory), at most :data:`MAX_STEPS`
-join steps (time: rules whose joins find little but loop long), and, inside
+:data:`MAX_ATOMS` atoms and rule instances (memory), at most :data:`MAX_RULES`
+rule instances (the propnet's build time), at most :data:`MAX_STEPS` join
+steps and :data:`MAX_SECONDS` of processor time (time: rules whose joins find
+little but loop long), at most :data:`MAX_MEMORY` bytes of growth of the
+process's resident memory (a backstop for what the counts do not weigh), a
+round of joins estimated before it runs (:meth:`Grounder._foresee`: a round
+that would pass the bounds is not begun), and, inside
 a :func:`~ggp.gdl.parser.bounded` block, a deadline and a cancel event (a GGP
 player grounds a START's rules within its clocks and stops when the match is
 aborted). Past any bound grounding raises :class:`~ggp.gdl.parser.GDLLimitError`.
@@ -62,6 +67,9 @@ from .parser import (
 #: the largest sheets of the public GGP repository that ground take 1.7 million (chineseCheckers3: 1.6 GB at
 #: most with the propnet built from them).
 MAX_ATOMS = 3_000_000
+#: ... or once it has kept this many rule instances (the propnet is built from them, at about 20 us each: racer4,
+#: the public corpus's largest, has 1.21 million and builds in 15-25 s; a sheet of more would build for minutes).
+MAX_RULES = 1_250_000
 #: ... or once terms nest deeper than this.
 MAX_DEPTH = 60
 #: ... or after this many join steps (a row a rule tries; up to 30 million a second, so seconds at most).
@@ -115,6 +123,14 @@ def too_large(where: str) -> GDLLimitError:
     )
 
 
+def too_many_rules(where: str) -> GDLLimitError:
+    """The error of a grounding that kept more than :data:`MAX_RULES` rule instances."""
+    return GroundingTooLarge(
+        f"{where}grounding gave up at {MAX_RULES:,} rule instances: the propnet built from them would take "
+        "minutes to build; the sheet is too large to ground"
+    )
+
+
 class _Budget:
     """The join steps grounding has taken, checked against its bounds every :data:`_CHUNK` steps (and the
     deadline and cancel event of the :func:`~ggp.gdl.parser.bounded` block it runs in).
@@ -132,6 +148,8 @@ class _Budget:
         self.looked = 0.0
         #: How many atoms and rule instances are held, new ones included (set by the grounder).
         self.size: Callable[[], int] = lambda: 0
+        #: How many rule instances are kept (set by the grounder).
+        self.rules: Callable[[], int] = lambda: 0
         #: Called at every tick: raises :class:`_Defer` when a static relation grows past its allowance.
         self.watch: Callable[[], None] = lambda: None
         self.check()
@@ -144,6 +162,8 @@ class _Budget:
         """Called by a running rule that has taken ``n`` steps; raises past a bound, else the next limit."""
         if self.size() > MAX_ATOMS:
             raise too_large(self.where)
+        if self.rules() > MAX_RULES:
+            raise too_many_rules(self.where)
         self.watch()
         self.check(n)
         return n + min(_CHUNK, MAX_STEPS - self.used - n + 1)
@@ -840,6 +860,7 @@ class Grounder:
         self.budget.size = lambda: (
             self.store.count + len(kept) + sum(len(rows) for rows in new.values()) + self.deferred_rows
         )
+        self.budget.rules = lambda: len(kept)
         fresh: dict[str, set[Row]] = {}
 
         def watch() -> None:
@@ -856,6 +877,8 @@ class Grounder:
             budget.spend(used)
             if len(kept) + self.store.count + self.deferred_rows > MAX_ATOMS:
                 raise too_large(self.where)
+            if len(kept) > MAX_RULES:
+                raise too_many_rules(self.where)
             watch()
 
         self.budget.watch = watch
