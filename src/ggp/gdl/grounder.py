@@ -894,9 +894,6 @@ class Grounder:
             fresh = {rel: set(rows) for rel, rows in delta.items()}
             todo: list[tuple[str, Any, list[Row]]] = []
             foreseen = 0.0
-            # a round fed many new rows is estimated even when they reach each rule in small buckets (a rule
-            # with a literal per column of a row, each with its own constant, takes 1/9 of them each)
-            many = sum(len(rows) for rows in delta.values()) >= _FORESEE_FROM
             for rel, rows in delta.items():
                 parts: dict[_Key, dict[Row, list[Row]]] = {}
                 for head_rel, key, values, fn, plan in by_delta.get(rel, ()):
@@ -906,7 +903,7 @@ class Grounder:
                     bucket = part.get(values)
                     if bucket:
                         todo.append((head_rel, fn, bucket))
-                        if keeping and many:
+                        if keeping and len(bucket) >= _FORESEE_FROM:
                             foreseen += self._instances(plan, len(bucket))
             if foreseen:
                 self._foresee(foreseen, len(kept))
