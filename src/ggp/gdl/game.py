@@ -118,7 +118,7 @@ class GDLGame(FactsView, KernelGame):
         t0 = time.perf_counter()
         self.name = name
         self.rules_text = text
-        self.fingerprint = hashlib.sha1(f"{name}\0{text}".encode()).hexdigest()
+        self.fingerprint = hashlib.sha1(f"{name}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
         _stage("parsing the rules")
         self.program = parse_program(text, name)
         self.parse_seconds = time.perf_counter() - t0

@@ -23,8 +23,13 @@ values of a literal's arguments and of the function terms inside them, in a
 join order chosen by the measured size of each lookup.
 
 Grounding is bounded, so that no rule sheet can pin a process: at most
-:data:`MAX_ATOMS` atoms and rule instances (memory), at most :data:`MAX_STEPS`
-join steps (time: rules whose joins find little but loop long), and, inside
+:data:`MAX_ATOMS` atoms and rule instances (memory), at most :data:`MAX_RULES`
+rule instances (the propnet's build time), at most :data:`MAX_STEPS` join
+steps and :data:`MAX_SECONDS` of processor time (time: rules whose joins find
+little but loop long), at most :data:`MAX_MEMORY` bytes of growth of the
+process's resident memory (a backstop for what the counts do not weigh), a
+round of joins estimated before it runs (:meth:`Grounder._foresee`: a round
+that would pass the bounds is not begun), and, inside
 a :func:`~ggp.gdl.parser.bounded` block, a deadline and a cancel event (a GGP
 player grounds a START's rules within its clocks and stops when the match is
 aborted). Past any bound grounding raises :class:`~ggp.gdl.parser.GDLLimitError`.
@@ -36,6 +41,8 @@ import contextlib
 import dataclasses
 import gc
 import itertools
+import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -60,6 +67,9 @@ from .parser import (
 #: the largest sheets of the public GGP repository that ground take 1.7 million (chineseCheckers3: 1.6 GB at
 #: most with the propnet built from them).
 MAX_ATOMS = 3_000_000
+#: ... or once it has kept this many rule instances (the propnet is built from them, at about 20 us each: racer4,
+#: the public corpus's largest, has 1.21 million and builds in 15-25 s; a sheet of more would build for minutes).
+MAX_RULES = 1_250_000
 #: ... or once terms nest deeper than this.
 MAX_DEPTH = 60
 #: ... or after this many join steps (a row a rule tries; up to 30 million a second, so seconds at most).
@@ -76,6 +86,15 @@ DEFER_ROWS = 200_000
 #: estimating would outweigh what they can add).
 FORESIGHT_MARGIN = 1.0
 _FORESEE_FROM = 256
+#: ... or once grounding has taken this many seconds of processor time (of its own thread: other threads and
+#: processes on a busy machine do not count). The corpus's largest groundings take about 5 s; a sheet that
+#: needs more goes to the prover, which loads any sheet in seconds, instead of holding a START for minutes.
+MAX_SECONDS = 15.0
+#: ... or once the process's resident memory has grown by this many bytes since grounding began (a backstop
+#: for what the counts above do not weigh: long rule bodies, deep terms, indexes). The propnet built from a
+#: ground program takes about as much again, so a load stays within twice this (plus the ~150 MB interpreter).
+#: ``GGP_GROUND_MEMORY_MB`` in the environment sets it (in MiB).
+MAX_MEMORY = int(float(os.environ.get("GGP_GROUND_MEMORY_MB", "1536")) * (1 << 20))
 #: Relations with a meaning in GDL: always computed in full.
 _KEYWORDS = {"role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input"}
 
@@ -104,6 +123,14 @@ def too_large(where: str) -> GDLLimitError:
     )
 
 
+def too_many_rules(where: str) -> GDLLimitError:
+    """The error of a grounding that kept more than :data:`MAX_RULES` rule instances."""
+    return GroundingTooLarge(
+        f"{where}grounding gave up at {MAX_RULES:,} rule instances: the propnet built from them would take "
+        "minutes to build; the sheet is too large to ground"
+    )
+
+
 class _Budget:
     """The join steps grounding has taken, checked against its bounds every :data:`_CHUNK` steps (and the
     deadline and cancel event of the :func:`~ggp.gdl.parser.bounded` block it runs in).
@@ -116,8 +143,13 @@ class _Budget:
     def __init__(self, where: str) -> None:
         self.where = where
         self.used = 0  # steps of the calls that have returned
+        self.began = time.thread_time()
+        self.rss0 = _rss()
+        self.looked = 0.0
         #: How many atoms and rule instances are held, new ones included (set by the grounder).
         self.size: Callable[[], int] = lambda: 0
+        #: How many rule instances are kept (set by the grounder).
+        self.rules: Callable[[], int] = lambda: 0
         #: Called at every tick: raises :class:`_Defer` when a static relation grows past its allowance.
         self.watch: Callable[[], None] = lambda: None
         self.check()
@@ -130,6 +162,8 @@ class _Budget:
         """Called by a running rule that has taken ``n`` steps; raises past a bound, else the next limit."""
         if self.size() > MAX_ATOMS:
             raise too_large(self.where)
+        if self.rules() > MAX_RULES:
+            raise too_many_rules(self.where)
         self.watch()
         self.check(n)
         return n + min(_CHUNK, MAX_STEPS - self.used - n + 1)
@@ -144,7 +178,36 @@ class _Budget:
                 f"{self.where}grounding gave up after {MAX_STEPS:,} join steps: the rules join relations "
                 "that find few matches in very many tries (reorder or split the rule bodies)"
             )
+        spent = time.thread_time() - self.began
+        if spent > MAX_SECONDS:
+            raise GroundingTooLarge(
+                f"{self.where}grounding gave up after {spent:.0f} s of processor time (the bound is "
+                f"{MAX_SECONDS:g} s): the sheet is too large to ground quickly"
+            )
+        now = time.monotonic()
+        if now - self.looked < 0.05:  # memory is looked at 20 times a second at most
+            check_bounds(self.where, "grounding")
+            return
+        self.looked = now
+        rss = _rss()
+        if rss is not None and self.rss0 is not None and rss - self.rss0 > MAX_MEMORY:
+            raise GroundingTooLarge(
+                f"{self.where}grounding gave up once it held {(rss - self.rss0) / (1 << 20):,.0f} MB (the bound is "
+                f"{MAX_MEMORY / (1 << 20):,.0f} MB): the sheet is too large to ground"
+            )
         check_bounds(self.where, "grounding")
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _rss() -> int | None:
+    """The process's resident memory in bytes (None where /proc cannot tell: the other bounds still hold)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 Row = tuple[Term, ...]
@@ -348,7 +411,9 @@ class _Store:
         if not rows:
             return None
         cached = self.stats.get((relation, key))
-        if cached is None or cached[0] != len(rows):
+        # worked out again once the relation has grown by a quarter (each time it grew, the rows of a large
+        # relation were all looked at again: most of a large grounding's time went to its estimates)
+        if cached is None or (len(rows) != cached[0] and (len(rows) < 1024 or len(rows) > cached[0] * 1.25)):
             extract = _extractor(key)
             keys = [extract(row) for row in rows]
             matched = [k for k in keys if k is not None]
@@ -795,6 +860,7 @@ class Grounder:
         self.budget.size = lambda: (
             self.store.count + len(kept) + sum(len(rows) for rows in new.values()) + self.deferred_rows
         )
+        self.budget.rules = lambda: len(kept)
         fresh: dict[str, set[Row]] = {}
 
         def watch() -> None:
@@ -811,6 +877,8 @@ class Grounder:
             budget.spend(used)
             if len(kept) + self.store.count + self.deferred_rows > MAX_ATOMS:
                 raise too_large(self.where)
+            if len(kept) > MAX_RULES:
+                raise too_many_rules(self.where)
             watch()
 
         self.budget.watch = watch
@@ -885,6 +953,7 @@ class Grounder:
                 delta[rel] = added
         if self.store.count + self.deferred_rows > MAX_ATOMS:
             raise too_large(self.where)
+        self.budget.check()
         return delta
 
     def ground(self) -> GroundProgram:

@@ -57,6 +57,10 @@ _CONNECTIVES = {"not", "or", "distinct", "<="}
 MAX_NESTING = 100
 #: Most conjunctions a rule's ``or`` literals may expand to.
 MAX_CASES = 4096
+#: The longest rule sheet read, in characters (a GGP message is at most 4 MiB; the largest sheet of the public
+#: corpus is under 200 KB), and the longest symbol (a number of a thousand digits is no game's).
+MAX_SHEET_CHARS = 16 * 1024 * 1024
+MAX_SYMBOL = 1000
 
 
 class GDLError(GGPError, ValueError):
@@ -185,12 +189,38 @@ class Program:
 _Located = tuple["str | list[_Located]", int]
 
 
+def _check_text(text: str, where: str) -> None:
+    """A sheet is text of bounded size: not binary, not undecodable bytes smuggled in as surrogates."""
+    if not isinstance(text, str):
+        raise GDLError(f"{where}a rule sheet is text, not {type(text).__name__}")
+    if len(text) > MAX_SHEET_CHARS:
+        raise GDLLimitError(
+            f"{where}the rule sheet is larger than {MAX_SHEET_CHARS // (1024 * 1024)} MiB ({len(text):,} characters)"
+        )
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise GDLError(f"{where}line {line}: a rule sheet is text, but this one holds NUL bytes (is it binary?)", line)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        raise GDLError(
+            f"{where}line {line}: a rule sheet must be UTF-8 text; this one holds bytes that are not UTF-8", line
+        ) from None
+
+
 def _read(text: str, where: str) -> list[_Located]:
+    _check_text(text, where)
     stack: list[list[_Located]] = [[]]
     opened: list[int] = []
     for count, (tok, line) in enumerate(tokenize(text)):
         if count & 0xFFFF == 0:
             check_bounds(where, "reading the rule sheet")
+        if len(tok) > MAX_SYMBOL:
+            raise GDLError(
+                f"{where}line {line}: a symbol longer than {MAX_SYMBOL} characters ({tok[:20]}..., {len(tok):,})", line
+            )
         if tok == "(":
             if len(opened) >= MAX_NESTING:
                 raise GDLError(f"{where}line {line}: parentheses nest more than {MAX_NESTING} deep", line)
@@ -343,7 +373,33 @@ def parse_program(text: str, name: str = "") -> Program:
     _check_safety(program, reader)
     _check_stratified(program, reader)
     _check_gdl_restrictions(program, reader)
+    _check_goals(program, reader)
     return program
+
+
+def _check_goals(program: Program, reader: _Reader) -> None:
+    """Every role has a goal rule, and every goal value a rule gives as a constant is an integer 0 to 100 (the
+    values rules compute are checked when they are found)."""
+    sp = program.spelling
+    goals = [rule for rule in program.rules if rule.relation == "goal"]
+    for rule in goals:
+        value = rule.head[2]
+        if (
+            isinstance(value, str)
+            and not value.startswith("?")
+            and not (value.isdigit() and len(value.lstrip("0")) <= 3 and int(value) <= 100)
+        ):
+            shown = value if len(value) <= 20 else f"{value[:20]}... ({len(value)} characters)"
+            raise reader.fail(rule.line, f"goal value {sp.get(value, shown)} is not an integer from 0 to 100")
+        if not isinstance(value, str):
+            raise reader.fail(rule.line, f"goal value {show(value, sp)} is not an integer from 0 to 100")
+    ends = any(rule.relation == "terminal" for rule in program.rules)
+    for role in program.roles if ends else ():  # a game that never ends needs no goals
+        if not any(_unifies(("goal", role, "?v"), rule.head) for rule in goals):
+            raise GDLError(
+                f"{reader.where}no 'goal' rule can give role {sp.get(role, role)} a value: the game's end would "
+                "leave it without one (every role needs a goal value in every terminal state)"
+            )
 
 
 def _check_head(reader: _Reader, head: Atom, line: int) -> None:
