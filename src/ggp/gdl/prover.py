@@ -81,6 +81,9 @@ _CACHED_STATES = 64
 _RECURSION = 20_000
 #: Most answers one question may find (rules that build ever larger terms would find them forever).
 MAX_ANSWERS = 5_000_000
+#: Most processor seconds one question may take (of the asking thread's own time, so a busy machine does not
+#: trip it): a question past it belongs to a game no clock could play on this reasoner.
+MAX_QUESTION_SECONDS = 20.0
 #: How deeply an answer's terms may nest (as in a rule sheet's text).
 MAX_TERM_DEPTH = 100
 
@@ -248,6 +251,7 @@ class Prover:
         self._low = 0
         self._changes = 0
         self._changes_at_ask = 0
+        self._cpu_at_ask = time.thread_time()
         self._evals = 0
         self._sweeps = 0
         self._sweep_at: list[int] = []  # the current sweep of the active subgoal at each depth
@@ -270,6 +274,7 @@ class Prover:
             self._stack_depth = 0
             self._low = 1 << 60
             self._changes_at_ask = self._changes
+            self._cpu_at_ask = time.thread_time()
             collecting = gc.isenabled()
             gc.disable()  # tables are acyclic; the cyclic collector would rescan them all, again and again
             try:
@@ -294,6 +299,11 @@ class Prover:
             raise GDLLimitError(
                 f"{self.program.name}: the fallback reasoner gave up after {MAX_ANSWERS:,} answers to one "
                 "question: the rules build ever larger terms, or the game is too large"
+            )
+        if time.thread_time() - self._cpu_at_ask > MAX_QUESTION_SECONDS:
+            raise GDLLimitError(
+                f"{self.program.name}: the fallback reasoner gave up on one question after {MAX_QUESTION_SECONDS:g} s "
+                "of processor time: the game is too large to play on it"
             )
 
     def _check_answers(self, found: int) -> None:

@@ -645,15 +645,22 @@ class PlayerService:
                     return Reply(200, NIL)
             if match.failure is not None:
                 return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
-            problem = self._catch_up(match, moves)
-            if problem is not None:
-                self._say(f"PLAY {match.match_id}: {problem}")
-                return Reply(400, error_reply(problem))
-            game, state = match.game, match.state
-            assert game is not None and state is not None
-            if game.is_terminal(state):
-                return Reply(400, error_reply("the game is over in this state; STOP ends a match"))
-            move = self._choose(match, state, deadline)
+            try:
+                problem = self._catch_up(match, moves)
+                if problem is not None:
+                    self._say(f"PLAY {match.match_id}: {problem}")
+                    return Reply(400, error_reply(problem))
+                game, state = match.game, match.state
+                assert game is not None and state is not None
+                if game.is_terminal(state):
+                    return Reply(400, error_reply("the game is over in this state; STOP ends a match"))
+                move = self._choose(match, state, deadline)
+            except GGPError as exc:
+                # The rules cannot be played past a bound (the prover's answers, terms nesting without end):
+                # every later PLAY of this match says so at once, and STOP, ABORT or the idle timeout end it.
+                match.failure = f"{type(exc).__name__}: {exc}"
+                self._say(f"PLAY {match.match_id}: {match.failure}")
+                return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
             self._ponder(match)
             match.moves_sent += 1
             step = len(match.history) + 1
