@@ -191,7 +191,7 @@ class FakePlayer:
             self._answer(conn, text, request.received)
         except (HttpError, TimeoutError, OSError, ValueError):
             pass
-        except Exception:  # noqa: BLE001  # a fake player's bug must not end the soak; the referee sees a fault
+        except Exception:  # a fake player's bug must not end the soak; the referee sees a fault
             pass
         finally:
             with self._lock:
@@ -206,7 +206,7 @@ class FakePlayer:
     def _answer(self, conn: socket.socket, text: str, received: float) -> None:
         try:
             message = parse_message(text)
-        except Exception:  # noqa: BLE001
+        except Exception:  # not a GGP message: the service answers it as such
             message = None
         if isinstance(message, Start):
             with self.seen.lock:
@@ -371,8 +371,18 @@ class Server:
         self.log = work / "web.log"
         with self.log.open("w") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ggp", "web", "--port", str(self.port), "--db", str(self.db)]
-                + ["--sheets", str(sheets)],
+                [
+                    sys.executable,
+                    "-m",
+                    "ggp",
+                    "web",
+                    "--port",
+                    str(self.port),
+                    "--db",
+                    str(self.db),
+                    "--sheets",
+                    str(sheets),
+                ],
                 stdout=subprocess.DEVNULL,
                 stderr=err,
                 env=env,
@@ -441,15 +451,20 @@ def run(cfg: Config) -> dict[str, Any]:
 
 def _run(cfg: Config, work: Path) -> dict[str, Any]:
     say = cfg.log
+    code_version = commit()  # before the run: files edited meanwhile are not what ran
     began = time.monotonic()
     kinds = [KINDS[i % len(KINDS)] for i in range(cfg.players)]
     server = Server(cfg, work)
     players: list[Any] = []
     try:
         idle = server.sample()
-        say(f"ggp web on {server.base} (pid {server.proc.pid}): {idle.get('rss', 0):.0f} MiB, {idle.get('threads')} threads")
+        say(
+            f"ggp web on {server.base} (pid {server.proc.pid}): {idle.get('rss', 0):.0f} MiB, {idle.get('threads')} threads"
+        )
         for i, kind in enumerate(kinds):
-            players.append(ServedPlayer(i, work / f"serve{i}.log") if kind == "serve" else FakePlayer(kind, i, cfg.play_clock))
+            players.append(
+                ServedPlayer(i, work / f"serve{i}.log") if kind == "serve" else FakePlayer(kind, i, cfg.play_clock)
+            )
         ids: dict[str, Any] = {}
         tokens: dict[str, str] = {}
         for p in players:
@@ -488,7 +503,14 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
                 if row["status"] == "paused" and pid not in paused_since:
                     paused_since[pid] = now
                     ever_paused.add(pid)
-                    pauses.append({"player": ids[pid].name, "kind": ids[pid].kind, "at": round(now - began, 1), "reason": row["reason"]})
+                    pauses.append(
+                        {
+                            "player": ids[pid].name,
+                            "kind": ids[pid].kind,
+                            "at": round(now - began, 1),
+                            "reason": row["reason"],
+                        }
+                    )
                     say(f"  {now - began:7.1f} s  paused {ids[pid].name}: {row['reason']}")
                     if pid not in page_checked:
                         page_checked.add(pid)
@@ -501,11 +523,17 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
                 for pid, since in list(paused_since.items()):
                     if pid in misbehaving and now - since >= cfg.resume_after:
                         ids[pid].listen()  # a vanished player comes back
-                        r = server.http.post(f"/api/arena/players/{pid}/status", json={"status": "active"}, headers={"X-GGP-Arena-Token": tokens[pid]})
+                        r = server.http.post(
+                            f"/api/arena/players/{pid}/status",
+                            json={"status": "active"},
+                            headers={"X-GGP-Arena-Token": tokens[pid]},
+                        )
                         if r.status_code == 200:
                             resumes += 1
                             del paused_since[pid]
-            running = server.http.get("/api/arena/matches", params={"status": "running", "limit": 200}).json()["matches"]
+            running = server.http.get("/api/arena/matches", params={"status": "running", "limit": 200}).json()[
+                "matches"
+            ]
             wall = time.time()
             for m in running:
                 if wall - m["started"] > match_bound(cfg, len(m["roles"]), 200) and m["id"] not in stuck:
@@ -515,7 +543,9 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
             if now - last_report > 60:
                 last_report = now
                 s = samples[-1]
-                say(f"  {now - began:7.1f} s  {over}+ over, {len(running)} running, {len(pauses)} pauses; server {s.get('rss', 0):.0f} MiB, {s.get('threads')} threads, {s.get('fds')} files")
+                say(
+                    f"  {now - began:7.1f} s  {over}+ over, {len(running)} running, {len(pauses)} pauses; server {s.get('rss', 0):.0f} MiB, {s.get('threads')} threads, {s.get('fds')} files"
+                )
             if cfg.matches is not None and over >= cfg.matches and misbehaving <= ever_paused:
                 reached = True
                 break
@@ -524,18 +554,26 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
         say(f"drain after {ran:.0f} s: pausing the active players, waiting for the running matches")
         for row in server.http.get("/api/arena/players").json()["players"]:
             if row["id"] in ids and row["status"] == "active":
-                server.http.post(f"/api/arena/players/{row['id']}/status", json={"status": "paused"}, headers={"X-GGP-Arena-Token": tokens[row["id"]]})
+                server.http.post(
+                    f"/api/arena/players/{row['id']}/status",
+                    json={"status": "paused"},
+                    headers={"X-GGP-Arena-Token": tokens[row["id"]]},
+                )
         drain_end = time.monotonic() + match_bound(cfg, 4, 40) + 30
         running = []
         while time.monotonic() < drain_end:  # bounded by the longest a match may take
-            running = server.http.get("/api/arena/matches", params={"status": "running", "limit": 200}).json()["matches"]
+            running = server.http.get("/api/arena/matches", params={"status": "running", "limit": 200}).json()[
+                "matches"
+            ]
             if not running:
                 break
             time.sleep(0.5)
         drained = server.sample() | {"t": time.monotonic() - began}
         settle_end = time.monotonic() + 30
         base_threads = samples[0].get("threads", 0) if samples else 0
-        while time.monotonic() < settle_end and drained.get("threads", 0) > base_threads + 8:  # late replies' threads end
+        while (
+            time.monotonic() < settle_end and drained.get("threads", 0) > base_threads + 8
+        ):  # late replies' threads end
             time.sleep(0.5)
             drained = server.sample() | {"t": time.monotonic() - began}
         code = server.stop()
@@ -549,8 +587,11 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
     figures["resumes"] = resumes
     figures["failures"] = page_failures + figures["failures"]
     if cfg.matches is not None and not reached:
-        figures["failures"].append(f"{cfg.matches} matches over with every misbehaving player paused not reached in {cfg.deadline:.0f} s")
+        figures["failures"].append(
+            f"{cfg.matches} matches over with every misbehaving player paused not reached in {cfg.deadline:.0f} s"
+        )
     figures["server_exit"] = code
+    figures["commit"] = code_version
     return figures
 
 
@@ -572,6 +613,10 @@ def _judge(
     db.row_factory = sqlite3.Row
     rows = db.execute("SELECT * FROM arena_matches").fetchall()
     pl = {r["id"]: dict(r) for r in db.execute("SELECT * FROM arena_players").fetchall()}
+    try:
+        kept = collections.Counter((r["player"], r["reason"]) for r in db.execute("SELECT * FROM arena_pauses"))
+    except sqlite3.OperationalError:  # an arena from before the pause history
+        kept = None
     db.close()
     by_id = collections.Counter(r["id"] for r in rows)
     dupes = [k for k, n in by_id.items() if n > 1]
@@ -602,7 +647,9 @@ def _judge(
             if record.get("steps", steps) != steps or len(record["goals"]) != len(roles):
                 failures.append(f"match {r['id']}: its record is incomplete")
             if took > match_bound(cfg, len(roles), steps):
-                failures.append(f"match {r['id']} took {took:.1f} s, over its bound {match_bound(cfg, len(roles), steps):.1f} s")
+                failures.append(
+                    f"match {r['id']} took {took:.1f} s, over its bound {match_bound(cfg, len(roles), steps):.1f} s"
+                )
             found = [f for m in record["moves"] for f in m.get("faults", [])] + list(record.get("faults", []))
             for f in found:
                 pid = who[roles.index(f["role"])]
@@ -612,7 +659,7 @@ def _judge(
         elif r["status"] == "over":
             failures.append(f"match {r['id']} is over without a record")
     stored = set(by_id)
-    for pid, p in ids.items():
+    for p in ids.values():
         missing = p.seen.starts - stored
         if missing:
             failures.append(f"{p.name} was sent START for matches not stored: {sorted(missing)[:5]}")
@@ -621,9 +668,12 @@ def _judge(
         failures.append(f"{ids[pid].name} ({ids[pid].kind}) misbehaved but was never paused")
     for pid in ever_paused - misbehaving:
         failures.append(f"{ids[pid].name} ({ids[pid].kind}) behaved but was paused")
+    names = {p.name: pid for pid, p in ids.items()}
     for p in pauses:
         if not p["reason"]:
             failures.append(f"{p['player']} was paused without a reason")
+        elif kept is not None and not kept[(names[p["player"]], p["reason"])]:
+            failures.append(f"{p['player']}'s pause ({p['reason'][:60]}) is not in the arena's pause history")
     # flat: the second half's highest vs the highest from the warm-up's end to the middle
     series: dict[str, Any] = {}
     if samples:
@@ -631,7 +681,11 @@ def _judge(
         warm = cfg.warmup if cfg.warmup is not None else min(300.0, ran / 4)
         early = [s for s in samples if warm <= s["t"] <= half] or samples[: max(1, len(samples) // 2)]
         late = [s for s in samples if s["t"] > half] or samples[-1:]
-        for key, tolerance in (("rss", lambda v: v * 1.15 + 15), ("threads", lambda v: v + 12), ("fds", lambda v: v + 24)):
+        for key, tolerance in (
+            ("rss", lambda v: v * 1.15 + 15),
+            ("threads", lambda v: v + 12),
+            ("fds", lambda v: v + 24),
+        ):
             values = [s[key] for s in samples if key in s]
             if not values:
                 continue
@@ -649,7 +703,13 @@ def _judge(
             if cfg.minutes is not None and lmax > tolerance(e):
                 failures.append(f"{key} grew: {e:.0f} after the warm-up, {lmax:.0f} in the second half")
         if drained.get("threads", 0) > samples[0].get("threads", 0) + 8 + min(32, (os.cpu_count() or 1) + 4):
-            failures.append(f"threads after the drain {drained.get('threads')} vs {samples[0].get('threads')} at the start")
+            failures.append(
+                f"threads after the drain {drained.get('threads')} vs {samples[0].get('threads')} at the start"
+            )
+    started = sorted(r["started"] for r in rows)
+    per_tenth = [0] * 10
+    for t in started:
+        per_tenth[min(9, int(10 * (t - started[0]) / max(1e-9, started[-1] - started[0])))] += 1
     kinds = collections.Counter(p.kind for p in ids.values())
     misdeeds: collections.Counter[str] = collections.Counter()
     for p in ids.values():
@@ -672,11 +732,13 @@ def _judge(
             "stuck": len(stuck),
             "longest_s": round(max(durations), 1) if durations else None,
             "median_s": round(statistics.median(durations), 1) if durations else None,
+            "started_per_tenth": per_tenth,
         },
         "faults": dict(faults),
         "faults_by_player_kind": {k: dict(v) for k, v in sorted(faults_by_player.items())},
         "misdeeds": dict(misdeeds),
         "pauses": pauses,
+        "pause_history": sum(kept.values()) if kept is not None else None,
         "server": series,
         "failures": failures,
     }
@@ -694,6 +756,7 @@ def summary(f: dict[str, Any]) -> str:
         f"  matches: {m['stored']} stored ({m.get('over', 0)} over, {m.get('failed', 0)} failed, "
         f"{m.get('running', 0)} running), {m['records']} records, {m['sent_start']} sent START, "
         f"{m['duplicates']} stored twice, {m['stuck']} stuck; longest {m['longest_s']} s, median {m['median_s']} s",
+        f"  matches started by tenths of the run: {m['started_per_tenth']}",
         f"  faults recorded: {f['faults']}",
         f"  misbehaviour done: {f['misdeeds']}",
         f"  pauses: {len(f['pauses'])} ({f.get('resumes', 0)} resumed by their owner)",
@@ -715,12 +778,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--minutes", type=float, help="run this long")
-    what.add_argument("--matches", type=int, help="run until this many matches are over and every misbehaving player is paused")
-    ap.add_argument("--players", type=int, default=9, help=f"players, of the kinds {', '.join(KINDS)} in turn (default 9)")
+    what.add_argument(
+        "--matches", type=int, help="run until this many matches are over and every misbehaving player is paused"
+    )
+    ap.add_argument(
+        "--players", type=int, default=9, help=f"players, of the kinds {', '.join(KINDS)} in turn (default 9)"
+    )
     ap.add_argument("--arena-matches", type=int, default=3, help="matches at once (default 3)")
     ap.add_argument("--play-clock", type=float, default=1.0)
     ap.add_argument("--start-clock", type=float, default=3.0)
-    ap.add_argument("--resume-after", type=float, default=None, help="resume a paused misbehaving player after this many seconds (default: --minutes runs 120, else never)")
+    ap.add_argument(
+        "--resume-after",
+        type=float,
+        default=None,
+        help="resume a paused misbehaving player after this many seconds (default: --minutes runs 120, else never)",
+    )
     ap.add_argument("--sample-every", type=float, default=5.0)
     ap.add_argument("--no-save", action="store_true", help="do not append to bench/results/arena_soak.jsonl")
     ap.add_argument("--work", type=Path, default=None, help="keep the server's database and logs in this directory")

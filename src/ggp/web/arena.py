@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -44,6 +45,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,13 @@ CREATE TABLE IF NOT EXISTS arena_matches (
     finished  REAL
 );
 CREATE INDEX IF NOT EXISTS arena_matches_by_started ON arena_matches (started);
+CREATE TABLE IF NOT EXISTS arena_pauses (  -- every pause of a player by the arena, with its reason (kept on resume)
+    player    TEXT NOT NULL,
+    at        REAL NOT NULL,
+    reason    TEXT NOT NULL,
+    match     TEXT NOT NULL DEFAULT ''  -- the match that caused it, if one did
+);
+CREATE INDEX IF NOT EXISTS arena_pauses_by_player ON arena_pauses (player, at);
 CREATE TABLE IF NOT EXISTS arena_games (  -- uploaded sheets the arena plays besides Limits.arena_games
     key       TEXT PRIMARY KEY,         -- the catalog key, upload:HASH (the text is in the sheets table)
     owner     TEXT NOT NULL,            -- SHA-256 of the token that may take it out again
@@ -352,6 +361,10 @@ class Arena:
         self._ratings_cache: dict[str | None, tuple[int, list[dict[str, Any]]]] = {}
         self._closed = False
         self._sheets: Path | None = None  # uploaded sheets' files for the host, made when first needed
+        # The referees' threads, one per match at most: a match holds its thread for minutes, and on the
+        # event loop's default executor (a few threads on a small machine) matches would keep the app's other
+        # work, and the matchmaking round's own INFO checks, waiting.
+        self._referees = ThreadPoolExecutor(max_workers=limits.arena_matches, thread_name_prefix="ggp-arena-match")
         store.execute_script(_SCHEMA)
         # matches that were running when the server stopped cannot go on: their players were told nothing more
         store.execute(
@@ -442,12 +455,25 @@ class Arena:
         self.wake()
         return self.player(player_id)
 
-    def _pause(self, player: Player, reason: str) -> None:
+    def _pause(self, player: Player, reason: str, match_id: str = "") -> None:
+        """Pause an active player, saying why (kept in its row and, for good, in ``arena_pauses``)."""
         _log.warning("arena: pausing %s: %s", player.name, reason)
-        self.store.execute(
+        changed = self.store.execute(
             "UPDATE arena_players SET status = 'paused', reason = ? WHERE id = ? AND status = 'active'",
             (reason[:300], player.id),
         )
+        if changed:
+            self.store.execute(
+                "INSERT INTO arena_pauses (player, at, reason, match) VALUES (?, ?, ?, ?)",
+                (player.id, time.time(), reason[:300], match_id),
+            )
+
+    def pauses(self, player_id: str, limit: int = 20) -> list[dict[str, Any]]:
+        """The arena's pauses of a player, newest first: when, why, and the match that caused it."""
+        rows = self.store.query(
+            "SELECT at, reason, match FROM arena_pauses WHERE player = ? ORDER BY at DESC LIMIT ?", (player_id, limit)
+        )
+        return [{"at": r["at"], "reason": r["reason"], "match": r["match"]} for r in rows]
 
     # --- games ---------------------------------------------------------------------------------------
     def game_keys(self) -> list[str]:
@@ -668,6 +694,8 @@ class Arena:
         for task in list(self._tasks):
             with contextlib.suppress(BaseException):
                 await task
+        # a referee still running ends by its clocks (its thread is not waited for: the server is stopping)
+        self._referees.shutdown(wait=False, cancel_futures=True)
         if self._sheets is not None:
             shutil.rmtree(self._sheets, ignore_errors=True)
 
@@ -715,7 +743,7 @@ class Arena:
                     await asyncio.to_thread(ask_info, p.url, self.transport)
                     ready.append(p)
                 except ArenaError as exc:
-                    self._pause(p, f"did not answer before a match: {exc.message}")
+                    self._pause(p, f"did not answer before a match: {exc.message}")  # no match caused it
             if len(ready) < len(chosen):
                 continue
             started.append(self._start(key, game, chosen))
@@ -752,17 +780,20 @@ class Arena:
 
         players = {role: p.url for role, p in zip(live.game.roles, live.players, strict=True)}
         try:
-            record = await asyncio.to_thread(
-                host_match,
-                game_ref,
-                players,
-                start_clock=self.limits.arena_start_clock,
-                play_clock=self.limits.arena_play_clock,
-                grace=0.5,
-                match_id=f"ggp.arena.{live.id}",
-                on_step=on_step,
-                check_players=False,
-                on_remote=lambda session: setattr(session, "transport", self.transport),
+            record = await loop.run_in_executor(
+                self._referees,
+                functools.partial(
+                    host_match,
+                    game_ref,
+                    players,
+                    start_clock=self.limits.arena_start_clock,
+                    play_clock=self.limits.arena_play_clock,
+                    grace=0.5,
+                    match_id=f"ggp.arena.{live.id}",
+                    on_step=on_step,
+                    check_players=False,
+                    on_remote=lambda session: setattr(session, "transport", self.transport),
+                ),
             )
         except asyncio.CancelledError:
             raise
@@ -789,25 +820,63 @@ class Arena:
             self.wake()
 
     def _judge(self, live: LiveArenaMatch, record: MatchRecord) -> None:
-        """Strike the remote players whose moves failed too often; two strikes in a row pause them."""
+        """Pause the remote players that stopped answering during the match; strike those whose moves failed
+        too often, and pause them at the second strike in a row. The reason names the match and the faults."""
         steps = max(1, record.steps)
+        faults = list(record.all_faults())
         for role, player in zip(record.roles, live.players, strict=True):
             if player.kind != "remote":
                 continue
-            faults = [f for f in record.all_faults() if f.role == role and f.phase in ("start", "play")]
-            if len(faults) > self.limits.arena_fault_share * steps:
+            mine = [f for f in faults if f.role == role]
+            start = [f for f in mine if f.phase == "start"]
+            moves = [f for f in mine if f.phase == "play"]
+            stop = [f for f in mine if f.phase == "stop"]
+            silent = _silent_since(record, role)
+            if stop and _no_answer(stop[0]) and silent is not None:
+                self._pause(
+                    player,
+                    f"stopped answering in match {live.id}: no answer from move {silent} of {record.steps} on, "
+                    f"nor to STOP ({_clip(stop[0].message)})",
+                    live.id,
+                )
+                continue
+            if len(start) + len(moves) > self.limits.arena_fault_share * steps:
                 rows = self.store.query("SELECT strikes FROM arena_players WHERE id = ?", (player.id,))
                 strikes = (int(rows[0]["strikes"]) if rows else 0) + 1
                 self.store.execute("UPDATE arena_players SET strikes = ? WHERE id = ?", (strikes, player.id))
                 if strikes >= 2:
-                    kinds = sorted({f.kind for f in faults})
+                    kinds = sorted({f.kind for f in start + moves})
                     self._pause(
                         player,
-                        f"{len(faults)} faulty moves of {steps} ({', '.join(kinds)}) in match {live.id}, "
-                        "the second such match in a row",
+                        f"{len(moves)} faulty moves of {record.steps}{' and a failed START' if start else ''} "
+                        f"({', '.join(kinds)}) in match {live.id}, the second such match in a row; "
+                        f"the last: {_clip((moves or start)[-1].message)}",
+                        live.id,
                     )
             else:
                 self.store.execute("UPDATE arena_players SET strikes = 0 WHERE id = ?", (player.id,))
+
+
+def _no_answer(fault: Any) -> bool:
+    """Whether a fault is a message the player did not answer at all (no reply in time, no connection)."""
+    return bool(fault.kind == "timeout" or (fault.kind == "exception" and "cannot talk to" in fault.message))
+
+
+def _silent_since(record: MatchRecord, role: str) -> int | None:
+    """The first move of the run of unanswered moves that ends the match for ``role`` (None if its last move
+    was answered; 1 for a match without moves whose START went unanswered)."""
+    unanswered = {f.step for f in record.all_faults() if f.role == role and f.phase == "play" and _no_answer(f)}
+    if not record.moves:
+        return 1 if any(f.role == role and f.phase == "start" and _no_answer(f) for f in record.faults) else None
+    step = record.steps
+    while step in unanswered:
+        step -= 1
+    return step + 1 if step < record.steps else None
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _player(row: Any) -> Player:

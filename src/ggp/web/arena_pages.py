@@ -117,6 +117,7 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
             **player.public(),
             "rating": next((r for r in arena.ratings() if r["id"] == player.id), None),
             "matches": arena.matches(limit=30, player_id=player.id),
+            "pauses": arena.pauses(player.id),
         }
 
     @api.post("/players/{player_id}/status", summary="Pause or resume your player (owner's token)")
@@ -290,6 +291,7 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
                 "p": player,
                 "rating": next((r for r in arena.ratings() if r["id"] == player.id), None),
                 "matches": arena.matches(limit=30, player_id=player.id),
+                "pauses": arena.pauses(player.id),
                 "owner": player.id in _tokens(request),
             },
         )
