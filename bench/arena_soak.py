@@ -488,6 +488,9 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
         end = began + (cfg.minutes * 60 if cfg.minutes is not None else cfg.deadline)
         last_report = time.monotonic()
         reached = False
+        api_errors: list[str] = []
+        silent_since: float | None = None
+        api_silent = False
         while time.monotonic() < end:  # one pass a second at most; bounded by ``end``
             now = time.monotonic()
             if now >= next_sample:
@@ -495,57 +498,68 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
                 next_sample = now + cfg.sample_every
             if server.proc.poll() is not None:
                 raise RuntimeError(f"ggp web exited during the soak: {server.log.read_text()[-2000:]}")
-            listed = server.http.get("/api/arena/players").json()["players"]
-            for row in listed:
-                pid = row["id"]
-                if pid not in ids:
-                    continue
-                if row["status"] == "paused" and pid not in paused_since:
-                    paused_since[pid] = now
-                    ever_paused.add(pid)
-                    pauses.append(
-                        {
-                            "player": ids[pid].name,
-                            "kind": ids[pid].kind,
-                            "at": round(now - began, 1),
-                            "reason": row["reason"],
-                        }
-                    )
-                    say(f"  {now - began:7.1f} s  paused {ids[pid].name}: {row['reason']}")
-                    if pid not in page_checked:
-                        page_checked.add(pid)
-                        page = server.http.get(f"/arena/players/{pid}").text
-                        if not row["reason"] or html.escape(row["reason"][:60], quote=False) not in page:
-                            page_failures.append(f"{ids[pid].name}'s page does not show why it is paused")
-                elif row["status"] == "active" and pid in paused_since:
-                    del paused_since[pid]
-            if cfg.resume_after is not None:
-                for pid, since in list(paused_since.items()):
-                    if pid in misbehaving and now - since >= cfg.resume_after:
-                        ids[pid].listen()  # a vanished player comes back
-                        r = server.http.post(
-                            f"/api/arena/players/{pid}/status",
-                            json={"status": "active"},
-                            headers={"X-GGP-Arena-Token": tokens[pid]},
+            try:
+                listed = server.http.get("/api/arena/players").json()["players"]
+                for row in listed:
+                    pid = row["id"]
+                    if pid not in ids:
+                        continue
+                    if row["status"] == "paused" and pid not in paused_since:
+                        paused_since[pid] = now
+                        ever_paused.add(pid)
+                        pauses.append(
+                            {
+                                "player": ids[pid].name,
+                                "kind": ids[pid].kind,
+                                "at": round(now - began, 1),
+                                "reason": row["reason"],
+                            }
                         )
-                        if r.status_code == 200:
-                            resumes += 1
-                            del paused_since[pid]
-            running = server.http.get("/api/arena/matches", params={"status": "running", "limit": 200}).json()[
-                "matches"
-            ]
-            wall = time.time()
-            for m in running:
-                if wall - m["started"] > match_bound(cfg, len(m["roles"]), 200) and m["id"] not in stuck:
-                    stuck[m["id"]] = m
-                    say(f"  stuck? match {m['id']} running for {wall - m['started']:.0f} s")
-            over = len(server.http.get("/api/arena/matches", params={"status": "over", "limit": 200}).json()["matches"])
-            if now - last_report > 60:
-                last_report = now
-                s = samples[-1]
-                say(
-                    f"  {now - began:7.1f} s  {over}+ over, {len(running)} running, {len(pauses)} pauses; server {s.get('rss', 0):.0f} MiB, {s.get('threads')} threads, {s.get('fds')} files"
+                        say(f"  {now - began:7.1f} s  paused {ids[pid].name}: {row['reason']}")
+                        if pid not in page_checked:
+                            page_checked.add(pid)
+                            page = server.http.get(f"/arena/players/{pid}").text
+                            if not row["reason"] or html.escape(row["reason"][:60], quote=False) not in page:
+                                page_failures.append(f"{ids[pid].name}'s page does not show why it is paused")
+                    elif row["status"] == "active" and pid in paused_since:
+                        del paused_since[pid]
+                if cfg.resume_after is not None:
+                    for pid, since in list(paused_since.items()):
+                        if pid in misbehaving and now - since >= cfg.resume_after:
+                            ids[pid].listen()  # a vanished player comes back
+                            r = server.http.post(
+                                f"/api/arena/players/{pid}/status",
+                                json={"status": "active"},
+                                headers={"X-GGP-Arena-Token": tokens[pid]},
+                            )
+                            if r.status_code == 200:
+                                resumes += 1
+                                del paused_since[pid]
+                running = server.http.get("/api/arena/matches", params={"status": "running", "limit": 200}).json()[
+                    "matches"
+                ]
+                wall = time.time()
+                for m in running:
+                    if wall - m["started"] > match_bound(cfg, len(m["roles"]), 200) and m["id"] not in stuck:
+                        stuck[m["id"]] = m
+                        say(f"  stuck? match {m['id']} running for {wall - m['started']:.0f} s")
+                over = len(
+                    server.http.get("/api/arena/matches", params={"status": "over", "limit": 200}).json()["matches"]
                 )
+                if now - last_report > 60:
+                    last_report = now
+                    s = samples[-1]
+                    say(
+                        f"  {now - began:7.1f} s  {over}+ over, {len(running)} running, {len(pauses)} pauses; server {s.get('rss', 0):.0f} MiB, {s.get('threads')} threads, {s.get('fds')} files"
+                    )
+            except httpx.HTTPError as exc:  # noted; the API silent for a minute is a failure
+                api_errors.append(f"{now - began:.0f} s: {type(exc).__name__}: {exc}")
+                silent_since = silent_since if silent_since is not None else now
+                if now - silent_since > 60:
+                    api_silent = True
+                time.sleep(1.0)
+                continue
+            silent_since = None
             if cfg.matches is not None and over >= cfg.matches and misbehaving <= ever_paused:
                 reached = True
                 break
@@ -591,6 +605,9 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
             f"{cfg.matches} matches over with every misbehaving player paused not reached in {cfg.deadline:.0f} s"
         )
     figures["server_exit"] = code
+    figures["api_errors"] = api_errors[:20]
+    if api_silent:
+        figures["failures"].append("the server's API did not answer for over a minute")
     figures["commit"] = code_version
     return figures
 
@@ -759,7 +776,8 @@ def summary(f: dict[str, Any]) -> str:
         f"  matches started by tenths of the run: {m['started_per_tenth']}",
         f"  faults recorded: {f['faults']}",
         f"  misbehaviour done: {f['misdeeds']}",
-        f"  pauses: {len(f['pauses'])} ({f.get('resumes', 0)} resumed by their owner)",
+        f"  pauses: {len(f['pauses'])} ({f.get('resumes', 0)} resumed by their owner), "
+        f"{f.get('pause_history')} in the arena's pause history; API errors: {len(f.get('api_errors', []))}",
     ]
     first: dict[str, str] = {}
     for p in f["pauses"]:
