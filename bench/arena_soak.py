@@ -494,7 +494,13 @@ def _run(cfg: Config, work: Path) -> dict[str, Any]:
         while time.monotonic() < end:  # one pass a second at most; bounded by ``end``
             now = time.monotonic()
             if now >= next_sample:
-                samples.append(server.sample() | {"t": now - began})
+                sample = server.sample() | {"t": now - began}
+                with contextlib.suppress(httpx.HTTPError):  # a visitor's look: the arena's page and its ratings
+                    for key, path in (("page_ms", "/arena"), ("ratings_ms", "/api/arena/ratings")):
+                        t0 = time.monotonic()
+                        if server.http.get(path).status_code == 200:
+                            sample[key] = round(1000 * (time.monotonic() - t0))
+                samples.append(sample)
                 next_sample = now + cfg.sample_every
             if server.proc.poll() is not None:
                 raise RuntimeError(f"ggp web exited during the soak: {server.log.read_text()[-2000:]}")
@@ -702,12 +708,14 @@ def _judge(
             ("rss", lambda v: v * 1.15 + 15),
             ("threads", lambda v: v + 12),
             ("fds", lambda v: v + 24),
+            ("page_ms", None),
+            ("ratings_ms", None),
         ):
             values = [s[key] for s in samples if key in s]
             if not values:
                 continue
-            e = max(s.get(key, 0) for s in early)
-            lmax = max(s.get(key, 0) for s in late)
+            e = max((s.get(key, 0) for s in early), default=0)
+            lmax = max((s.get(key, 0) for s in late), default=0)
             series[key] = {
                 "start": round(values[0], 1),
                 "after_warmup": round(e, 1),
@@ -717,7 +725,7 @@ def _judge(
                 "after_drain": round(drained.get(key, 0), 1),
                 "per_tenth": [round(max(s.get(key, 0) for s in part), 1) for part in _tenths(samples)],
             }
-            if cfg.minutes is not None and lmax > tolerance(e):
+            if cfg.minutes is not None and tolerance is not None and lmax > tolerance(e):
                 failures.append(f"{key} grew: {e:.0f} after the warm-up, {lmax:.0f} in the second half")
         if drained.get("threads", 0) > samples[0].get("threads", 0) + 8 + min(32, (os.cpu_count() or 1) + 4):
             failures.append(

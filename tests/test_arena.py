@@ -448,3 +448,15 @@ def test_matches_are_refereed_on_threads_of_their_own(tmp_path: Path, monkeypatc
             assert len(names) == 1 and names[0].startswith("ggp-arena-match"), names
     finally:
         player.close()
+
+
+def test_ratings_asked_for_any_game_name_are_not_kept(tmp_path: Path) -> None:
+    """The ratings are kept for the arena's games and over all; a table per game name asked for would let anyone
+    grow the server's memory one URL at a time."""
+    with arena_client(tmp_path) as client:
+        arena = client.app.state.arena  # type: ignore[attr-defined]
+        for i in range(30):
+            assert client.get("/api/arena/ratings", params={"game": f"nosuchgame{i}"}).json()["ratings"] == []
+        assert client.get("/api/arena/ratings").json()["ratings"] == []
+        assert client.get("/api/arena/ratings", params={"game": "wallmaze"}).json()["ratings"] == []
+        assert set(arena._ratings_cache) <= {None, "wallmaze"}

@@ -42,6 +42,7 @@ import secrets
 import shutil
 import socket
 import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -106,6 +107,8 @@ CREATE TABLE IF NOT EXISTS arena_games (  -- uploaded sheets the arena plays bes
 )
 """
 _ID = re.compile(r"[0-9a-z-]{1,40}")
+#: Seconds a ratings table is served although matches have ended since (see :meth:`Arena.ratings`).
+RATINGS_FRESH = 10.0
 _MAX_NAME = 60
 _MAX_URL = 300
 _MAX_CONTACT = 120
@@ -358,7 +361,8 @@ class Arena:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._registrations: dict[str, deque[float]] = {}
         self._rng = random.Random()
-        self._ratings_cache: dict[str | None, tuple[int, list[dict[str, Any]]]] = {}
+        self._ratings_cache: dict[str | None, tuple[float, int, list[dict[str, Any]]]] = {}
+        self._ratings_lock = threading.Lock()
         self._closed = False
         self._sheets: Path | None = None  # uploaded sheets' files for the host, made when first needed
         # The referees' threads, one per match at most: a match holds its thread for minutes, and on the
@@ -412,6 +416,8 @@ class Arena:
         if len(contact) > _MAX_CONTACT:
             raise ArenaError(400, f"the contact is at most {_MAX_CONTACT} characters")
         now = time.time()
+        if len(self._registrations) > 1000:  # forget the clients with no registration in the last hour
+            self._registrations = {c: d for c, d in self._registrations.items() if d and d[-1] >= now - 3600}
         recent = self._registrations.setdefault(client, deque())
         while recent and recent[0] < now - 3600:
             recent.popleft()
@@ -632,12 +638,35 @@ class Arena:
 
     # --- ratings -------------------------------------------------------------------------------------
     def ratings(self, game: str | None = None) -> list[dict[str, Any]]:
-        """Bradley-Terry ratings with 95 % intervals, best first: per game, or over all games (None)."""
+        """Bradley-Terry ratings with 95 % intervals, best first: per game, or over all games (None).
+
+        A table is kept (for the arena's games and over all) and computed again only when matches ended since
+        and it is :data:`RATINGS_FRESH` seconds old: a fit with its bootstrap takes a good part of a second,
+        more as the history grows, and the players' list asks for it at every look. Callers on the event loop
+        use :meth:`ratings_off_loop`.
+        """
+        cached = self._ratings_cache.get(game)
+        if cached is not None and time.monotonic() - cached[0] < RATINGS_FRESH:
+            return cached[2]
+        with self._ratings_lock:  # one fit at a time: a second asker gets the first one's table
+            cached = self._ratings_cache.get(game)
+            if cached is not None and time.monotonic() - cached[0] < RATINGS_FRESH:
+                return cached[2]
+            table = self._fit_ratings(game, cached)
+        return table
+
+    async def ratings_off_loop(self, game: str | None = None) -> list[dict[str, Any]]:
+        """:meth:`ratings` in a worker thread, so that a fit does not hold up the event loop."""
+        return await asyncio.to_thread(self.ratings, game)
+
+    def _fit_ratings(
+        self, game: str | None, cached: tuple[float, int, list[dict[str, Any]]] | None
+    ) -> list[dict[str, Any]]:
         query = "SELECT game, players, goals FROM arena_matches WHERE status = 'over' AND goals IS NOT NULL"
         rows = self.store.query(query + (" AND game = ?" if game else ""), (game,) if game else ())
-        cached = self._ratings_cache.get(game)
-        if cached is not None and cached[0] == len(rows):
-            return cached[1]
+        if cached is not None and cached[1] == len(rows):
+            self._ratings_cache[game] = (time.monotonic(), cached[1], cached[2])
+            return cached[2]
         games: list[tuple[str, str, float]] = []
         goals: dict[str, list[int]] = {}
         for r in rows:
@@ -668,7 +697,8 @@ class Arena:
                         "losses": line.losses,
                     }
                 )
-        self._ratings_cache[game] = (len(rows), table)
+        if game is None or game in self.game_keys():  # a table per game asked for would be a table per URL
+            self._ratings_cache[game] = (time.monotonic(), len(rows), table)
         return table
 
     # --- the matchmaking loop ------------------------------------------------------------------------
