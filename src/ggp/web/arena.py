@@ -107,8 +107,9 @@ CREATE TABLE IF NOT EXISTS arena_games (  -- uploaded sheets the arena plays bes
 )
 """
 _ID = re.compile(r"[0-9a-z-]{1,40}")
-#: Seconds a ratings table is served although matches have ended since (see :meth:`Arena.ratings`).
-RATINGS_FRESH = 10.0
+#: A ratings table is served for this many times the seconds its fit took, although matches have ended since
+#: (see :meth:`Arena.ratings`): fitting takes at most about a tenth of the server's time.
+RATINGS_KEEP = 10.0
 _MAX_NAME = 60
 _MAX_URL = 300
 _MAX_CONTACT = 120
@@ -640,20 +641,20 @@ class Arena:
     def ratings(self, game: str | None = None) -> list[dict[str, Any]]:
         """Bradley-Terry ratings with 95 % intervals, best first: per game, or over all games (None).
 
-        A table is kept (for the arena's games and over all) and computed again only when matches ended since
-        and it is :data:`RATINGS_FRESH` seconds old: a fit with its bootstrap takes a good part of a second,
-        more as the history grows, and the players' list asks for it at every look. Callers on the event loop
-        use :meth:`ratings_off_loop`.
+        A table is kept (for the arena's games and over all) and fitted again when matches have ended since,
+        but not before :data:`RATINGS_KEEP` times the time its fit took has passed: a fit with its bootstrap
+        takes a good part of a second on a history of thousands of matches, and the players' list asks for it
+        at every look, while a small history's table (milliseconds) is always the latest. Callers on the event
+        loop use :meth:`ratings_off_loop`.
         """
         cached = self._ratings_cache.get(game)
-        if cached is not None and time.monotonic() - cached[0] < RATINGS_FRESH:
+        if cached is not None and time.monotonic() < cached[0]:
             return cached[2]
         with self._ratings_lock:  # one fit at a time: a second asker gets the first one's table
             cached = self._ratings_cache.get(game)
-            if cached is not None and time.monotonic() - cached[0] < RATINGS_FRESH:
+            if cached is not None and time.monotonic() < cached[0]:
                 return cached[2]
-            table = self._fit_ratings(game, cached)
-        return table
+            return self._fit_ratings(game, cached)
 
     async def ratings_off_loop(self, game: str | None = None) -> list[dict[str, Any]]:
         """:meth:`ratings` in a worker thread, so that a fit does not hold up the event loop."""
@@ -662,10 +663,10 @@ class Arena:
     def _fit_ratings(
         self, game: str | None, cached: tuple[float, int, list[dict[str, Any]]] | None
     ) -> list[dict[str, Any]]:
+        began = time.monotonic()
         query = "SELECT game, players, goals FROM arena_matches WHERE status = 'over' AND goals IS NOT NULL"
         rows = self.store.query(query + (" AND game = ?" if game else ""), (game,) if game else ())
         if cached is not None and cached[1] == len(rows):
-            self._ratings_cache[game] = (time.monotonic(), cached[1], cached[2])
             return cached[2]
         games: list[tuple[str, str, float]] = []
         goals: dict[str, list[int]] = {}
@@ -698,7 +699,8 @@ class Arena:
                     }
                 )
         if game is None or game in self.game_keys():  # a table per game asked for would be a table per URL
-            self._ratings_cache[game] = (time.monotonic(), len(rows), table)
+            now = time.monotonic()
+            self._ratings_cache[game] = (now + RATINGS_KEEP * (now - began), len(rows), table)
         return table
 
     # --- the matchmaking loop ------------------------------------------------------------------------
