@@ -3,22 +3,29 @@
 As on ggp.org's Tiltyard, anyone may register a player (a name, the URL it
 answers GGP messages on, a contact). The server asks it INFO before taking it
 and before each match; a player that does not answer is paused, and so is one
-whose moves fail (time out, are illegal, are not moves) in too large a share
-of two matches in a row (:attr:`~ggp.web.limits.Limits.arena_fault_share`).
-Its owner (the holder of the token registration answers) may pause, resume
-or remove it.
+that stops answering during a match (its last moves and STOP unanswered:
+no reply in time, no connection), and one whose moves fail (time out, are
+illegal, are not moves) in too large a share of two matches in a row
+(:attr:`~ggp.web.limits.Limits.arena_fault_share`). The reason, naming the
+match and the faults, is shown with the player, and every pause is kept
+(``arena_pauses``) when the player is resumed. Its owner (the holder of the
+token registration answers) may pause, resume or remove it.
 
 A matchmaking loop (:meth:`Arena.run`) keeps up to ``arena_matches`` matches
 going: it takes the games of ``arena_games`` in turn, the idle active
 players that have played least, and fills the other roles with the built-in
 agents of ``arena_agents``. Each match is refereed by ``ggp host``'s code
 (:func:`ggp.protocol.host.host_match`) with the arena's start and play
-clocks, in a thread; its steps are followed live, and its record is kept in
+clocks, in a thread of the arena's own (one per match at once); its steps are followed live, and its record is kept in
 the app's SQLite file, downloadable in ggp's format and in ggp-base's.
 
 Ratings are Bradley-Terry (:func:`ggp.match.ratings.rate`) over every pair
 of players in every finished match (the higher goal wins; equal goals draw),
-per game and over all games, with bootstrap intervals.
+per game and over all games, with bootstrap intervals, fitted in a worker
+thread and kept ten times as long as the fit took.
+
+``bench/arena_soak.py`` soaks the arena with misbehaving players for an hour
+(``tests/test_arena_soak.py`` for a minute).
 
 Remote URLs are checked against the allow-list: an address that is not a
 public one (loopback, private, link-local, reserved) is refused unless
