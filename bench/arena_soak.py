@@ -359,7 +359,6 @@ class Server:
         env = {
             **os.environ,
             "PYTHONUNBUFFERED": "1",
-            "GGP_WEB_ARENA_ALLOW": "127.0.0.0/8",
             "GGP_WEB_ARENA_GAMES": ",".join(cfg.games),
             "GGP_WEB_ARENA_AGENTS": "random",
             "GGP_WEB_ARENA_MATCHES": str(cfg.arena_matches),
@@ -370,19 +369,9 @@ class Server:
         }
         self.log = work / "web.log"
         with self.log.open("w") as err:
+            command = ["ggp", "web", "--port", str(self.port), "--db", str(self.db), "--sheets", str(sheets)]
             self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "ggp",
-                    "web",
-                    "--port",
-                    str(self.port),
-                    "--db",
-                    str(self.db),
-                    "--sheets",
-                    str(sheets),
-                ],
+                [sys.executable, "-m", *command, "--arena-allow", "127.0.0.0/8"],  # the arena may call loopback
                 stdout=subprocess.DEVNULL,
                 stderr=err,
                 env=env,
