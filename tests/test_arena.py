@@ -377,3 +377,86 @@ def test_an_uploaded_sheet_is_added_to_the_arena_games_and_played(tmp_path: Path
             assert gone.status_code == 204 and client.get("/api/arena/games").json()["games"] == []
     finally:
         player.close()
+
+
+# --- pauses ------------------------------------------------------------------------------------------------------
+class Vanishing:
+    """A player that answers its first PLAY and then stops listening: every later message is refused."""
+
+    def __init__(self) -> None:
+        self.service = PlayerService(PlayerConfig(spec="random", name="vanishing", seed=7))
+        self.server: GGPServer | None = None
+
+    def app(self, text: str, received: float) -> Reply:
+        reply = self.service.handle(text, received)
+        if isinstance(parse_message(text), Play) and self.server is not None:
+            server, self.server = self.server, None
+            server.shutdown()  # from a handler's thread: serve_forever's loop ends...
+            server.server_close()  # ...and the port refuses connections before this reply is sent
+        return reply
+
+
+def test_a_player_that_stops_answering_during_a_match_is_paused_with_the_match_named(tmp_path: Path) -> None:
+    vanishing = Vanishing()
+    server = GGPServer("127.0.0.1", 0, vanishing.app)
+    vanishing.server = server
+    server.start()
+    try:
+        with arena_client(tmp_path, arena_agents=("random",)) as client:
+            body = register(client, "vanishing", f"http://127.0.0.1:{server.port}").json()
+            started = play_round(client)
+            assert len(started) == 1
+            view = finished(client, started[0])
+            assert view["status"] == "over" and view["step"] >= 2, view
+            after = client.get(f"/api/arena/players/{body['id']}").json()
+            assert after["status"] == "paused", after
+            assert after["reason"].startswith(f"stopped answering in match {started[0]}: no answer from move 2 of")
+            assert "nor to STOP" in after["reason"] and "Connection refused" in after["reason"]
+            assert [(p["reason"], p["match"]) for p in after["pauses"]] == [(after["reason"], started[0])]
+            page = client.get(f"/arena/players/{body['id']}").text
+            assert "Paused by the arena" in page and f"stopped answering in match {started[0]}" in page
+            # its owner resumes it: the reason goes, the history stays
+            resumed = client.post(f"/api/arena/players/{body['id']}/status", json={"status": "active"}).json()
+            assert resumed["status"] == "active" and resumed["reason"] == ""
+            assert len(client.get(f"/api/arena/players/{body['id']}").json()["pauses"]) == 1
+    finally:
+        server.server_close()
+
+
+def test_matches_are_refereed_on_threads_of_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match holds its referee's thread for minutes: not one of the event loop's default executor, which the
+    app's other work (and the matchmaking round's INFO checks) needs."""
+    import threading as threads
+
+    from ggp.protocol.host import HostError
+    from ggp.web import arena as arena_module
+
+    names: list[str] = []
+
+    def refereed(*args: Any, **kwargs: Any) -> Any:
+        names.append(threads.current_thread().name)
+        raise HostError("no match today")
+
+    monkeypatch.setattr(arena_module, "host_match", refereed)
+    player = GGPServer("127.0.0.1", 0, PlayerService(PlayerConfig(spec="random", name="any", seed=8)).handle).start()
+    try:
+        with arena_client(tmp_path, arena_agents=("random",)) as client:
+            register(client, "any", f"http://127.0.0.1:{player.port}")
+            started = play_round(client)
+            view = finished(client, started[0])
+            assert view["status"] == "failed" and view["error"] == "no match today"
+            assert len(names) == 1 and names[0].startswith("ggp-arena-match"), names
+    finally:
+        player.close()
+
+
+def test_ratings_asked_for_any_game_name_are_not_kept(tmp_path: Path) -> None:
+    """The ratings are kept for the arena's games and over all; a table per game name asked for would let anyone
+    grow the server's memory one URL at a time."""
+    with arena_client(tmp_path) as client:
+        arena = client.app.state.arena  # type: ignore[attr-defined]
+        for i in range(30):
+            assert client.get("/api/arena/ratings", params={"game": f"nosuchgame{i}"}).json()["ratings"] == []
+        assert client.get("/api/arena/ratings").json()["ratings"] == []
+        assert client.get("/api/arena/ratings", params={"game": "wallmaze"}).json()["ratings"] == []
+        assert set(arena._ratings_cache) <= {None, "wallmaze"}

@@ -3,22 +3,29 @@
 As on ggp.org's Tiltyard, anyone may register a player (a name, the URL it
 answers GGP messages on, a contact). The server asks it INFO before taking it
 and before each match; a player that does not answer is paused, and so is one
-whose moves fail (time out, are illegal, are not moves) in too large a share
-of two matches in a row (:attr:`~ggp.web.limits.Limits.arena_fault_share`).
-Its owner (the holder of the token registration answers) may pause, resume
-or remove it.
+that stops answering during a match (its last moves and STOP unanswered:
+no reply in time, no connection), and one whose moves fail (time out, are
+illegal, are not moves) in too large a share of two matches in a row
+(:attr:`~ggp.web.limits.Limits.arena_fault_share`). The reason, naming the
+match and the faults, is shown with the player, and every pause is kept
+(``arena_pauses``) when the player is resumed. Its owner (the holder of the
+token registration answers) may pause, resume or remove it.
 
 A matchmaking loop (:meth:`Arena.run`) keeps up to ``arena_matches`` matches
 going: it takes the games of ``arena_games`` in turn, the idle active
 players that have played least, and fills the other roles with the built-in
 agents of ``arena_agents``. Each match is refereed by ``ggp host``'s code
 (:func:`ggp.protocol.host.host_match`) with the arena's start and play
-clocks, in a thread; its steps are followed live, and its record is kept in
+clocks, in a thread of the arena's own (one per match at once); its steps are followed live, and its record is kept in
 the app's SQLite file, downloadable in ggp's format and in ggp-base's.
 
 Ratings are Bradley-Terry (:func:`ggp.match.ratings.rate`) over every pair
 of players in every finished match (the higher goal wins; equal goals draw),
-per game and over all games, with bootstrap intervals.
+per game and over all games, with bootstrap intervals, fitted in a worker
+thread and kept ten times as long as the fit took.
+
+``bench/arena_soak.py`` soaks the arena with misbehaving players for an hour
+(``tests/test_arena_soak.py`` for a minute).
 
 Remote URLs are checked against the allow-list: an address that is not a
 public one (loopback, private, link-local, reserved) is refused unless
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -41,9 +49,11 @@ import secrets
 import shutil
 import socket
 import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +100,13 @@ CREATE TABLE IF NOT EXISTS arena_matches (
     finished  REAL
 );
 CREATE INDEX IF NOT EXISTS arena_matches_by_started ON arena_matches (started);
+CREATE TABLE IF NOT EXISTS arena_pauses (  -- every pause of a player by the arena, with its reason (kept on resume)
+    player    TEXT NOT NULL,
+    at        REAL NOT NULL,
+    reason    TEXT NOT NULL,
+    match     TEXT NOT NULL DEFAULT ''  -- the match that caused it, if one did
+);
+CREATE INDEX IF NOT EXISTS arena_pauses_by_player ON arena_pauses (player, at);
 CREATE TABLE IF NOT EXISTS arena_games (  -- uploaded sheets the arena plays besides Limits.arena_games
     key       TEXT PRIMARY KEY,         -- the catalog key, upload:HASH (the text is in the sheets table)
     owner     TEXT NOT NULL,            -- SHA-256 of the token that may take it out again
@@ -97,6 +114,9 @@ CREATE TABLE IF NOT EXISTS arena_games (  -- uploaded sheets the arena plays bes
 )
 """
 _ID = re.compile(r"[0-9a-z-]{1,40}")
+#: A ratings table is served for this many times the seconds its fit took, although matches have ended since
+#: (see :meth:`Arena.ratings`): fitting takes at most about a tenth of the server's time.
+RATINGS_KEEP = 10.0
 _MAX_NAME = 60
 _MAX_URL = 300
 _MAX_CONTACT = 120
@@ -349,9 +369,14 @@ class Arena:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._registrations: dict[str, deque[float]] = {}
         self._rng = random.Random()
-        self._ratings_cache: dict[str | None, tuple[int, list[dict[str, Any]]]] = {}
+        self._ratings_cache: dict[str | None, tuple[float, int, list[dict[str, Any]]]] = {}
+        self._ratings_lock = threading.Lock()
         self._closed = False
         self._sheets: Path | None = None  # uploaded sheets' files for the host, made when first needed
+        # The referees' threads, one per match at most: a match holds its thread for minutes, and on the
+        # event loop's default executor (a few threads on a small machine) matches would keep the app's other
+        # work, and the matchmaking round's own INFO checks, waiting.
+        self._referees = ThreadPoolExecutor(max_workers=limits.arena_matches, thread_name_prefix="ggp-arena-match")
         store.execute_script(_SCHEMA)
         # matches that were running when the server stopped cannot go on: their players were told nothing more
         store.execute(
@@ -399,6 +424,8 @@ class Arena:
         if len(contact) > _MAX_CONTACT:
             raise ArenaError(400, f"the contact is at most {_MAX_CONTACT} characters")
         now = time.time()
+        if len(self._registrations) > 1000:  # forget the clients with no registration in the last hour
+            self._registrations = {c: d for c, d in self._registrations.items() if d and d[-1] >= now - 3600}
         recent = self._registrations.setdefault(client, deque())
         while recent and recent[0] < now - 3600:
             recent.popleft()
@@ -442,12 +469,25 @@ class Arena:
         self.wake()
         return self.player(player_id)
 
-    def _pause(self, player: Player, reason: str) -> None:
+    def _pause(self, player: Player, reason: str, match_id: str = "") -> None:
+        """Pause an active player, saying why (kept in its row and, for good, in ``arena_pauses``)."""
         _log.warning("arena: pausing %s: %s", player.name, reason)
-        self.store.execute(
+        changed = self.store.execute(
             "UPDATE arena_players SET status = 'paused', reason = ? WHERE id = ? AND status = 'active'",
             (reason[:300], player.id),
         )
+        if changed:
+            self.store.execute(
+                "INSERT INTO arena_pauses (player, at, reason, match) VALUES (?, ?, ?, ?)",
+                (player.id, time.time(), reason[:300], match_id),
+            )
+
+    def pauses(self, player_id: str, limit: int = 20) -> list[dict[str, Any]]:
+        """The arena's pauses of a player, newest first: when, why, and the match that caused it."""
+        rows = self.store.query(
+            "SELECT at, reason, match FROM arena_pauses WHERE player = ? ORDER BY at DESC LIMIT ?", (player_id, limit)
+        )
+        return [{"at": r["at"], "reason": r["reason"], "match": r["match"]} for r in rows]
 
     # --- games ---------------------------------------------------------------------------------------
     def game_keys(self) -> list[str]:
@@ -606,12 +646,35 @@ class Arena:
 
     # --- ratings -------------------------------------------------------------------------------------
     def ratings(self, game: str | None = None) -> list[dict[str, Any]]:
-        """Bradley-Terry ratings with 95 % intervals, best first: per game, or over all games (None)."""
+        """Bradley-Terry ratings with 95 % intervals, best first: per game, or over all games (None).
+
+        A table is kept (for the arena's games and over all) and fitted again when matches have ended since,
+        but not before :data:`RATINGS_KEEP` times the time its fit took has passed: a fit with its bootstrap
+        takes a good part of a second on a history of thousands of matches, and the players' list asks for it
+        at every look, while a small history's table (milliseconds) is always the latest. Callers on the event
+        loop use :meth:`ratings_off_loop`.
+        """
+        cached = self._ratings_cache.get(game)
+        if cached is not None and time.monotonic() < cached[0]:
+            return cached[2]
+        with self._ratings_lock:  # one fit at a time: a second asker gets the first one's table
+            cached = self._ratings_cache.get(game)
+            if cached is not None and time.monotonic() < cached[0]:
+                return cached[2]
+            return self._fit_ratings(game, cached)
+
+    async def ratings_off_loop(self, game: str | None = None) -> list[dict[str, Any]]:
+        """:meth:`ratings` in a worker thread, so that a fit does not hold up the event loop."""
+        return await asyncio.to_thread(self.ratings, game)
+
+    def _fit_ratings(
+        self, game: str | None, cached: tuple[float, int, list[dict[str, Any]]] | None
+    ) -> list[dict[str, Any]]:
+        began = time.monotonic()
         query = "SELECT game, players, goals FROM arena_matches WHERE status = 'over' AND goals IS NOT NULL"
         rows = self.store.query(query + (" AND game = ?" if game else ""), (game,) if game else ())
-        cached = self._ratings_cache.get(game)
-        if cached is not None and cached[0] == len(rows):
-            return cached[1]
+        if cached is not None and cached[1] == len(rows):
+            return cached[2]
         games: list[tuple[str, str, float]] = []
         goals: dict[str, list[int]] = {}
         for r in rows:
@@ -642,7 +705,9 @@ class Arena:
                         "losses": line.losses,
                     }
                 )
-        self._ratings_cache[game] = (len(rows), table)
+        if game is None or game in self.game_keys():  # a table per game asked for would be a table per URL
+            now = time.monotonic()
+            self._ratings_cache[game] = (now + RATINGS_KEEP * (now - began), len(rows), table)
         return table
 
     # --- the matchmaking loop ------------------------------------------------------------------------
@@ -668,6 +733,8 @@ class Arena:
         for task in list(self._tasks):
             with contextlib.suppress(BaseException):
                 await task
+        # a referee still running ends by its clocks (its thread is not waited for: the server is stopping)
+        self._referees.shutdown(wait=False, cancel_futures=True)
         if self._sheets is not None:
             shutil.rmtree(self._sheets, ignore_errors=True)
 
@@ -715,7 +782,7 @@ class Arena:
                     await asyncio.to_thread(ask_info, p.url, self.transport)
                     ready.append(p)
                 except ArenaError as exc:
-                    self._pause(p, f"did not answer before a match: {exc.message}")
+                    self._pause(p, f"did not answer before a match: {exc.message}")  # no match caused it
             if len(ready) < len(chosen):
                 continue
             started.append(self._start(key, game, chosen))
@@ -752,17 +819,20 @@ class Arena:
 
         players = {role: p.url for role, p in zip(live.game.roles, live.players, strict=True)}
         try:
-            record = await asyncio.to_thread(
-                host_match,
-                game_ref,
-                players,
-                start_clock=self.limits.arena_start_clock,
-                play_clock=self.limits.arena_play_clock,
-                grace=0.5,
-                match_id=f"ggp.arena.{live.id}",
-                on_step=on_step,
-                check_players=False,
-                on_remote=lambda session: setattr(session, "transport", self.transport),
+            record = await loop.run_in_executor(
+                self._referees,
+                functools.partial(
+                    host_match,
+                    game_ref,
+                    players,
+                    start_clock=self.limits.arena_start_clock,
+                    play_clock=self.limits.arena_play_clock,
+                    grace=0.5,
+                    match_id=f"ggp.arena.{live.id}",
+                    on_step=on_step,
+                    check_players=False,
+                    on_remote=lambda session: setattr(session, "transport", self.transport),
+                ),
             )
         except asyncio.CancelledError:
             raise
@@ -789,25 +859,63 @@ class Arena:
             self.wake()
 
     def _judge(self, live: LiveArenaMatch, record: MatchRecord) -> None:
-        """Strike the remote players whose moves failed too often; two strikes in a row pause them."""
+        """Pause the remote players that stopped answering during the match; strike those whose moves failed
+        too often, and pause them at the second strike in a row. The reason names the match and the faults."""
         steps = max(1, record.steps)
+        faults = list(record.all_faults())
         for role, player in zip(record.roles, live.players, strict=True):
             if player.kind != "remote":
                 continue
-            faults = [f for f in record.all_faults() if f.role == role and f.phase in ("start", "play")]
-            if len(faults) > self.limits.arena_fault_share * steps:
+            mine = [f for f in faults if f.role == role]
+            start = [f for f in mine if f.phase == "start"]
+            moves = [f for f in mine if f.phase == "play"]
+            stop = [f for f in mine if f.phase == "stop"]
+            silent = _silent_since(record, role)
+            if stop and _no_answer(stop[0]) and silent is not None:
+                self._pause(
+                    player,
+                    f"stopped answering in match {live.id}: no answer from move {silent} of {record.steps} on, "
+                    f"nor to STOP ({_clip(stop[0].message)})",
+                    live.id,
+                )
+                continue
+            if len(start) + len(moves) > self.limits.arena_fault_share * steps:
                 rows = self.store.query("SELECT strikes FROM arena_players WHERE id = ?", (player.id,))
                 strikes = (int(rows[0]["strikes"]) if rows else 0) + 1
                 self.store.execute("UPDATE arena_players SET strikes = ? WHERE id = ?", (strikes, player.id))
                 if strikes >= 2:
-                    kinds = sorted({f.kind for f in faults})
+                    kinds = sorted({f.kind for f in start + moves})
                     self._pause(
                         player,
-                        f"{len(faults)} faulty moves of {steps} ({', '.join(kinds)}) in match {live.id}, "
-                        "the second such match in a row",
+                        f"{len(moves)} faulty moves of {record.steps}{' and a failed START' if start else ''} "
+                        f"({', '.join(kinds)}) in match {live.id}, the second such match in a row; "
+                        f"the last: {_clip((moves or start)[-1].message)}",
+                        live.id,
                     )
             else:
                 self.store.execute("UPDATE arena_players SET strikes = 0 WHERE id = ?", (player.id,))
+
+
+def _no_answer(fault: Any) -> bool:
+    """Whether a fault is a message the player did not answer at all (no reply in time, no connection)."""
+    return bool(fault.kind == "timeout" or (fault.kind == "exception" and "cannot talk to" in fault.message))
+
+
+def _silent_since(record: MatchRecord, role: str) -> int | None:
+    """The first move of the run of unanswered moves that ends the match for ``role`` (None if its last move
+    was answered; 1 for a match without moves whose START went unanswered)."""
+    unanswered = {f.step for f in record.all_faults() if f.role == role and f.phase == "play" and _no_answer(f)}
+    if not record.moves:
+        return 1 if any(f.role == role and f.phase == "start" and _no_answer(f) for f in record.faults) else None
+    step = record.steps
+    while step in unanswered:
+        step -= 1
+    return step + 1 if step < record.steps else None
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _player(row: Any) -> Player:

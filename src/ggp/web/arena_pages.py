@@ -90,7 +90,7 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
     # --- API -------------------------------------------------------------------------------------------
     @api.get("/players", summary="The players (registered ones and ggp's agents) with their overall ratings")
     async def api_players() -> dict[str, Any]:
-        ratings = {r["id"]: r for r in arena.ratings()}
+        ratings = {r["id"]: r for r in await arena.ratings_off_loop()}
         return {"players": [{**p.public(), "rating": ratings.get(p.id)} for p in arena.players()]}
 
     @api.post(
@@ -115,8 +115,9 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
             raise _refused(exc) from None
         return {
             **player.public(),
-            "rating": next((r for r in arena.ratings() if r["id"] == player.id), None),
+            "rating": next((r for r in await arena.ratings_off_loop() if r["id"] == player.id), None),
             "matches": arena.matches(limit=30, player_id=player.id),
+            "pauses": arena.pauses(player.id),
         }
 
     @api.post("/players/{player_id}/status", summary="Pause or resume your player (owner's token)")
@@ -201,7 +202,7 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
 
     @api.get("/ratings", summary="Bradley-Terry ratings with 95 % intervals, over all games or one")
     async def api_ratings(game: Annotated[str | None, Query(max_length=120)] = None) -> dict[str, Any]:
-        return {"game": game, "ratings": arena.ratings(game)}
+        return {"game": game, "ratings": await arena.ratings_off_loop(game)}
 
     # --- pages -----------------------------------------------------------------------------------------
     def error(request: Request, status: int, title: str, message: str) -> Response:
@@ -212,13 +213,14 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
     @router.get("/arena", response_class=HTMLResponse, include_in_schema=False)
     async def arena_page(request: Request) -> Response:
         keys = arena.game_keys()
-        per_game = {g: arena.ratings(g) for g in keys}
+        per_game = {g: await arena.ratings_off_loop(g) for g in keys}
+        overall = await arena.ratings_off_loop()
         mine = set(_tokens(request))
         return templates.TemplateResponse(
             request,
             "arena.html",
             {
-                "ratings": arena.ratings(),
+                "ratings": overall,
                 "per_game": {g: rows for g, rows in per_game.items() if rows},
                 "titles": {g: arena.games.title(g) for g in keys},
                 "uploaded": [g for g in keys if g not in limits.arena_games],
@@ -288,8 +290,9 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
             "arena_player.html",
             {
                 "p": player,
-                "rating": next((r for r in arena.ratings() if r["id"] == player.id), None),
+                "rating": next((r for r in await arena.ratings_off_loop() if r["id"] == player.id), None),
                 "matches": arena.matches(limit=30, player_id=player.id),
+                "pauses": arena.pauses(player.id),
                 "owner": player.id in _tokens(request),
             },
         )
