@@ -91,3 +91,21 @@ def test_every_snippet_a_page_includes_exists() -> None:
         assert found, f"{marker}: no such file"
         if section:
             assert f"--8<-- [start:{section}]" in found[0].read_text(encoding="utf-8"), f"{marker}: no such section"
+
+
+PAGES_WITH_CODE = ["README.md", "docs/index.md", "docs/getting-started.md", "docs/api.md", "docs/gdl.md"]
+PAGES_WITH_CODE += ["docs/concepts/kernels.md"]
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE)
+def test_the_python_blocks_of_a_page_run(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each page's ```python blocks run in order, as a reader would paste them, from the repository's root
+    (where ../shared/corpus is the corpus the examples name)."""
+    import re
+
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / page).read_text(encoding="utf-8"), flags=re.S)
+    assert blocks, f"{page} shows no Python"
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, page, "exec"), namespace)
