@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -166,3 +167,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         names = TIMING_TESTS.get(item.path.name)
         if names and getattr(item, "originalname", item.name) in names:
             item.add_marker(pytest.mark.timing)
+
+
+@pytest.fixture
+def isolated_agents() -> Iterator[None]:
+    """Undo the registrations of an agent module imported in this process (by a CLI run)."""
+    from ggp.agents import AGENTS
+
+    saved = dict(AGENTS)
+    modules = set(sys.modules)
+    yield
+    AGENTS.clear()
+    AGENTS.update(saved)
+    for name in set(sys.modules) - modules:
+        if name.startswith("ggp_agent_module_"):
+            del sys.modules[name]
+
+
+def wait_until_available(url: str, log: Path, within: float = 1800.0) -> None:
+    """Wait until the GGP player at ``url`` answers INFO with ``available``: a launched ``ggp serve`` says
+    ``busy`` while its warm-up compiles (minutes on a cold numba cache). ``within`` only bounds a hang."""
+    import time
+
+    import httpx
+
+    end = time.monotonic() + within
+    while True:
+        reply = httpx.post(url + "/", content="(INFO)", headers={"Content-Type": "text/acl"}, timeout=30).text
+        if "available" in reply.lower():
+            return
+        assert time.monotonic() < end, f"{url} still says {reply!r} after {within:g} s: {log.read_text()[-2000:]}"
+        time.sleep(0.2)  # polling the player's own answer, with a deadline

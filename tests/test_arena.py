@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from conftest import wait_until_available
+
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
@@ -60,6 +62,7 @@ class Served:
         found = re.search(r"listening on (http://127\.0\.0\.1:\d+)/", self.proc.stdout.readline())
         assert found, log.read_text()
         self.url = found.group(1)
+        wait_until_available(self.url, log)  # INFO says busy while the player compiles
 
     def stop(self) -> None:
         self.proc.terminate()

@@ -165,7 +165,10 @@ def test_tournament_command_on_ray(tmp_path: Path, ray_cluster: None, capsys: py
     assert "--address is the Ray cluster's: give it with --backend ray" in capsys.readouterr().err
 
 
-def test_selfplay_on_ray_replays_the_game_of_a_dead_worker(tmp_path: Path, ray_cluster: None) -> None:
+def test_selfplay_on_ray_replays_the_game_of_a_dead_worker(
+    tmp_path: Path, ray_cluster: None, isolated_agents: None
+) -> None:
+    # isolated_agents: run_selfplay imports the agent module here too, whose agents must not outlive the test
     from ggp.match.selfplay import SelfplayEvent, read_selfplay, run_selfplay
     from test_selfplay import replay_all
     from test_tournament import AGENT_MODULE

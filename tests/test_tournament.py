@@ -8,7 +8,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,19 +49,6 @@ def check_complete(path: Path, scheduled: int) -> list[dict[str, object]]:
     assert raw.execute("SELECT count(*), count(DISTINCT match_id) FROM results").fetchone() == (scheduled, scheduled)
     raw.close()
     return results
-
-
-@pytest.fixture
-def isolated_agents() -> Iterator[None]:
-    """Undo the registrations of an agent module imported in this process (by a CLI run)."""
-    saved = dict(AGENTS)
-    modules = set(sys.modules)
-    yield
-    AGENTS.clear()
-    AGENTS.update(saved)
-    for name in set(sys.modules) - modules:
-        if name.startswith("ggp_agent_module_"):
-            del sys.modules[name]
 
 
 def test_schedule_is_a_round_robin_with_unique_keys(tmp_path: Path) -> None:

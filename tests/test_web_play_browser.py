@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from conftest import wait_until_available
+
 pytest.importorskip("fastapi")
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -232,6 +234,7 @@ class Served:
         found = re.search(r"listening on (http://127\.0\.0\.1:\d+)/", self.proc.stdout.readline())
         assert found, log.read_text()
         self.url = found.group(1)
+        wait_until_available(self.url, log)  # INFO says busy while the player compiles
 
 
 def test_the_arena_shows_a_live_match_and_the_leaderboard(server: BackgroundServer, page: Any, tmp_path: Path) -> None:
