@@ -298,6 +298,21 @@ class ServedPlayer:
             self.close()
             raise RuntimeError(f"ggp serve did not start: {line!r} {log.read_text()[-500:]}")
         self.url = found.group(1)
+        self.wait_until_available(log)
+
+    def wait_until_available(self, log: Path, within: float = 1800.0) -> None:
+        """A launched ``ggp serve`` answers INFO ``busy`` while its warm-up compiles, and the arena registers
+        no busy player: wait for ``available`` (``within`` only bounds a hang)."""
+        end = time.monotonic() + within
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                reply = httpx.post(self.url + "/", content="(INFO)", headers={"Content-Type": "text/acl"}, timeout=30)
+                if "available" in reply.text.lower():
+                    return
+            if time.monotonic() > end or self.proc.poll() is not None:
+                self.close()
+                raise RuntimeError(f"ggp serve did not become available: {log.read_text()[-500:]}")
+            time.sleep(0.2)  # polling the player's own answer, with a deadline
 
     listening = True
 
