@@ -157,12 +157,6 @@ def test_the_command_prints_its_counts(capsys: pytest.CaptureFixture[str], tmp_p
     assert "tried 3, valid 3, agreed 3, disagreements 0" in out and "sheets/s" in out
 
 
-@pytest.mark.slow
-def test_a_longer_run() -> None:
-    counts = run(2000, seed=777, corpus=CORPUS, mutant_share=0.1, compiled_every=20)
-    assert counts.disagreed == 0 and counts.invalid_generated == 0
-
-
 # --- regression tests: the sheets the fuzzer found disagreements on, shrunk ------------------------------------
 #: A mutant of checkersBarrelNoKings (``(true (control red))`` negated in the rule that gives black the turn),
 #: shrunk. With gates guarded by a fact read by two or more (STRESS; real sheets: 64, Amazons' turn), the

@@ -17,8 +17,8 @@ from ggp.agents.mcts import MCTSAgent, merge
 from ggp.agents.puzzle import PuzzleSearch
 from ggp.agents.solver import DFSolver
 from ggp.agents.uct import UCTSearch
+from ggp.match.clock import ManualClock
 from ggp.protocol import GGPServer, PlayerConfig, PlayerService, host_match
-from ggp.protocol.player import ManualClock
 
 KIF = SHARED / "corpus" / "kif"
 

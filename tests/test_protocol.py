@@ -24,6 +24,7 @@ from ggp.agents import AGENTS, Agent
 from ggp.core.game import Game, Move, State
 from ggp.core.kif import parse_terms, term_text
 from ggp.gdl import rules_text
+from ggp.match.clock import ManualClock
 from ggp.match.referee import MAX_CLOCK
 from ggp.protocol import (
     Abort,
@@ -41,7 +42,8 @@ from ggp.protocol import (
     render_message,
 )
 from ggp.protocol.messages import error_reply, parse_info_reply
-from ggp.protocol.player import READY_STEP, ManualClock, PlayerMatch
+from ggp.protocol.player import PlayerMatch
+from ggp.protocol.warmup import READY_STEP
 from ggp.protocol.wire import MAX_BODY
 
 # --- helpers -------------------------------------------------------------------------------------------------
@@ -790,7 +792,7 @@ def test_plays_while_the_rules_compile_get_legal_moves_from_the_prover(
 
 
 class Warming:
-    """Stands in for a warm-up child (:class:`ggp.protocol.player.WarmUp`) that has done the steps in ``done``."""
+    """Stands in for a warm-up child (:class:`ggp.protocol.warmup.WarmUp`) that has done the steps in ``done``."""
 
     def __init__(self) -> None:
         self.done: set[str] = set()

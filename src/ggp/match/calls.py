@@ -57,6 +57,7 @@ from typing import Any
 
 from ..agents.base import Agent
 from ..core.game import Game, Move, State, illegal_move_error
+from .clock import Clock
 
 #: The longest clock, in seconds, that the referee, the ``ggp`` commands and the GGP player accept: a day.
 #: Longer is a mistake, and an infinite (or astronomically long) one would overflow the waits on it.
@@ -254,8 +255,11 @@ class Answer:
 class Caller:
     """Calls agents for one match, one call at a time per role, each waited for until its clock plus ``grace``."""
 
-    def __init__(self, grace: float = 0.0) -> None:
+    def __init__(self, grace: float = 0.0, clock: Clock | None = None) -> None:
         self.grace = grace
+        #: The time its waits are kept by (tests give a :class:`~ggp.match.clock.ManualClock`, so that
+        #: whether a call ends by its answer or by its clock never depends on how loaded the machine is).
+        self.clock = clock if clock is not None else Clock()
         self._calls: dict[str, BackgroundCall] = {}
         self._abandoned: list[threading.Thread] = []
 
@@ -282,11 +286,14 @@ class Caller:
         seconds (``None``: as long as it takes). Never raises for the agent: every failure is the Answer's fault."""
         if self.busy(role):
             return Answer(fault=busy_fault(role, what, phase=phase, step=step))
+        began = self.clock.now()
         call = BackgroundCall(f"ggp-agent-{role}-{what}", fn, *args)
         self._calls[role] = call
-        if not call.wait(None if clock is None else clock + self.grace):
+        if clock is None:
+            call.done.wait()
+        elif not self.clock.wait(call.done, clock + self.grace - (self.clock.now() - began)):
             self._abandoned.append(call.thread)
-            elapsed = round(time.perf_counter() - call.began, 6)
+            elapsed = round(self.clock.now() - began, 6)
             return Answer(elapsed=elapsed, fault=timeout_fault(role, clock, self.grace, phase=phase, step=step))
         elapsed = round(call.elapsed or 0.0, 6)
         if call.error is not None:

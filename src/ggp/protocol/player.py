@@ -44,29 +44,25 @@ import math
 import random
 import re
 import subprocess
-import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..agents import Agent, make_agent
 from ..core.errors import GGPError
 from ..core.game import Game, Move, State
-from ..core.kif import Term, parse_terms, term_text
+from ..core.kif import Term, term_text
 from ..gdl.parser import bounded
 from ..match.calls import (
     MAX_CLOCK,
-    Answer,
     BackgroundCall,
     Caller,
-    busy_fault,
-    exception_fault,
     margin,
-    timeout_fault,
 )
+from ..match.clock import AnyOf, Clock
 from .messages import (
     ABORTED,
     BUSY,
@@ -86,137 +82,11 @@ from .messages import (
     parse_message,
 )
 from .recognize import _builtin_sheets, canonical, gdl_game, recognize, sheet_roles, sheet_text
+from .warmup import READY_STEP, Log, WarmUp, prime, run_warm_steps, sheet_steps, warm_steps
 from .wire import Reply
-
-Log = Callable[[str], None]
 
 # The type of a message and, for START, its match id: enough to answer busy without parsing the rules.
 _START_OR_PREVIEW = re.compile(r"\s*\(\s*(start|preview)(?=[\s(])\s*([^\s()]*)", re.IGNORECASE)
-
-#: The warm-up step after which a player is ready: INFO answers available (see :func:`_warm_steps`).
-READY_STEP = "ready"
-# A warm-up step's line: ``warm: K/N WHAT (S s) [KEY]``.
-_WARM_STEP = re.compile(r"warm: (\d+/\d+) .*\[([^\]\s]+)\]$")
-
-# A one-move game: compiling it loads the reasoner's compiled code (see PlayerService.warm).
-_TINY = "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s1)) (goal p 100)"
-# Two roles, two moves each: starting the agent on it compiles its search for two-role sheets.
-_TINY2 = (
-    "(role a) (role b) (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
-    "(<= (next s1) (true s0)) (<= terminal (true s1)) (goal a 50) (goal b 50)"
-)
-# Three roles, two moves each.
-_TINY3 = (
-    "(role a) (role b) (role c) (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
-    "(<= (next s1) (true s0)) (<= terminal (true s1)) (goal a 50) (goal b 50) (goal c 50)"
-)
-# Two roles taking turns for three moves, a point for each x: playing it compiles what only a game of turns
-# runs (the exhaustive solver, decisive moves), 3-4 s that cost a first knightThrough its opening moves.
-_TURNS = (
-    "(role a) (role b) (init (control a)) (init (step 0)) (succ 0 1) (succ 1 2) (succ 2 3) "
-    "(<= (legal ?r x) (true (control ?r))) (<= (legal ?r y) (true (control ?r))) "
-    "(<= (legal a noop) (true (control b))) (<= (legal b noop) (true (control a))) "
-    "(<= (next (control b)) (true (control a))) (<= (next (control a)) (true (control b))) "
-    "(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n)) "
-    "(<= (next (scored ?r)) (does ?r x)) (<= (next (scored ?r)) (true (scored ?r))) "
-    "(<= terminal (true (step 3))) "
-    "(<= (goal ?r 100) (role ?r) (true (scored ?r))) (<= (goal ?r 0) (role ?r) (not (true (scored ?r))))"
-)
-
-
-class Clock:
-    """The time a player keeps the clocks by: ``now()`` is ``time.monotonic()``, and ``wait(event, seconds)``
-    waits for an event for at most that many seconds of it.
-
-    Tests give a player a clock that stands still until they move it (``tests/test_protocol.py``), so that
-    whether a wait ends by its event or by its time never depends on how loaded the machine is.
-    """
-
-    def now(self) -> float:
-        return time.monotonic()
-
-    def wait(self, event: threading.Event | _Either, seconds: float) -> bool:
-        """Wait until ``event`` is set (True) or ``seconds`` have passed (False)."""
-        return event.wait(max(0.0, seconds))
-
-
-class ManualClock(Clock):
-    """A :class:`Clock` that stands still until :meth:`advance` moves it (for tests): a wait ends when its
-    event is set or when the clock is moved past its end, never because the machine was slow."""
-
-    def __init__(self, start: float | None = None) -> None:
-        self._now = time.monotonic() if start is None else start
-        self._cond = threading.Condition()
-
-    def now(self) -> float:
-        with self._cond:
-            return self._now
-
-    def advance(self, seconds: float) -> None:
-        with self._cond:
-            self._now += seconds
-            self._cond.notify_all()
-
-    def wait(self, event: threading.Event | _Either, seconds: float) -> bool:
-        with self._cond:
-            end = self._now + max(0.0, seconds)
-            while not event.is_set() and self._now < end:
-                self._cond.wait(0.01)  # setting the event notifies nothing here: it is looked at often
-            return event.is_set()
-
-
-class ClockedCaller(Caller):
-    """A :class:`~ggp.match.calls.Caller` whose waits for the agent are on a :class:`Clock`: with a
-    :class:`ManualClock`, a call ends by the agent's answer or by the test moving the clock, never by load."""
-
-    def __init__(self, clock: Clock, grace: float = 0.0) -> None:
-        super().__init__(grace)
-        self.clock = clock
-
-    def call(
-        self,
-        role: str,
-        what: str,
-        fn: Callable[..., Any],
-        *args: Any,
-        clock: float | None,
-        phase: str = "play",
-        step: int | None = None,
-    ) -> Answer:
-        if self.busy(role):
-            return Answer(fault=busy_fault(role, what, phase=phase, step=step))
-        began = self.clock.now()
-        call = BackgroundCall(f"ggp-agent-{role}-{what}", fn, *args)
-        self._calls[role] = call
-        if clock is None:
-            call.done.wait()
-        elif not self.clock.wait(call.done, clock + self.grace - (self.clock.now() - began)):
-            self._abandoned.append(call.thread)
-            elapsed = round(self.clock.now() - began, 6)
-            return Answer(elapsed=elapsed, fault=timeout_fault(role, clock, self.grace, phase=phase, step=step))
-        elapsed = round(call.elapsed or 0.0, 6)
-        if call.error is not None:
-            return Answer(elapsed=elapsed, fault=exception_fault(role, call.error, call.trace, phase=phase, step=step))
-        return Answer(result=call.result, elapsed=elapsed)
-
-
-class _Either:
-    """Set when one of its events is (an event's ``is_set`` and ``wait``, for :meth:`Clock.wait`)."""
-
-    def __init__(self, *events: threading.Event) -> None:
-        self.events = events
-
-    def is_set(self) -> bool:
-        return any(e.is_set() for e in self.events)
-
-    def wait(self, timeout: float | None = None) -> bool:
-        end = None if timeout is None else time.monotonic() + timeout
-        while not self.is_set():
-            left = 0.05 if end is None else min(0.05, end - time.monotonic())
-            if left <= 0:
-                return False
-            self.events[0].wait(left)  # a poll of the others too
-        return True
 
 
 @dataclass
@@ -255,101 +125,6 @@ class PlayerConfig:
         never more than half the clock."""
         kept = margin(clock) if self.margin is None else self.margin
         return min(max(0.0, kept), 0.5 * clock)
-
-
-class WarmUp:
-    """A warm-up child process (:meth:`PlayerService.warm`, run by :func:`_warm_main`) and what it has
-    done so far: its steps' keys (see :func:`_warm_steps`), read from its progress lines as they come.
-
-    ``spec`` is the agent spec to warm, or several (the web app's agents); ``log`` gets the progress lines;
-    ``finished`` (made here unless given) is set when the child has ended and said how it went.
-    ``games_first``: the built-in games before rule sheets (the web app's order). ``nice``: the child's
-    niceness (the web app's warm-up yields to the agents of games being played).
-    """
-
-    def __init__(
-        self,
-        spec: str | Sequence[str],
-        log: Log | None = None,
-        *,
-        finished: threading.Event | None = None,
-        games_first: bool = False,
-        nice: int = 0,
-    ) -> None:
-        specs = [spec] if isinstance(spec, str) else list(spec)
-        self.finished = finished if finished is not None else threading.Event()
-        self.done: set[str] = set()
-        #: How far it is: ``K/N``, the steps done of all.
-        self.progress = f"0/{len(_warm_steps(specs, games_first))}"
-        self._cond = threading.Condition()
-        self._log = log
-        self.began = time.monotonic()
-        code = (
-            "import sys; from ggp.protocol.player import _warm_main; "
-            "_warm_main(sys.argv[3:], sys.argv[1] == '1', int(sys.argv[2]))"
-        )
-        # Its stdin is a pipe from this process: when this process ends, however it ends, the child sees
-        # the pipe close and ends too (a warm-up may take minutes).
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code, "1" if games_first else "0", str(nice), *specs],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        threading.Thread(target=self._report, name="ggp-warm-up", daemon=True).start()
-
-    def _say(self, text: str) -> None:
-        if self._log is not None:
-            with contextlib.suppress(Exception):  # a broken log must not stop the reading of progress
-                self._log(text)
-
-    def _report(self) -> None:
-        child = self.process
-        assert child.stderr is not None
-        tail = "no message"
-        for raw in child.stderr:
-            line = raw.decode(errors="replace").rstrip()
-            if not line:
-                continue
-            tail = line
-            step = _WARM_STEP.match(line)
-            if step is not None:
-                self._say(f"{line.rpartition(' [')[0]}, {time.monotonic() - self.began:.0f} s since launch")
-                with self._cond:
-                    self.done.add(step.group(2))
-                    self.progress = step.group(1)
-                    self._cond.notify_all()
-        child.wait()
-        if child.returncode == 0:
-            self._say(
-                "warm: the engines and the agent's compiled code are ready (compiled in a child process "
-                f"in {time.monotonic() - self.began:.0f} s)"
-            )
-        else:
-            self._say(f"warm: the warm-up process failed ({child.returncode}): {tail}")
-        with self._cond:
-            self.finished.set()
-            self._cond.notify_all()
-
-    def has(self, keys: set[str]) -> bool:
-        """Whether the steps ``keys`` are done, or the warm-up has ended (nothing more will be)."""
-        with self._cond:
-            return keys <= self.done or self.finished.is_set()
-
-    def missing(self, keys: set[str]) -> set[str]:
-        with self._cond:
-            return keys - self.done
-
-    def wait_for(self, keys: set[str], seconds: float, cancel: threading.Event | None = None) -> bool:
-        """Wait at most ``seconds`` (or till ``cancel`` is set) for the steps ``keys``; whether they are done."""
-        end = time.monotonic() + seconds
-        with self._cond:
-            while not (keys <= self.done or self.finished.is_set()):
-                left = end - time.monotonic()
-                if left <= 0 or (cancel is not None and cancel.is_set()):
-                    break
-                self._cond.wait(min(left, 1.0))  # ``cancel`` notifies nothing: looked at each second
-            return keys <= self.done
 
 
 class PlayerMatch:
@@ -391,7 +166,7 @@ class PlayerMatch:
         self.prover: Game | None = None
         self.prover_lock = threading.Lock()
         #: Asks the agent: one call at a time, so an agent still busy with a move that overran is not asked again.
-        self.caller: Caller = ClockedCaller(self.clock)
+        self.caller: Caller = Caller(clock=self.clock)
         self.last_seen = received
         self.active = 0
         self.moves_sent = 0
@@ -446,7 +221,7 @@ class PlayerService:
         On a cold numba cache this compiles for minutes, holding numba's compiler lock, which every other
         compile of this process waits for: :func:`serve` runs it in a child process instead
         (:meth:`warm_elsewhere`), whose compiles fill the on-disk cache this process then loads from."""
-        _run_warm_steps(_warm_steps([self.config.spec], games_first), self._say)
+        run_warm_steps(warm_steps([self.config.spec], games_first), self._say)
         self._say("warm: the engines and the agent's compiled code are ready")
 
     @property
@@ -583,7 +358,7 @@ class PlayerService:
         # does them first, and compiling the same code here too would only share the cores with it. (A
         # built-in game's own sheet does not wait: the child may be busy with other games.)
         if _builtin_sheets().get(canonical(match.rules)) is None:
-            self._await_warm(match, _sheet_steps(len(sheet_roles(match.rules))), deadline)
+            self._await_warm(match, sheet_steps(len(sheet_roles(match.rules))), deadline)
         # Compiling may go on past the start clock (START answers ready regardless), but not past the first
         # move's clock, when it would be of no use; nor past the match itself.
         compile_by = max(deadline, self.clock.now()) + match.play_clock
@@ -596,7 +371,7 @@ class PlayerService:
             match.game, match.native, match.how, match.gdl = game, found.native, found.how, found.gdl
             match.state = game.initial_state()
             with contextlib.suppress(Exception):  # a speed-up only: what fails here fails again, and says so, at PLAY
-                _prime(game, match.state)
+                prime(game, match.state)
         except Exception as exc:
             match.failure = f"{type(exc).__name__}: {exc}"
             self._say(f"START {match.match_id}: {match.failure}")
@@ -701,7 +476,7 @@ class PlayerService:
                 done.set()
 
         threading.Thread(target=ask, name="ggp-player-prover", daemon=True).start()
-        either = _Either(done, match.game_ready)  # the compiled game may win the race
+        either = AnyOf(done, match.game_ready)  # the compiled game may win the race
         self.clock.wait(either, deadline - self.clock.now())
         return found[0] if found else None
 
@@ -749,7 +524,7 @@ class PlayerService:
         match.history.append(tuple(str(game.parse_move(t)) for t in texts))
         match.role = next(r for r in game.roles if r.lower() == match.role.lower())
         match.how = "GDL reasoner (the native engine disagreed with the game manager)"
-        match.caller = ClockedCaller(self.clock)  # a new agent: the old one's overrunning call does not make it busy
+        match.caller = Caller(clock=self.clock)  # a new agent: the old one's overrunning call does not make it busy
         match.agent, match.agent_spec = self._start_agent(match, game, max(0.01, match.play_clock - match.margin))
         return True
 
@@ -874,139 +649,6 @@ class PlayerService:
                 traceback.print_exc()
 
 
-def _prime(game: Game, state: State) -> None:
-    """Call each of ``game``'s entry points once, so numba compiles (or loads) them now.
-
-    A PLAY that comes while the agent's search is still compiling answers with a legal move of the game;
-    were one of the game's own functions compiled only then, it would wait for numba's compiler lock, which
-    that compile holds for as long as it takes (tens of seconds on a cold cache), past the play clock.
-    """
-    if game.is_terminal(state):
-        game.goals(state)
-        return
-    legal = [game.legal_moves(state, role) for role in game.roles]
-    if not all(legal):  # a role without a move: the game cannot go on, and PLAY will say so
-        return
-    after = game.next_state(state, [moves[0] for moves in legal])
-    game.is_terminal(after)
-    with contextlib.suppress(GGPError):  # a sheet may leave goals undefined before the end
-        game.goals(after)
-
-
-def _warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[str, str, Callable[[], None]]]:
-    """The warm-up's steps for the agents ``specs`` (each where it can play): (key, what it compiles, the step), in the order a first match
-    needs them (see :meth:`PlayerService.warm`). ``roles1``, ``roles2`` and ``roles3`` cover every rule sheet
-    of that many roles: the compiled search is the same for all of them."""
-    from ..registry import game_names, load
-
-    def reasoner() -> None:
-        tiny = gdl_game(parse_terms(_TINY))
-        s = tiny.initial_state()
-        tiny.goals(tiny.next_state(s, list(tiny.legal_moves(s, "p"))))
-
-    def sheets(*texts: str) -> Callable[[], None]:
-        # The agent's own compiled code for rule sheets, played as in a match: started with clocks and asked
-        # for a move (a search compiles for tens of seconds the first time, which would cost a first match
-        # its start clock and first moves).
-        def run() -> None:
-            for text in texts:
-                game = gdl_game(parse_terms(text))
-                _prime(game, game.initial_state())
-                for spec in specs:
-                    with contextlib.suppress(Exception):  # an agent that cannot play these sheets has nothing to warm
-                        _play_a_move(make_agent(spec), game)
-
-        return run
-
-    def recognising() -> None:
-        # what recognising a sheet as a built-in game runs: each game's first states and their facts
-        _builtin_sheets()
-        for name in game_names():
-            game = load(name)
-            state = game.initial_state()
-            game.state_facts(state)
-            _prime(game, state)
-
-    def builtin(name: str) -> Callable[[], None]:
-        def run() -> None:
-            game = load(name)
-            _prime(game, game.initial_state())
-            for spec in specs:
-                with contextlib.suppress(Exception):  # the agent's search compiled for this game (minutes, once)
-                    _play_a_move(make_agent(spec), game)
-
-        return run
-
-    sheet_steps: list[tuple[str, str, Callable[[], None]]] = [
-        ("reasoner", "the GDL reasoner", reasoner),
-        ("roles2", "the agent on rule sheets of two roles", sheets(_TINY2, _TURNS)),
-        ("recognise", "the built-in games' rules (to recognise them in a sheet of two roles)", recognising),
-        ("roles1", "the agent on rule sheets of one role", sheets(_TINY)),
-    ]
-    game_steps = [(f"game:{name}", f"{name} and the agent on it", builtin(name)) for name in game_names()]
-    # ready: INFO answers available from here on; sheets of three roles are rarer, and compiled meanwhile
-    ready: list[tuple[str, str, Callable[[], None]]] = [
-        (READY_STEP, "ready for every built-in game and sheets of one or two roles", _nothing)
-    ]
-    last = [("roles3", "the agent on rule sheets of three roles", sheets(_TINY3))]
-    return (game_steps + sheet_steps if games_first else sheet_steps + game_steps) + ready + last
-
-
-def _nothing() -> None:
-    pass
-
-
-def _sheet_steps(roles: int) -> set[str]:
-    """The warm-up steps (see :func:`_warm_steps`) a rule sheet of ``roles`` roles needs done."""
-    if roles == 2:  # the built-in games have two roles: a sheet of two is compared with them
-        return {"reasoner", "roles2", "recognise"}
-    return {"reasoner", *([f"roles{roles}"] if roles <= 3 else [])}
-
-
-def _run_warm_steps(steps: list[tuple[str, str, Callable[[], None]]], say: Log) -> None:
-    """Run the warm-up's steps, saying ``warm: K/N WHAT (S s) [KEY]`` after each."""
-    for i, (key, what, step) in enumerate(steps, 1):
-        began = time.monotonic()
-        with contextlib.suppress(Exception):  # warming only saves time: what fails here fails again later
-            step()
-        say(f"warm: {i}/{len(steps)} {what} ({time.monotonic() - began:.1f} s) [{key}]")
-
-
-def _play_a_move(agent: Agent, game: Game) -> None:
-    """Start ``agent`` on ``game`` with clocks, ask it for a move and stop it, as a match would."""
-    agent.start(game, game.roles[0], start_clock=0.3, play_clock=0.2)  # a short search: its code, compiled
-    state = game.initial_state()
-    agent.select_move(state, time_limit=0.2)
-    agent.stop(state, [0] * len(game.roles))
-
-
-def _warm_main(specs: Sequence[str], games_first: bool = False, nice: int = 0) -> None:
-    """The warm-up child's body (:class:`WarmUp`): it ends when its parent does."""
-    import os
-
-    if nice:
-        with contextlib.suppress(OSError, AttributeError):  # a speed-up for others only
-            os.nice(nice)
-
-    def orphaned() -> None:
-        sys.stdin.buffer.read()  # returns when the parent's end of the pipe closes
-        os._exit(3)
-
-    threading.Thread(target=orphaned, name="ggp-warm-parent", daemon=True).start()
-    code = 0
-    try:
-        _run_warm_steps(_warm_steps(specs, games_first), _to_stderr)
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    sys.stderr.flush()
-    os._exit(code)  # not a normal exit: the thread blocked on stdin would hold up the interpreter's shutdown
-
-
-def _to_stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 def _stop_pondering(match: PlayerMatch) -> None:
     stop = getattr(match.agent, "stop_pondering", None)
     if stop is not None:
@@ -1052,4 +694,4 @@ def serve(
                 warming.terminate()
 
 
-__all__ = ["Clock", "ClockedCaller", "ManualClock", "PlayerConfig", "PlayerMatch", "PlayerService", "WarmUp", "serve"]
+__all__ = ["PlayerConfig", "PlayerMatch", "PlayerService", "serve"]

@@ -20,7 +20,7 @@ from .limits import Limits
 from .store import default_db_path
 
 if TYPE_CHECKING:
-    from ..protocol.player import WarmUp
+    from ..protocol.warmup import WarmUp
 
 #: Addresses that listen on every network interface.
 ALL_INTERFACES = ("0.0.0.0", "::", "")
@@ -67,9 +67,9 @@ WARM_AGENTS = ("mcts", "amazons", "wallmaze", "bomberman")
 
 def warm_in_background() -> WarmUp:
     """Compile the built-in games and the agents of the levels in a child process, their progress on stderr,
-    so that a first game does not wait for it (see :class:`ggp.protocol.player.WarmUp`). The child runs at a
+    so that a first game does not wait for it (see :class:`ggp.protocol.warmup.WarmUp`). The child runs at a
     lower priority: agents of games being played come first."""
-    from ..protocol.player import WarmUp
+    from ..protocol.warmup import WarmUp
 
     def log(line: str) -> None:
         print(f"ggp web: {line}", file=sys.stderr, flush=True)
