@@ -19,12 +19,18 @@ run: $(BIN)/.installed
 play: $(BIN)/.installed
 	$(BIN)/ggp play wallmaze --white human --black random
 
-## make test: the whole test suite on two workers (../shared must sit beside the repository). It installs
-## Debian's chromium for the browser tests first when it is missing and you may install packages (root or
-## password-less sudo); otherwise those tests are skipped and the run's last line says how many and how to
-## enable them.
+## make test: the whole test suite on two workers (../shared must sit beside the repository), in two runs: the
+## tests of compiled code (marked bounds_checked, see tests/conftest.py) with numba's bounds checks on, so an index
+## out of range raises IndexError instead of touching memory, then the rest. numba's cache ignores
+## NUMBA_BOUNDSCHECK, so the first run compiles into a cache of its own. It installs Debian's chromium for the
+## browser tests first when it is missing and you may install packages (root or password-less sudo); otherwise
+## those tests are skipped and the run's last line says how many and how to enable them.
+BOUNDS := NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-boundscheck
 test: $(BIN)/.installed chromium
-	$(BIN)/python -m pytest -q -n 2
+	status=0; \
+	$(BOUNDS) $(BIN)/python -m pytest -q -n 2 -m "bounds_checked and not slow" || status=$$?; \
+	$(BIN)/python -m pytest -q -n 2 -m "not bounds_checked or slow" || status=$$?; \
+	exit $$status
 
 ## make test-stress: the timing-sensitive tests (marked timing) beside a CPU hog, a busy process on every core,
 ## as CI runs them; make test-stress STRESS= runs the whole suite so, and STRESS_HOG="--per-core 4" makes the
@@ -42,16 +48,9 @@ chromium:
 test-fast: $(BIN)/.installed
 	$(BIN)/python -m pytest -q -m "not slow"
 
-## make test-kernels: the tests that run every compiled function, with numba's bounds checks on
-## (an index out of range raises IndexError instead of touching memory). numba's cache ignores
-## NUMBA_BOUNDSCHECK, so this run compiles into a cache of its own, apart from the normal one.
-KERNEL_TESTS := tests/test_kernel_bounds.py tests/test_agent_options.py tests/test_uct.py tests/test_vector.py \
-	tests/test_perft.py tests/test_amazons_endgame.py tests/test_wallmaze_player.py tests/test_players.py \
-	tests/test_traces.py tests/test_gdl_differential.py tests/test_action_core.py tests/test_solver.py \
-	tests/test_rl_gymnasium.py tests/test_rl_pettingzoo.py tests/test_gdl_compiled.py tests/test_gdl_lanes.py
+## make test-kernels: only the tests of compiled code, with numba's bounds checks on (make test's first run)
 test-kernels: $(BIN)/.installed
-	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-boundscheck \
-		$(BIN)/python -m pytest -q -m "not slow" -n 2 $(KERNEL_TESTS)
+	$(BOUNDS) $(BIN)/python -m pytest -q -n 2 -m "bounds_checked and not slow"
 
 ## make test-corpus: every sheet of the public GDL corpus (../shared/corpus) loaded and replayed against
 ## ggp-base's traces; make test runs a fixed third of them

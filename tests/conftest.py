@@ -162,8 +162,32 @@ TIMING_TESTS = {
 }
 
 
+#: The files whose tests run every compiled function: ``make test`` runs them (but their slow ones) with numba's
+#: bounds checks on, marked ``bounds_checked``.
+BOUNDS_CHECKED_FILES = {
+    "test_kernel_bounds.py",
+    "test_agent_options.py",
+    "test_uct.py",
+    "test_vector.py",
+    "test_perft.py",
+    "test_amazons_endgame.py",
+    "test_wallmaze_player.py",
+    "test_players.py",
+    "test_traces.py",
+    "test_gdl_differential.py",
+    "test_action_core.py",
+    "test_solver.py",
+    "test_rl_gymnasium.py",
+    "test_rl_pettingzoo.py",
+    "test_gdl_compiled.py",
+    "test_gdl_lanes.py",
+}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
+        if item.path.name in BOUNDS_CHECKED_FILES:
+            item.add_marker(pytest.mark.bounds_checked)
         names = TIMING_TESTS.get(item.path.name)
         if names and getattr(item, "originalname", item.name) in names:
             item.add_marker(pytest.mark.timing)

@@ -1,7 +1,7 @@
 """Every compiled function on edge inputs and along random games: bad input is refused in Python, and the
 kernels themselves never index outside their arrays.
 
-Run under ``NUMBA_BOUNDSCHECK=1`` (``make test-kernels``) an out-of-range index
+Run under ``NUMBA_BOUNDSCHECK=1`` (``make test`` does) an out-of-range index
 in compiled code raises IndexError instead of reading or writing memory it
 does not own, so these tests then prove the kernels stay in bounds; in an
 ordinary run they still check that every door refuses bad values with a
@@ -90,7 +90,7 @@ def run_snippet(tmp_path: Path, cache: str, boundscheck: bool) -> str:
 
 
 def test_boundscheck_is_live() -> None:
-    # In a `make test-kernels` run this process checks bounds; elsewhere a child with the switch on shows it works.
+    # In a `make test` run this process checks bounds; elsewhere a child with the switch on shows it works.
     if BOUNDS_CHECKED:
 
         @nb.njit
@@ -113,16 +113,21 @@ def test_boundscheck_is_live() -> None:
 
 def test_numba_cache_ignores_boundscheck(tmp_path: Path) -> None:
     # A function cached without bounds checks is reused, unchecked, by a run that asks for them (and the
-    # other way round): why `make test-kernels` gives numba a cache directory of its own.
+    # other way round): why `make test` gives numba a cache directory of its own for them.
     assert run_snippet(tmp_path, "shared", boundscheck=False) == "unchecked"
     assert run_snippet(tmp_path, "shared", boundscheck=True) == "unchecked"
     assert run_snippet(tmp_path, "own", boundscheck=True) == "IndexError"
 
 
-def test_make_test_kernels_uses_its_own_cache() -> None:
+def test_make_test_checks_bounds_in_a_cache_of_its_own() -> None:
     makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
-    target = makefile[makefile.index("\ntest-kernels:") :].split("\n\n")[0]
-    assert "NUMBA_BOUNDSCHECK=1" in target and "NUMBA_CACHE_DIR=" in target
+    bounds = makefile[makefile.index("\nBOUNDS :=") :].split("\n")[1]
+    assert "NUMBA_BOUNDSCHECK=1" in bounds and "NUMBA_CACHE_DIR=" in bounds
+    for name in ("test", "test-kernels"):
+        target = makefile[makefile.index(f"\n{name}:") :].split("\n\n")[0]
+        assert '$(BOUNDS) $(BIN)/python -m pytest -q -n 2 -m "bounds_checked and not slow"' in target, name
+    test = makefile[makefile.index("\ntest:") :].split("\n\n")[0]
+    assert '-m "not bounds_checked or slow"' in test  # and every other test, once, without the checks
 
 
 # --- the UCB pick never leaves its node's moves -----------------------------------------------------

@@ -655,7 +655,7 @@ _DIGEST = hashlib.sha1(Path(__file__).read_bytes() + Path(__file__).with_name("l
 def _mode_file(propnet: Propnet) -> Path:
     # one file per network and version of this module, in ggp's cache folder
     digest = hashlib.sha1(packed_network(propnet).tobytes()).hexdigest()[:20]
-    # A process with numba's bounds checks on (make test-kernels) runs the interpreters several times slower
+    # A process with numba's bounds checks on (make test, for the tests of compiled code) runs the interpreters several times slower
     # than the compiled network's code: its choice is its own, or it would stay with the user's later runs.
     checked = "-boundscheck" if getattr(nb.config, "BOUNDSCHECK", None) else ""
     return cache_folder() / f"gdl-mode3-{digest}-{_DIGEST}{checked}"  # (mode3: the choice among three evaluators)
