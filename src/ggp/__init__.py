@@ -14,6 +14,8 @@ package ``ggp.games`` holds the built-in games' modules; their names come
 from ``ggp.game_names()``.
 """
 
+# First, before any module compiles: numba's cache folder, named for the compiled code's sources.
+from .core import numba_cache as _numba_cache  # noqa: F401 (importing it configures numba's cache)
 from .core.errors import (
     GameOverError,
     GGPError,

@@ -1,0 +1,59 @@
+"""numba's cache folder is named for the sources of ggp's compiled code: an edit to a module that another's
+kernels call can never leave those kernels running their old machine code (numba checks only the file a
+function is written in)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ggp.core import numba_cache
+
+
+def package(tmp_path: Path) -> Path:
+    root = tmp_path / "ggp"
+    (root / "gdl").mkdir(parents=True)
+    (root / "gdl" / "evaluate.py").write_text("import numba\n\ndef step(): return 1\n")
+    (root / "gdl" / "kernel.py").write_text("import numba\nfrom .evaluate import step\n")
+    (root / "gdl" / "parser.py").write_text("def parse(): return 'no compiled code here'\n")
+    return root
+
+
+def test_an_edit_to_a_called_module_names_a_new_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = package(tmp_path)
+    monkeypatch.setattr(numba_cache, "_PACKAGE", root)
+    before = numba_cache.sources_key()
+    assert before.startswith("ggp-") and numba_cache.sources_key() == before  # the same sources, the same folder
+    (root / "gdl" / "parser.py").write_text("def parse(): return 'edited, and still no compiled code'\n")
+    assert numba_cache.sources_key() == before  # a module without compiled code leaves the cache alone
+    (root / "gdl" / "evaluate.py").write_text("import numba\n\ndef step(): return 2\n")
+    assert numba_cache.sources_key() != before  # kernel.py did not change, but what it calls did
+
+
+def test_the_folder_is_under_numba_cache_dir_and_children_keep_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numba
+
+    monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)  # this process's, restored after
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    folder = numba_cache.configure()
+    assert numba.config.CACHE_DIR == str(folder)  # numba was imported already: told directly
+    assert folder == tmp_path / "numba" / numba_cache.sources_key()
+    assert os.environ["NUMBA_CACHE_DIR"] == str(folder)
+    assert numba_cache.configure() == folder  # a process that inherits the folder keeps it, not one inside it
+    code = "import ggp, numba, os; print(numba.config.CACHE_DIR); print(os.environ['NUMBA_CACHE_DIR'])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == [str(folder), str(folder)]
+
+
+def test_without_numba_cache_dir_the_folder_is_in_ggps_cache(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["GGP_CACHE"] = str(tmp_path / "ggp-cache")
+    code = "import ggp, numba; print(numba.config.CACHE_DIR)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=env)
+    assert Path(out.stdout.strip()) == tmp_path / "ggp-cache" / "numba" / numba_cache.sources_key()
