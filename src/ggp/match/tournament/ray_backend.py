@@ -144,7 +144,7 @@ class MatchWorker:
 
     def selfplay(self, task: dict[str, Any]) -> tuple[Any, ...]:
         """One self-play game: ``("done", rows)`` or ``("error", text)`` (see :mod:`ggp.match.selfplay`)."""
-        from ..selfplay import play_selfplay_game
+        from ..selfplay_game import play_selfplay_game
 
         self.sign_of_life()
         try:

@@ -1,0 +1,96 @@
+"""One self-play game: an agent spec in every role, its rows as columns (see :mod:`ggp.match.selfplay`).
+
+Its own module so that the Ray actors of :mod:`ggp.match.tournament.ray_backend` can play a game without
+importing the driver's side of self-play, which imports them.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from ..core.errors import GGPError
+
+#: Most joint moves of one game (every built-in game ends far sooner; a rule sheet without a step limit may not).
+MAX_STEPS = 100_000
+COLUMNS = ("game_index", "seed", "step", "state", "moves", "actions", "policy_actions", "policy_visits", "goals")
+
+
+class SelfplayError(GGPError):
+    """Self-play cannot run as asked (a directory holding other settings, a missing pyarrow, ...)."""
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of self-play game ``index`` of a run with seed ``seed``."""
+    return zlib.crc32(f"selfplay|{seed}|{index}".encode()) & 0x7FFFFFFF
+
+
+def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | None = None) -> dict[str, list[Any]]:
+    """Play self-play game ``task["index"]`` of ``task["game"]`` with ``task["agent"]`` in every role.
+
+    Returns its rows as columns (see the module documentation). Agents are
+    asked without a clock; a move that is not legal raises
+    :class:`SelfplayError` (training data must hold legal moves only).
+    ``on_step`` is called with the step number after every joint move.
+    """
+    from ..agents import make_agent
+    from ..registry import load
+    from .series import agent_seed
+
+    game = load(task["game"])
+    index, seed = int(task["index"]), game_seed(int(task["seed"]), int(task["index"]))
+    roles = list(game.roles)
+    agents = [make_agent(task["agent"], seed=agent_seed(seed, i)) for i in range(len(roles))]
+    for role, agent in zip(roles, agents, strict=True):
+        agent.start(game, role, None, None)
+    cols: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+    state = game.initial_state()
+    step = 0
+    while not game.is_terminal(state):
+        if step >= MAX_STEPS:
+            raise SelfplayError(f"{game.name} game {index} did not end in {MAX_STEPS} moves")
+        joint, actions, pol_actions, pol_visits = [], [], [], []
+        for role, agent in zip(roles, agents, strict=True):
+            if hasattr(agent, "last_result"):
+                agent.last_result = None  # so that a result seen below is this move's search
+            move = agent.select_move(state, None)
+            legal = {str(m) for m in game.legal_moves(state, role)}
+            if str(move) not in legal:
+                raise SelfplayError(f"{task['agent']} played {move!r}, not a legal move of {role}, in game {index}")
+            joint.append(move)
+            actions.append(int(game.move_to_action(state, role, move)))
+            acts, visits = _root_policy(game, agent, state, role, len(legal))
+            pol_actions.append(acts)
+            pol_visits.append(visits)
+        cols["step"].append(step)
+        cols["state"].append(game.state_to_json(state))
+        cols["moves"].append([str(m) for m in joint])
+        cols["actions"].append(actions)
+        cols["policy_actions"].append(pol_actions)
+        cols["policy_visits"].append(pol_visits)
+        state = game.next_state(state, joint)
+        step += 1
+        if on_step is not None:
+            on_step(step)
+    goals = [int(g) for g in game.goals(state)]
+    for agent in agents:
+        agent.stop(state, tuple(goals))
+    cols["game_index"] = [index] * step
+    cols["seed"] = [seed] * step
+    cols["goals"] = [goals] * step
+    return cols
+
+
+def _root_policy(game: Any, agent: Any, state: Any, role: str, legal: int) -> tuple[list[int], list[int]]:
+    """The visit counts of ``role``'s moves at the root the agent just searched, if it searched ``state``.
+
+    Read from the agent's ``last_result`` (mcts and its game-specific players
+    keep their last search there); an agent without one gives no policy.
+    """
+    result = getattr(agent, "last_result", None)
+    if result is None or legal < 2 or role not in result.roles:
+        return [], []
+    r = result.roles.index(role)
+    acts = [int(game.move_to_action(state, role, m)) for m in result.moves[r]]
+    return acts, [int(v) for v in result.visits[r]]
