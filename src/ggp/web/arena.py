@@ -776,10 +776,10 @@ class Arena:
         """Bradley-Terry ratings with 95 % intervals, best first: per game, or over all games (None).
 
         A table is kept (for the arena's games and over all) and fitted again when matches have ended since,
-        but not before :data:`RATINGS_KEEP` times the time its fit took has passed: a fit with its bootstrap
-        takes a good part of a second on a history of thousands of matches, and the players' list asks for it
-        at every look, while a small history's table (milliseconds) is always the latest. Callers on the event
-        loop use :meth:`ratings_off_loop`.
+        but not before :data:`RATINGS_KEEP` times the time its fit took has passed: a fit from the tallies
+        (its 200 bootstrap resamples) takes a fraction of a second with a dozen players, whatever the length
+        of the history, and the players' list asks for it at every look. Callers on the event loop use
+        :meth:`ratings_off_loop`.
         """
         cached = self._ratings_cache.get(game)
         if cached is not None and time.monotonic() < cached[0]:
