@@ -125,6 +125,10 @@ _ID = re.compile(r"[0-9a-z-]{1,40}")
 #: A ratings table is served for this many times the seconds its fit took, although matches have ended since
 #: (see :meth:`Arena.ratings`): fitting takes at most about a tenth of the server's time.
 RATINGS_KEEP = 10.0
+#: A table whose fit took longer than this (seconds) is answered as it is when stale, while it is fitted again
+#: in a worker thread (see :meth:`Arena.ratings_off_loop`): a page asking for several tables does not wait for
+#: fits. A quicker fit (a small arena) is waited for, so that its table is always the latest.
+RATINGS_SLOW_FIT = 0.05
 _MAX_NAME = 60
 _MAX_URL = 300
 _MAX_CONTACT = 120
@@ -484,7 +488,9 @@ class Arena:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._registrations: dict[str, deque[float]] = {}
         self._rng = random.Random()
-        self._ratings_cache: dict[str | None, tuple[float, int, list[dict[str, Any]]]] = {}
+        # game (None: over all) -> (kept until, matches counted, table, seconds the fit took)
+        self._ratings_cache: dict[str | None, tuple[float, int, list[dict[str, Any]], float]] = {}
+        self._refitting: set[str | None] = set()  # the tables being fitted again in the background
         self._ratings_lock = threading.Lock()
         # What the ratings and the matchmaking need of the history, kept up to date as matches start and end
         # (counted once from the stored matches below) rather than read from every stored row each time:
@@ -791,8 +797,23 @@ class Arena:
             return self._fit_ratings(game, cached)
 
     async def ratings_off_loop(self, game: str | None = None) -> list[dict[str, Any]]:
-        """:meth:`ratings` in a worker thread, so that a fit does not hold up the event loop."""
-        return await asyncio.to_thread(self.ratings, game)
+        """:meth:`ratings` in a worker thread, so that a fit does not hold up the event loop.
+
+        A stale table whose fit took over :data:`RATINGS_SLOW_FIT` is answered at once, and fitted again in
+        the background (one fit per table at a time): on a busy arena a fit takes a few tenths of a second on
+        a loaded machine, and the arena's page asks for one table per game and one over all, each stale again
+        a few seconds after its fit as matches keep ending, so a visitor waited for up to three fits.
+        """
+        cached = self._ratings_cache.get(game)
+        if cached is None or cached[3] < RATINGS_SLOW_FIT:
+            return await asyncio.to_thread(self.ratings, game)
+        if time.monotonic() >= cached[0] and game not in self._refitting:
+            self._refitting.add(game)
+            task = asyncio.get_running_loop().create_task(asyncio.to_thread(self.ratings, game))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(lambda _: self._refitting.discard(game))
+        return cached[2]
 
     def _count_result(self, game: str, players: list[str], goals: list[int]) -> None:
         """Count a finished match in the tallies of its game and over all."""
@@ -802,7 +823,7 @@ class Arena:
             self._tallies.setdefault(game, Tally()).add(players, values)
 
     def _fit_ratings(
-        self, game: str | None, cached: tuple[float, int, list[dict[str, Any]]] | None
+        self, game: str | None, cached: tuple[float, int, list[dict[str, Any]], float] | None
     ) -> list[dict[str, Any]]:
         began = time.monotonic()
         with self._tally_lock:
@@ -832,7 +853,7 @@ class Arena:
                 )
         if game is None or game in self.game_keys():  # a table per game asked for would be a table per URL
             now = time.monotonic()
-            self._ratings_cache[game] = (now + RATINGS_KEEP * (now - began), tally.matches, table)
+            self._ratings_cache[game] = (now + RATINGS_KEEP * (now - began), tally.matches, table, now - began)
         return table
 
     # --- the matchmaking loop ------------------------------------------------------------------------
