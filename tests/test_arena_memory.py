@@ -240,3 +240,24 @@ def test_the_arena_page_on_a_long_history_reads_by_index_with_a_limit(tmp_path: 
         games = Counter(players[i % len(players)] for i in range(6000))
         table = {r["id"]: r["games"] for r in arena.ratings()}
         assert table == {**games, "agent-random": 6000}
+
+
+def test_a_stale_table_of_a_slow_fit_is_answered_at_once_and_fitted_again(tmp_path: Path) -> None:
+    """A visitor does not wait for a slow fit: the last table comes back, and one fit runs in the background."""
+    with client_for(tmp_path / "web.sqlite3") as client:
+        arena = client.app.state.arena  # type: ignore[attr-defined]
+        arena._ratings_cache[None] = (0.0, -1, [{"id": "old"}], 1.0)  # stale, counted -1 matches, took 1 s
+
+        async def ask_twice() -> tuple[Any, Any, int]:
+            first = await arena.ratings_off_loop()
+            second = await arena.ratings_off_loop()  # while the first's refit runs: no second refit
+            refits = len(arena._tasks)
+            for task in list(arena._tasks):
+                await task
+            return first, second, refits
+
+        assert client.portal is not None
+        first, second, refits = client.portal.call(ask_twice)
+        assert first == second == [{"id": "old"}] and refits == 1
+        assert arena._ratings_cache[None][1] == 0 and arena._refitting == set()
+        assert client.get("/api/arena/ratings").json()["ratings"] == []  # the new table (a quick fit: waited for)
