@@ -19,10 +19,13 @@ agents of ``arena_agents``. Each match is refereed by ``ggp host``'s code
 clocks, in a thread of the arena's own (one per match at once); its steps are followed live, and its record is kept in
 the app's SQLite file, downloadable in ggp's format and in ggp-base's.
 
-Ratings are Bradley-Terry (:func:`ggp.match.ratings.rate`) over every pair
+Ratings are Bradley-Terry (:func:`ggp.match.ratings.fit`) over every pair
 of players in every finished match (the higher goal wins; equal goals draw),
 per game and over all games, with bootstrap intervals, fitted in a worker
-thread and kept ten times as long as the fit took.
+thread and kept ten times as long as the fit took. They are fitted from
+tallies (wins, draws and losses per pair of players) kept up to date as
+matches end, so that a fit's time and memory depend on the number of players,
+not on the length of the history (see :class:`Tally`).
 
 ``bench/arena_soak.py`` soaks the arena with misbehaving players for an hour
 (``tests/test_arena_soak.py`` for a minute).
@@ -51,7 +54,7 @@ import socket
 import tempfile
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -59,9 +62,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import numpy as np
+
 from ..core.errors import GGPError
 from ..core.game import Game, State
-from ..match.ratings import rate
+from ..match.ratings import ELO, Rating, fit, fit_many
 from ..match.record import MatchRecord
 from ..protocol.host import QUICK, RemoteError, Transport, host_match
 from ..protocol.messages import BUSY, Info, ProtocolError, parse_info_reply, render_message
@@ -100,6 +105,9 @@ CREATE TABLE IF NOT EXISTS arena_matches (
     finished  REAL
 );
 CREATE INDEX IF NOT EXISTS arena_matches_by_started ON arena_matches (started);
+-- the running matches, newest first (the arena's page, the API's ?status=): without it each look walks the
+-- whole history backwards through the started index, reading every row
+CREATE INDEX IF NOT EXISTS arena_matches_by_status ON arena_matches (status, started);
 CREATE TABLE IF NOT EXISTS arena_pauses (  -- every pause of a player by the arena, with its reason (kept on resume)
     player    TEXT NOT NULL,
     at        REAL NOT NULL,
@@ -117,6 +125,10 @@ _ID = re.compile(r"[0-9a-z-]{1,40}")
 #: A ratings table is served for this many times the seconds its fit took, although matches have ended since
 #: (see :meth:`Arena.ratings`): fitting takes at most about a tenth of the server's time.
 RATINGS_KEEP = 10.0
+#: A table whose fit took longer than this (seconds) is answered as it is when stale, while it is fitted again
+#: in a worker thread (see :meth:`Arena.ratings_off_loop`): a page asking for several tables does not wait for
+#: fits. A quicker fit (a small arena) is waited for, so that its table is always the latest.
+RATINGS_SLOW_FIT = 0.05
 _MAX_NAME = 60
 _MAX_URL = 300
 _MAX_CONTACT = 120
@@ -326,6 +338,113 @@ def ggp_base_match(
     }
 
 
+# --- ratings from tallies ----------------------------------------------------------------------------------
+class Tally:
+    """The outcomes of finished matches, per pair of players: what a ratings fit needs.
+
+    ``pairs[(a, b)]`` (``a < b``) is ``[a's wins, draws, b's wins]`` over every pair of players of every match
+    counted. Its size is set by the players who met, not by the number of matches, so that the arena's
+    memory stays flat however long its history grows (a fit from the stored rows would decode the whole
+    history each time, and a bootstrap over the games one by one takes ``resamples`` times 16 bytes per game:
+    3 KB a match at 200 resamples, which is what made the server grow by about 4 KB a match).
+
+    >>> t = Tally()
+    >>> t.add(["p", "q", "r"], [100, 0, 100])
+    >>> t.matches, t.pairs
+    (1, {('p', 'q'): [1, 0, 0], ('p', 'r'): [0, 1, 0], ('q', 'r'): [0, 0, 1]})
+    """
+
+    def __init__(self) -> None:
+        self.pairs: dict[tuple[str, str], list[int]] = {}
+        self.matches = 0
+
+    def add(self, players: list[str], goals: list[int]) -> None:
+        """Count one finished match (players and goals in role order; the higher goal wins)."""
+        if len(players) != len(goals):
+            raise ValueError(f"{len(players)} players but {len(goals)} goals")
+        self.matches += 1
+        for i, (a, ga) in enumerate(zip(players, goals, strict=True)):
+            for b, gb in zip(players[i + 1 :], goals[i + 1 :], strict=True):
+                if a == b:
+                    continue  # an agent filling two roles does not play itself
+                (x, gx), (y, gy) = sorted(((a, ga), (b, gb)))
+                outcome = 0 if gx > gy else 1 if gx == gy else 2
+                self.pairs.setdefault((x, y), [0, 0, 0])[outcome] += 1
+
+    def copy(self) -> Tally:
+        out = Tally()
+        out.pairs = {k: list(v) for k, v in self.pairs.items()}
+        out.matches = self.matches
+        return out
+
+
+def rate_tally(tally: Tally, resamples: int = 200, seed: int = 0, prior: float = 1.0) -> list[Rating]:
+    """Bradley-Terry ratings with 95 % bootstrap intervals from a :class:`Tally`, best first.
+
+    The fit of :func:`ggp.match.ratings.rate`, and its bootstrap stratified by pair, but drawn from the
+    counts: resampling a pair's n scores (each 1, 0.5 or 0) with replacement is drawing its wins, draws and
+    losses from a multinomial of n trials, so each resample costs the same whatever n is.
+
+    >>> t = Tally()
+    >>> for _ in range(30):
+    ...     t.add(["a", "b"], [100, 0])
+    >>> t.add(["a", "b"], [0, 100])
+    >>> [(r.agent, r.games, r.wins, r.losses, r.low < r.rating < r.high) for r in rate_tally(t)]
+    [('a', 31, 30, 1, True), ('b', 31, 1, 30, True)]
+    """
+    agents = sorted({p for pair in tally.pairs for p in pair})
+    index = {a: i for i, a in enumerate(agents)}
+    n = len(agents)
+    record = np.zeros((n, 3), dtype=int)  # wins, draws, losses
+    wins = np.zeros((n, n))
+    played = np.zeros((n, n))
+    for (a, b), (w, d, lost) in tally.pairs.items():
+        i, j = index[a], index[b]
+        record[i] += (w, d, lost)
+        record[j] += (lost, d, w)
+        wins[i, j] += w + 0.5 * d
+        wins[j, i] += lost + 0.5 * d
+        played[i, j] += w + d + lost
+        played[j, i] += w + d + lost
+    estimate = fit(n, wins, played, prior=prior) * ELO
+    if resamples:
+        rng = np.random.default_rng(seed)
+        boot_wins = np.zeros((resamples, n, n))
+        boot_played = np.zeros((resamples, n, n))
+        for (a, b), counts in tally.pairs.items():
+            i, j = index[a], index[b]
+            total = sum(counts)
+            if not total:
+                continue
+            drawn = rng.multinomial(total, np.array(counts) / total, size=resamples)  # (resamples, 3)
+            score = drawn[:, 0] + 0.5 * drawn[:, 1]
+            boot_wins[:, i, j] += score
+            boot_wins[:, j, i] += total - score
+            boot_played[:, i, j] += total
+            boot_played[:, j, i] += total
+        boot = fit_many(boot_wins, boot_played, prior=prior) * ELO
+        low, high = np.percentile(boot, 2.5, axis=0), np.percentile(boot, 97.5, axis=0)
+    else:
+        low = high = estimate
+    table = []
+    for a, i in index.items():
+        w, d, lost = (int(x) for x in record[i])
+        table.append(
+            Rating(
+                agent=a,
+                rating=float(estimate[i]),
+                low=float(low[i]),
+                high=float(high[i]),
+                games=w + d + lost,
+                wins=w,
+                draws=d,
+                losses=lost,
+            )
+        )
+    table.sort(key=lambda r: (-r.rating, r.agent))
+    return table
+
+
 # --- live matches ------------------------------------------------------------------------------------------
 class LiveArenaMatch(Watched):
     """A running arena match as watchers see it: the states so far, updated from the referee's thread."""
@@ -369,8 +488,17 @@ class Arena:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._registrations: dict[str, deque[float]] = {}
         self._rng = random.Random()
-        self._ratings_cache: dict[str | None, tuple[float, int, list[dict[str, Any]]]] = {}
+        # game (None: over all) -> (kept until, matches counted, table, seconds the fit took)
+        self._ratings_cache: dict[str | None, tuple[float, int, list[dict[str, Any]], float]] = {}
+        self._refitting: set[str | None] = set()  # the tables being fitted again in the background
         self._ratings_lock = threading.Lock()
+        # What the ratings and the matchmaking need of the history, kept up to date as matches start and end
+        # (counted once from the stored matches below) rather than read from every stored row each time:
+        # tallies per game (and over all, None), and each player's matches (any status), for the least-played
+        # first. Their sizes are set by the players and games, not by the number of matches.
+        self._tallies: dict[str | None, Tally] = {None: Tally()}
+        self._played_counts: Counter[str] = Counter()
+        self._tally_lock = threading.Lock()  # the referee's end (event loop) vs a fit (worker thread)
         self._closed = False
         self._sheets: Path | None = None  # uploaded sheets' files for the host, made when first needed
         # The referees' threads, one per match at most: a match holds its thread for minutes, and on the
@@ -384,6 +512,11 @@ class Arena:
             "finished = ? WHERE status = 'running'",
             (time.time(),),
         )
+        for row in store.iterate("SELECT game, players, status, goals FROM arena_matches"):
+            players = json.loads(row["players"])
+            self._played_counts.update(players)
+            if row["status"] == "over" and row["goals"] is not None:
+                self._count_result(row["game"], players, json.loads(row["goals"]))
         for spec in limits.arena_agents:
             pid = "agent-" + re.sub(r"[^0-9a-z]+", "-", spec.lower()).strip("-")
             store.execute(
@@ -649,10 +782,10 @@ class Arena:
         """Bradley-Terry ratings with 95 % intervals, best first: per game, or over all games (None).
 
         A table is kept (for the arena's games and over all) and fitted again when matches have ended since,
-        but not before :data:`RATINGS_KEEP` times the time its fit took has passed: a fit with its bootstrap
-        takes a good part of a second on a history of thousands of matches, and the players' list asks for it
-        at every look, while a small history's table (milliseconds) is always the latest. Callers on the event
-        loop use :meth:`ratings_off_loop`.
+        but not before :data:`RATINGS_KEEP` times the time its fit took has passed: a fit from the tallies
+        (its 200 bootstrap resamples) takes a fraction of a second with a dozen players, whatever the length
+        of the history, and the players' list asks for it at every look. Callers on the event loop use
+        :meth:`ratings_off_loop`.
         """
         cached = self._ratings_cache.get(game)
         if cached is not None and time.monotonic() < cached[0]:
@@ -664,31 +797,44 @@ class Arena:
             return self._fit_ratings(game, cached)
 
     async def ratings_off_loop(self, game: str | None = None) -> list[dict[str, Any]]:
-        """:meth:`ratings` in a worker thread, so that a fit does not hold up the event loop."""
-        return await asyncio.to_thread(self.ratings, game)
+        """:meth:`ratings` in a worker thread, so that a fit does not hold up the event loop.
+
+        A stale table whose fit took over :data:`RATINGS_SLOW_FIT` is answered at once, and fitted again in
+        the background (one fit per table at a time): on a busy arena a fit takes a few tenths of a second on
+        a loaded machine, and the arena's page asks for one table per game and one over all, each stale again
+        a few seconds after its fit as matches keep ending, so a visitor waited for up to three fits.
+        """
+        cached = self._ratings_cache.get(game)
+        if cached is None or cached[3] < RATINGS_SLOW_FIT:
+            return await asyncio.to_thread(self.ratings, game)
+        if time.monotonic() >= cached[0] and game not in self._refitting:
+            self._refitting.add(game)
+            task = asyncio.get_running_loop().create_task(asyncio.to_thread(self.ratings, game))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(lambda _: self._refitting.discard(game))
+        return cached[2]
+
+    def _count_result(self, game: str, players: list[str], goals: list[int]) -> None:
+        """Count a finished match in the tallies of its game and over all."""
+        values = [int(g) for g in goals]
+        with self._tally_lock:
+            self._tallies[None].add(players, values)
+            self._tallies.setdefault(game, Tally()).add(players, values)
 
     def _fit_ratings(
-        self, game: str | None, cached: tuple[float, int, list[dict[str, Any]]] | None
+        self, game: str | None, cached: tuple[float, int, list[dict[str, Any]], float] | None
     ) -> list[dict[str, Any]]:
         began = time.monotonic()
-        query = "SELECT game, players, goals FROM arena_matches WHERE status = 'over' AND goals IS NOT NULL"
-        rows = self.store.query(query + (" AND game = ?" if game else ""), (game,) if game else ())
-        if cached is not None and cached[1] == len(rows):
+        with self._tally_lock:
+            kept = self._tallies.get(game)
+            tally = kept.copy() if kept is not None else Tally()
+        if cached is not None and cached[1] == tally.matches:
             return cached[2]
-        games: list[tuple[str, str, float]] = []
-        goals: dict[str, list[int]] = {}
-        for r in rows:
-            players, values = json.loads(r["players"]), json.loads(r["goals"])
-            for i, (a, ga) in enumerate(zip(players, values, strict=True)):
-                goals.setdefault(a, []).append(int(ga))
-                for b, gb in zip(players[i + 1 :], values[i + 1 :], strict=True):
-                    if a != b:
-                        games.append((a, b, 1.0 if ga > gb else 0.5 if ga == gb else 0.0))
-        agents = sorted({p for a, b, _ in games for p in (a, b)})
         table: list[dict[str, Any]] = []
-        if len(agents) >= 2:
+        if tally.pairs:
             names = {p.id: p for p in self.players(include_removed=True)}
-            for line in rate(agents, games, resamples=200, goals=goals):
+            for line in rate_tally(tally, resamples=200):
                 p = names.get(line.agent)
                 table.append(
                     {
@@ -707,7 +853,7 @@ class Arena:
                 )
         if game is None or game in self.game_keys():  # a table per game asked for would be a table per URL
             now = time.monotonic()
-            self._ratings_cache[game] = (now + RATINGS_KEEP * (now - began), len(rows), table)
+            self._ratings_cache[game] = (now + RATINGS_KEEP * (now - began), tally.matches, table, now - began)
         return table
 
     # --- the matchmaking loop ------------------------------------------------------------------------
@@ -761,7 +907,7 @@ class Arena:
             except ValueError as exc:
                 _log.warning("arena: cannot load %s: %s", key, exc)
                 continue
-            played = self._played()
+            played = self._played_counts
             self._rng.shuffle(free)
             free.sort(key=lambda p: played.get(p.id, 0))
             chosen = free[: len(game.roles)]
@@ -788,12 +934,6 @@ class Arena:
             started.append(self._start(key, game, chosen))
         return started
 
-    def _played(self) -> dict[str, int]:
-        rows = self.store.query(
-            "SELECT value AS id, COUNT(*) AS n FROM arena_matches, json_each(arena_matches.players) GROUP BY value"
-        )
-        return {r["id"]: int(r["n"]) for r in rows}
-
     def _start(self, key: str, game: Game, players: list[Player]) -> str:
         match_id = secrets.token_hex(6)
         self.store.execute(
@@ -804,6 +944,7 @@ class Arena:
         self.live[match_id] = live
         for p in players:
             self._busy[p.id] = self._busy.get(p.id, 0) + 1
+            self._played_counts[p.id] += 1
         task = asyncio.get_running_loop().create_task(self._play(live))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -850,10 +991,15 @@ class Arena:
                 "UPDATE arena_matches SET status = 'over', goals = ?, record = ?, finished = ? WHERE id = ?",
                 (json.dumps(list(record.goals)), record.to_json(compact=True), time.time(), live.id),
             )
+            self._count_result(live.key, [p.id for p in live.players], list(record.goals))
             self._judge(live, record)
         finally:
             for p in live.players:
-                self._busy[p.id] = max(0, self._busy.get(p.id, 0) - 1)
+                left = self._busy.get(p.id, 0) - 1
+                if left > 0:
+                    self._busy[p.id] = left
+                else:  # no entry for an idle player: the dict holds the players playing now, no more
+                    self._busy.pop(p.id, None)
             self.live.pop(live.id, None)
             live.changed()
             self.wake()

@@ -33,7 +33,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,6 +190,19 @@ class Store:
         """The rows of one read statement."""
         with self._lock:
             return list(self._db.execute(sql, tuple(params)).fetchall())
+
+    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[sqlite3.Row]:
+        """The rows of one read statement, one at a time (a whole table's rows are never in memory at once).
+
+        The store's lock is held until the rows are exhausted or the iterator is closed: the caller must not
+        use the store meanwhile, and should take every row at once (as a startup count does).
+        """
+        with self._lock:
+            cursor = self._db.execute(sql, tuple(params))
+            try:
+                yield from cursor
+            finally:
+                cursor.close()
 
     # --- writing -----------------------------------------------------------------------------
     def create(
