@@ -42,7 +42,7 @@ def test_the_folder_is_under_numba_cache_dir_and_children_keep_it(
     monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)  # this process's, restored after
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     folder = numba_cache.configure()
-    assert numba.config.CACHE_DIR == str(folder)  # numba was imported already: told directly
+    assert str(folder) == numba.config.CACHE_DIR  # numba was imported already: told directly
     assert folder == tmp_path / "numba" / numba_cache.sources_key()
     assert os.environ["NUMBA_CACHE_DIR"] == str(folder)
     assert numba_cache.configure() == folder  # a process that inherits the folder keeps it, not one inside it
