@@ -136,7 +136,21 @@ def rate(
             boot_wins[:, j, i] += len(scores) - drawn
             boot_played[:, i, j] += len(scores)
             boot_played[:, j, i] += len(scores)
-        boot = fit_many(boot_wins, boot_played, prior=prior) * ELO
+        return ratings_table(index, record, estimate, fit_many(boot_wins, boot_played, prior=prior) * ELO, goals)
+    return ratings_table(index, record, estimate, None, goals)
+
+
+def ratings_table(
+    index: dict[str, int],
+    record: np.ndarray,
+    estimate: np.ndarray,
+    boot: np.ndarray | None,
+    goals: dict[str, list[int]] | None = None,
+) -> list[Rating]:
+    """The table of a fit, best first: each agent's (``index``) rating (``estimate``), wins, draws and losses
+    (``record``'s row), the 95 % interval of the bootstrap's fits (``boot``, resamples x agents; None: no
+    interval) and mean goal (``goals``)."""
+    if boot is not None:
         low, high = np.percentile(boot, 2.5, axis=0), np.percentile(boot, 97.5, axis=0)
     else:
         low = high = estimate

@@ -66,7 +66,7 @@ import numpy as np
 
 from ..core.errors import GGPError
 from ..core.game import Game, State
-from ..match.ratings import ELO, Rating, fit, fit_many
+from ..match.ratings import ELO, Rating, fit, fit_many, ratings_table
 from ..match.record import MatchRecord
 from ..protocol.host import QUICK, RemoteError, Transport, host_match
 from ..protocol.messages import BUSY, Info, ProtocolError, parse_info_reply, render_message
@@ -422,27 +422,8 @@ def rate_tally(tally: Tally, resamples: int = 200, seed: int = 0, prior: float =
             boot_wins[:, j, i] += total - score
             boot_played[:, i, j] += total
             boot_played[:, j, i] += total
-        boot = fit_many(boot_wins, boot_played, prior=prior) * ELO
-        low, high = np.percentile(boot, 2.5, axis=0), np.percentile(boot, 97.5, axis=0)
-    else:
-        low = high = estimate
-    table = []
-    for a, i in index.items():
-        w, d, lost = (int(x) for x in record[i])
-        table.append(
-            Rating(
-                agent=a,
-                rating=float(estimate[i]),
-                low=float(low[i]),
-                high=float(high[i]),
-                games=w + d + lost,
-                wins=w,
-                draws=d,
-                losses=lost,
-            )
-        )
-    table.sort(key=lambda r: (-r.rating, r.agent))
-    return table
+        return ratings_table(index, record, estimate, fit_many(boot_wins, boot_played, prior=prior) * ELO)
+    return ratings_table(index, record, estimate, None)
 
 
 # --- live matches ------------------------------------------------------------------------------------------
