@@ -429,7 +429,17 @@ class PlayerService:
                 assert game is not None and state is not None
                 if game.is_terminal(state):
                     return Reply(400, error_reply("the game is over in this state; STOP ends a match"))
-                move = self._choose(match, state, deadline)
+                # The moves are listed in this thread: on a sheet played by the prover a state may have more
+                # than it can list within the clock, and a late reply helps no one.
+                listing_by = time.monotonic() + max(0.0, deadline - self.clock.now())
+                try:
+                    with bounded(deadline=listing_by, cancel=match.cancelled):
+                        move = self._choose(match, state, deadline)
+                except GGPError:
+                    if time.monotonic() < listing_by or match.cancelled.is_set():
+                        raise
+                    self._say(f"PLAY {match.match_id}: the legal moves could not be listed within the clock; no move")
+                    return Reply(200, NIL)  # this PLAY only: the next one may find a smaller state
             except GGPError as exc:
                 # The rules cannot be played past a bound (the prover's answers, terms nesting without end):
                 # every later PLAY of this match says so at once, and STOP, ABORT or the idle timeout end it.

@@ -160,6 +160,10 @@ def prime(game: Game, state: State) -> None:
     were one of the game's own functions compiled only then, it would wait for numba's compiler lock, which
     that compile holds for as long as it takes (tens of seconds on a cold cache), past the play clock.
     """
+    if getattr(game, "engine", None) == "prover":
+        # Nothing to compile (pure Python), and a sheet too large to ground may have first answers large
+        # enough that building them, collecting and freeing them holds the interpreter for seconds.
+        return
     if game.is_terminal(state):
         game.goals(state)
         return
