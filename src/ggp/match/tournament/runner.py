@@ -2,6 +2,10 @@
 
 One runner at a time works on a database (:func:`runner_lock`); see
 :mod:`ggp.match.tournament` for the guarantees.
+
+:func:`run_tournament` plans a run (the matches to play, queued), runs it on a backend (worker processes of
+this machine, or Ray actors), and has every match's outcome written and reported the same way whichever
+backend played it (a result, a failure, a cancellation, a crash that re-runs the match).
 """
 
 from __future__ import annotations
