@@ -42,7 +42,7 @@ from ggp.protocol import (
     render_message,
 )
 from ggp.protocol.messages import error_reply, parse_info_reply
-from ggp.protocol.player import PlayerMatch
+from ggp.protocol.player_match import PlayerMatch
 from ggp.protocol.warmup import READY_STEP
 from ggp.protocol.wire import MAX_BODY
 

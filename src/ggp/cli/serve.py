@@ -47,7 +47,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     is one symbol, the seconds are finite.
     """
     from ..protocol.messages import is_symbol_text
-    from ..protocol.player import PlayerConfig, serve
+    from ..protocol.player import serve
+    from ..protocol.player_match import PlayerConfig
 
     spec = str(args.spec).strip()
     name = args.name if args.name else f"ggp-{spec.partition(':')[0].strip().lower()}"

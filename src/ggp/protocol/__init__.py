@@ -34,7 +34,8 @@ from .messages import (
     parse_message,
     render_message,
 )
-from .player import PlayerConfig, PlayerService, serve
+from .player import PlayerService, serve
+from .player_match import PlayerConfig
 from .recognize import Recognition, recognize
 from .wire import GGPServer, Reply
 

@@ -35,34 +35,33 @@ server (``ggp serve``).
 If the native engine ever rejects a joint move that the game manager sent
 (a sheet that behaved like a built-in game but differs later on), the player
 replays the match on the rule sheet's own reasoner and goes on there.
+
+This module handles the messages; the rest of a player's work is in its own modules:
+:mod:`~ggp.protocol.player_match` (the configuration and the per-match state),
+:mod:`~ggp.protocol.player_agent` (starting the agent, asking it for moves, pondering),
+:mod:`~ggp.protocol.early_moves` (the prover's moves while the rules compile),
+:mod:`~ggp.protocol.reasoner_switch` (applying joint moves, and the switch to the reasoner) and
+:mod:`~ggp.protocol.warmup` (compiling what a first match needs, ahead of it).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
-import random
 import re
 import subprocess
 import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..agents import Agent, make_agent
 from ..core.errors import GGPError
-from ..core.game import Game, Move, State
-from ..core.kif import Term, term_text
+from ..core.game import Game
 from ..gdl.parser import bounded
-from ..match.calls import (
-    MAX_CLOCK,
-    BackgroundCall,
-    Caller,
-    margin,
-)
-from ..match.clock import AnyOf, Clock
+from ..match.calls import BackgroundCall
+from ..match.clock import Clock
+from .early_moves import early_move
 from .messages import (
     ABORTED,
     BUSY,
@@ -81,98 +80,15 @@ from .messages import (
     is_symbol_text,
     parse_message,
 )
-from .recognize import _builtin_sheets, canonical, gdl_game, recognize, sheet_roles, sheet_text
+from .player_agent import choose, ponder, start_agent, stop_pondering
+from .player_match import PlayerConfig, PlayerMatch
+from .reasoner_switch import catch_up
+from .recognize import _builtin_sheets, canonical, recognize, sheet_roles
 from .warmup import READY_STEP, Log, WarmUp, prime, run_warm_steps, sheet_steps, warm_steps
 from .wire import Reply
 
 # The type of a message and, for START, its match id: enough to answer busy without parsing the rules.
 _START_OR_PREVIEW = re.compile(r"\s*\(\s*(start|preview)(?=[\s(])\s*([^\s()]*)", re.IGNORECASE)
-
-
-@dataclass
-class PlayerConfig:
-    """How a player plays.
-
-    ``spec`` is the agent spec (``random``, ``mcts:time=2``); ``name`` what
-    INFO answers. ``margin`` is the seconds kept back from each clock for the
-    reply's way back (default :func:`ggp.match.calls.margin`, the margin every
-    agent call of ggp keeps). A match no message has come for in
-    ``idle_timeout`` seconds is dropped (default: 4 x (start clock + play
-    clock), at least 2 minutes). ``seed`` seeds the agents and the fallback
-    moves. ``fallback`` is the agent used when ``spec`` cannot play a game.
-    """
-
-    spec: str = "random"
-    name: str = "ggp"
-    margin: float | None = None
-    idle_timeout: float | None = None
-    seed: int | None = None
-    fallback: str = "mcts"
-
-    def __post_init__(self) -> None:
-        for what, value, low in (("margin", self.margin, 0.0), ("idle_timeout", self.idle_timeout, None)):
-            if value is None:
-                continue
-            if not (isinstance(value, (int, float)) and math.isfinite(value)) or value > MAX_CLOCK:
-                raise ValueError(f"{what} must be a finite number of seconds up to {MAX_CLOCK:g}, not {value!r}")
-            if (low is not None and value < low) or (low is None and value <= 0):
-                raise ValueError(f"{what} must be {'at least 0' if low is not None else 'above 0'}, not {value!r}")
-        if self.seed is not None and not (isinstance(self.seed, int) and 0 <= self.seed < 2**63):
-            raise ValueError(f"seed must be an int from 0 to 2**63-1, not {self.seed!r}")
-
-    def margin_for(self, clock: float) -> float:
-        """The seconds kept back from ``clock``: the configured margin, or :func:`ggp.match.calls.margin`;
-        never more than half the clock."""
-        kept = margin(clock) if self.margin is None else self.margin
-        return min(max(0.0, kept), 0.5 * clock)
-
-
-class PlayerMatch:
-    """The state of the match a player is in: its game, agent, current state and history."""
-
-    def __init__(self, message: Start, received: float, config: PlayerConfig, clock: Clock | None = None) -> None:
-        self.clock = clock or Clock()
-        self.match_id = message.match_id
-        self.role_text = message.role
-        self.rules: tuple[Term, ...] = message.rules
-        self.start_clock = message.start_clock
-        self.play_clock = message.play_clock
-        self.received = received
-        self.margin = config.margin_for(message.play_clock)
-        self.start_margin = config.margin_for(message.start_clock)
-        self.idle_timeout = (
-            config.idle_timeout
-            if config.idle_timeout is not None
-            else max(120.0, 4 * (message.start_clock + message.play_clock))
-        )
-        self.game: Game | None = None
-        self.role: str = message.role
-        self.native: str | None = None
-        self.how = ""
-        self.gdl: Game | None = None
-        self.agent: Agent | None = None
-        self.agent_spec: str | None = None
-        self.state: State | None = None
-        self.history: list[tuple[str, ...]] = []
-        #: Joint moves that came while the rules were still being compiled, applied in order once they are.
-        self.pending: list[tuple[Term, ...]] = []
-        self.failure: str | None = None
-        self.game_ready = threading.Event()
-        self.agent_ready = threading.Event()
-        #: Set when the match ends (STOP, ABORT, dropped): compiling its rules stops.
-        self.cancelled = threading.Event()
-        self.lock = threading.Lock()
-        #: The rules on the top-down prover (pure Python, nothing to compile), for moves while they compile.
-        self.prover: Game | None = None
-        self.prover_lock = threading.Lock()
-        #: Asks the agent: one call at a time, so an agent still busy with a move that overran is not asked again.
-        self.caller: Caller = Caller(clock=self.clock)
-        self.last_seen = received
-        self.active = 0
-        self.moves_sent = 0
-        self.random_moves = 0
-        seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
-        self.rng = random.Random(seed)
 
 
 class PlayerService:
@@ -388,16 +304,8 @@ class PlayerService:
         )
 
     def _start_agent(self, match: PlayerMatch, game: Game, start_clock: float) -> tuple[Agent | None, str | None]:
-        play = max(0.01, match.play_clock - match.margin)
-        defaults = {} if self.config.seed is None else {"seed": self.config.seed}
-        for spec in (self.config.spec, self.config.fallback):
-            try:
-                agent = make_agent(spec, **defaults)
-                agent.start(game, match.role, start_clock, play)
-                return agent, spec
-            except Exception as exc:
-                self._say(f"agent {spec} cannot play {game.name}: {type(exc).__name__}: {exc}")
-        return None, None
+        """The configured agent (or the fallback) started on ``game``; what a switch to the reasoner starts too."""
+        return start_agent(match, game, start_clock, self.config, self._say)
 
     # --- PLAY -------------------------------------------------------------------------------------
     def _play(self, match: PlayerMatch, message: Play, received: float) -> Reply:
@@ -410,7 +318,7 @@ class PlayerService:
                 if moves is not None:  # kept: the match must not lose a step while the rules compile
                     match.pending.append(moves)
                     moves = None
-                move_text = self._early_move(match, deadline)
+                move_text = early_move(match, deadline, self._say)
                 if move_text is not None:
                     match.random_moves += 1
                     self._say(f"PLAY {match.match_id}: the rules are still being compiled; the prover's {move_text}")
@@ -421,7 +329,7 @@ class PlayerService:
             if match.failure is not None:
                 return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
             try:
-                problem = self._catch_up(match, moves)
+                problem = catch_up(match, moves, self._start_agent, self._say)
                 if problem is not None:
                     self._say(f"PLAY {match.match_id}: {problem}")
                     return Reply(400, error_reply(problem))
@@ -434,7 +342,7 @@ class PlayerService:
                 listing_by = time.monotonic() + max(0.0, deadline - self.clock.now())
                 try:
                     with bounded(deadline=listing_by, cancel=match.cancelled):
-                        move = self._choose(match, state, deadline)
+                        move = choose(match, state, deadline, self._say)
                 except GGPError:
                     if time.monotonic() < listing_by or match.cancelled.is_set():
                         raise
@@ -446,7 +354,7 @@ class PlayerService:
                 match.failure = f"{type(exc).__name__}: {exc}"
                 self._say(f"PLAY {match.match_id}: {match.failure}")
                 return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
-            self._ponder(match)
+            ponder(match, self._say)
             match.moves_sent += 1
             step = len(match.history) + 1
             self._say(f"PLAY {match.match_id} step {step}: {move} ({self.clock.now() - received:.2f} s)")
@@ -454,139 +362,12 @@ class PlayerService:
         finally:
             match.lock.release()
 
-    def _early_move(self, match: PlayerMatch, deadline: float) -> str | None:
-        """A random legal move from the top-down prover while the rules compile (None: none by ``deadline``).
-
-        The prover (pure Python) needs no compiling, so a first PLAY on a cold numba cache gets a legal
-        move in time; it is asked in a thread of its own, and the compiled game is taken instead if it
-        gets ready first.
-        """
-        joints = list(match.pending)
-        found: list[str] = []
-        done = threading.Event()
-
-        def ask() -> None:
-            try:
-                with match.prover_lock, bounded(deadline=deadline, cancel=match.cancelled):
-                    if match.prover is None:
-                        from ..gdl.prover import ProverGame
-
-                        match.prover = ProverGame(sheet_text(match.rules), "early")
-                    game = match.prover
-                    state = game.initial_state()
-                    for joint in joints:
-                        state = game.next_state(state, [game.parse_move(term_text(m)) for m in joint])
-                    role = next(r for r in game.roles if r.lower() == match.role.lower())
-                    legal = game.legal_moves(state, role)
-                    if legal and not game.is_terminal(state):
-                        found.append(str(legal[match.rng.randrange(len(legal))]))
-            except Exception as exc:  # a move of the compiled game comes later, or NIL: never a failure
-                self._say(f"PLAY {match.match_id}: the prover has no move: {type(exc).__name__}: {exc}")
-            finally:
-                done.set()
-
-        threading.Thread(target=ask, name="ggp-player-prover", daemon=True).start()
-        either = AnyOf(done, match.game_ready)  # the compiled game may win the race
-        self.clock.wait(either, deadline - self.clock.now())
-        return found[0] if found else None
-
-    def _catch_up(self, match: PlayerMatch, moves: tuple[Term, ...] | None) -> str | None:
-        """Apply the joint moves kept while the rules compiled, then ``moves``; returns what is wrong, if anything."""
-        while match.pending:
-            problem = self._advance(match, match.pending.pop(0))
-            if problem is not None:
-                return problem
-        return None if moves is None else self._advance(match, moves)
-
-    def _advance(self, match: PlayerMatch, moves: tuple[Term, ...]) -> str | None:
-        """Apply the game manager's joint move; returns what is wrong, if anything."""
-        texts = tuple(term_text(m) for m in moves)
-        problem = _apply(match, texts)
-        if problem is None:
-            return None
-        # The native engine refuses a joint move: if the rule sheet's own reasoner takes it, the sheet differs
-        # from the built-in game after all, and the match goes on there. A joint move that the reasoner refuses
-        # too is the game manager's mistake, and the match stays where it is.
-        game = match.game
-        arity_ok = game is not None and len(texts) == len(game.roles)
-        if match.native is not None and arity_ok and self._switch_to_reasoner(match, texts):
-            return None
-        return problem
-
-    def _switch_to_reasoner(self, match: PlayerMatch, texts: tuple[str, ...]) -> bool:
-        """Replay the match and then ``texts`` on the reasoner; on success go on there and return True."""
-        try:
-            with bounded(cancel=match.cancelled):
-                game = match.gdl if match.gdl is not None else gdl_game(match.rules)
-            # moves the sheet does not know are refused before its kernel is compiled (seconds, on a cold cache)
-            joints = [[game.parse_move(t) for t in joint] for joint in (*match.history, texts)]
-            state = game.initial_state()
-            for joint in joints:
-                state = game.next_state(state, joint)
-        except Exception as exc:  # GGPError mostly; any failure of the reasoner leaves the match as it was
-            self._say(f"match {match.match_id}: the rule sheet's reasoner refuses the match too: {exc}")
-            return False
-        self._say(
-            f"match {match.match_id}: the native engine refused {' '.join(texts)}; the rule sheet's reasoner "
-            "takes it, so the match goes on there"
-        )
-        match.game, match.gdl, match.state, match.native = game, game, state, None
-        match.history.append(tuple(str(game.parse_move(t)) for t in texts))
-        match.role = next(r for r in game.roles if r.lower() == match.role.lower())
-        match.how = "GDL reasoner (the native engine disagreed with the game manager)"
-        match.caller = Caller(clock=self.clock)  # a new agent: the old one's overrunning call does not make it busy
-        match.agent, match.agent_spec = self._start_agent(match, game, max(0.01, match.play_clock - match.margin))
-        return True
-
-    def _choose(self, match: PlayerMatch, state: State, deadline: float) -> Move:
-        """The agent's move if it gives a legal one in time, else a random legal move."""
-        # An agent still starting (compiling a new sheet's network can outlast the start clock) gets half
-        # of this clock to be ready and the rest to choose: better than a random move at once.
-        if not match.agent_ready.is_set():
-            wait = max(0.0, (deadline - self.clock.now()) / 2)
-            self._say(f"PLAY {match.match_id}: the agent is still starting; waiting up to {wait:.2f} s for it")
-            self.clock.wait(match.agent_ready, wait)
-        agent = match.agent if match.agent_ready.is_set() else None
-        game = match.game
-        assert game is not None
-        if agent is None:
-            legal = game.legal_moves(state, match.role)
-            move = legal[match.rng.randrange(len(legal))]
-            why = "no agent (still starting, or none could play)"
-        else:
-            clock = max(0.0, deadline - self.clock.now())  # the reply is due by the deadline: no grace
-            told = max(0.01, clock - margin(clock))
-            step = len(match.history) + 1
-            move, _, fault = match.caller.ask(
-                agent, game, state, match.role, clock=clock, rng=match.rng, step=step, told=told
-            )
-            if fault is None:
-                return move
-            why = f"{fault.kind}: {fault.message}"
-        match.random_moves += 1
-        self._say(f"PLAY {match.match_id}: {why}; playing the random legal move {move}")
-        return move
-
-    def _ponder(self, match: PlayerMatch) -> None:
-        """Let the agent think on until the next message, if it can (``ponder``) and is not still busy.
-
-        Its next call (select_move, stop) ends the thinking first; so does the end of the match.
-        """
-        agent = match.agent
-        ponder = getattr(agent, "ponder", None)
-        if agent is None or ponder is None or not match.agent_ready.is_set() or match.caller.busy(match.role):
-            return
-        try:
-            ponder()
-        except Exception as exc:  # thinking ahead is a bonus: its failure must not cost the move
-            self._say(f"PLAY {match.match_id}: the agent cannot think ahead: {type(exc).__name__}: {exc}")
-
     # --- STOP, ABORT, PREVIEW ------------------------------------------------------------------------
     def _stop(self, match: PlayerMatch, message: Stop) -> Reply:
         got_lock = match.lock.acquire(timeout=1.0)
         try:
             if match.game_ready.is_set() and match.failure is None:
-                problem = self._catch_up(match, message.moves)
+                problem = catch_up(match, message.moves, self._start_agent, self._say)
                 if problem is not None:
                     self._say(f"STOP {match.match_id}: {problem}")
             game, state, agent = match.game, match.state, match.agent
@@ -632,7 +413,7 @@ class PlayerService:
     # --- housekeeping -----------------------------------------------------------------------------------
     def _clear(self, match: PlayerMatch, why: str) -> None:
         match.cancelled.set()
-        _stop_pondering(match)
+        stop_pondering(match)
         with self._lock:
             if self._match is match:
                 self._match = None
@@ -648,7 +429,7 @@ class PlayerService:
                 return
             self._match = None
         match.cancelled.set()
-        _stop_pondering(match)
+        stop_pondering(match)
         self._say(f"match {match.match_id} dropped: no message for {match.idle_timeout:g} s")
 
     def _say(self, text: str) -> None:
@@ -657,27 +438,6 @@ class PlayerService:
                 self.log(text)
             except Exception:  # a broken log must not break the player
                 traceback.print_exc()
-
-
-def _stop_pondering(match: PlayerMatch) -> None:
-    stop = getattr(match.agent, "stop_pondering", None)
-    if stop is not None:
-        with contextlib.suppress(Exception):
-            stop()
-
-
-def _apply(match: PlayerMatch, texts: tuple[str, ...]) -> str | None:
-    game, state = match.game, match.state
-    assert game is not None and state is not None
-    if len(texts) != len(game.roles):
-        return f"a joint move has {len(game.roles)} moves (one per role: {' '.join(game.roles)}), not {len(texts)}"
-    try:
-        joint = [game.parse_move(t) for t in texts]
-        match.state = game.next_state(state, joint)
-    except GGPError as exc:
-        return f"cannot apply the joint move ({' '.join(texts)}): {exc}"
-    match.history.append(tuple(str(m) for m in joint))
-    return None
 
 
 def serve(
@@ -704,4 +464,4 @@ def serve(
                 warming.terminate()
 
 
-__all__ = ["PlayerConfig", "PlayerMatch", "PlayerService", "serve"]
+__all__ = ["PlayerService", "serve"]

@@ -1,0 +1,89 @@
+"""A player's agent: started (or its fallback), asked for each move, and left to think ahead between messages.
+
+Whatever the agent does, the player has a legal move to send: :func:`choose` plays a random legal move when the
+agent is late, fails, returns an illegal move or is still busy with an earlier call that overran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..agents import Agent, make_agent
+from ..core.game import Game, Move, State
+from ..match.calls import margin
+from .player_match import PlayerConfig, PlayerMatch
+from .warmup import Log
+
+
+def start_agent(
+    match: PlayerMatch, game: Game, start_clock: float, config: PlayerConfig, say: Log
+) -> tuple[Agent | None, str | None]:
+    """The agent of ``config.spec`` started on ``game`` (else of ``config.fallback``) and its spec; None if neither
+    can play it."""
+    play = max(0.01, match.play_clock - match.margin)
+    defaults = {} if config.seed is None else {"seed": config.seed}
+    for spec in (config.spec, config.fallback):
+        try:
+            agent = make_agent(spec, **defaults)
+            agent.start(game, match.role, start_clock, play)
+            return agent, spec
+        except Exception as exc:
+            say(f"agent {spec} cannot play {game.name}: {type(exc).__name__}: {exc}")
+    return None, None
+
+
+def choose(match: PlayerMatch, state: State, deadline: float, say: Log) -> Move:
+    """The agent's move if it gives a legal one in time, else a random legal move."""
+    clock = match.clock
+    # An agent still starting (compiling a new sheet's network can outlast the start clock) gets half
+    # of this clock to be ready and the rest to choose: better than a random move at once.
+    if not match.agent_ready.is_set():
+        wait = max(0.0, (deadline - clock.now()) / 2)
+        say(f"PLAY {match.match_id}: the agent is still starting; waiting up to {wait:.2f} s for it")
+        clock.wait(match.agent_ready, wait)
+    agent = match.agent if match.agent_ready.is_set() else None
+    game = match.game
+    assert game is not None
+    if agent is None:
+        legal = game.legal_moves(state, match.role)
+        move = legal[match.rng.randrange(len(legal))]
+        why = "no agent (still starting, or none could play)"
+    else:
+        left = max(0.0, deadline - clock.now())  # the reply is due by the deadline: no grace
+        told = max(0.01, left - margin(left))
+        step = len(match.history) + 1
+        move, _, fault = match.caller.ask(
+            agent, game, state, match.role, clock=left, rng=match.rng, step=step, told=told
+        )
+        if fault is None:
+            return move
+        why = f"{fault.kind}: {fault.message}"
+    match.random_moves += 1
+    say(f"PLAY {match.match_id}: {why}; playing the random legal move {move}")
+    return move
+
+
+def ponder(match: PlayerMatch, say: Log) -> None:
+    """Let the agent think on until the next message, if it can (``ponder``) and is not still busy.
+
+    Its next call (select_move, stop) ends the thinking first; so does the end of the match.
+    """
+    agent = match.agent
+    think = getattr(agent, "ponder", None)
+    if agent is None or think is None or not match.agent_ready.is_set() or match.caller.busy(match.role):
+        return
+    try:
+        think()
+    except Exception as exc:  # thinking ahead is a bonus: its failure must not cost the move
+        say(f"PLAY {match.match_id}: the agent cannot think ahead: {type(exc).__name__}: {exc}")
+
+
+def stop_pondering(match: PlayerMatch) -> None:
+    """Stop the agent's thinking ahead (``ponder``), if it does; a failure to stop is no matter."""
+    stop = getattr(match.agent, "stop_pondering", None)
+    if stop is not None:
+        with contextlib.suppress(Exception):
+            stop()
+
+
+__all__ = ["choose", "ponder", "start_agent", "stop_pondering"]

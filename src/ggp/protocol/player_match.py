@@ -1,0 +1,123 @@
+"""What a player plays by (:class:`PlayerConfig`) and the state of the match it is in (:class:`PlayerMatch`).
+
+:func:`apply_joint` moves a match on by one joint move of the game manager's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from dataclasses import dataclass
+
+from ..agents import Agent
+from ..core.errors import GGPError
+from ..core.game import Game, State
+from ..core.kif import Term
+from ..match.calls import MAX_CLOCK, Caller, margin
+from ..match.clock import Clock
+from .messages import Start
+
+
+@dataclass
+class PlayerConfig:
+    """How a player plays.
+
+    ``spec`` is the agent spec (``random``, ``mcts:time=2``); ``name`` what
+    INFO answers. ``margin`` is the seconds kept back from each clock for the
+    reply's way back (default :func:`ggp.match.calls.margin`, the margin every
+    agent call of ggp keeps). A match no message has come for in
+    ``idle_timeout`` seconds is dropped (default: 4 x (start clock + play
+    clock), at least 2 minutes). ``seed`` seeds the agents and the fallback
+    moves. ``fallback`` is the agent used when ``spec`` cannot play a game.
+    """
+
+    spec: str = "random"
+    name: str = "ggp"
+    margin: float | None = None
+    idle_timeout: float | None = None
+    seed: int | None = None
+    fallback: str = "mcts"
+
+    def __post_init__(self) -> None:
+        for what, value, low in (("margin", self.margin, 0.0), ("idle_timeout", self.idle_timeout, None)):
+            if value is None:
+                continue
+            if not (isinstance(value, (int, float)) and math.isfinite(value)) or value > MAX_CLOCK:
+                raise ValueError(f"{what} must be a finite number of seconds up to {MAX_CLOCK:g}, not {value!r}")
+            if (low is not None and value < low) or (low is None and value <= 0):
+                raise ValueError(f"{what} must be {'at least 0' if low is not None else 'above 0'}, not {value!r}")
+        if self.seed is not None and not (isinstance(self.seed, int) and 0 <= self.seed < 2**63):
+            raise ValueError(f"seed must be an int from 0 to 2**63-1, not {self.seed!r}")
+
+    def margin_for(self, clock: float) -> float:
+        """The seconds kept back from ``clock``: the configured margin, or :func:`ggp.match.calls.margin`;
+        never more than half the clock."""
+        kept = margin(clock) if self.margin is None else self.margin
+        return min(max(0.0, kept), 0.5 * clock)
+
+
+class PlayerMatch:
+    """The state of the match a player is in: its game, agent, current state and history."""
+
+    def __init__(self, message: Start, received: float, config: PlayerConfig, clock: Clock | None = None) -> None:
+        self.clock = clock or Clock()
+        self.match_id = message.match_id
+        self.role_text = message.role
+        self.rules: tuple[Term, ...] = message.rules
+        self.start_clock = message.start_clock
+        self.play_clock = message.play_clock
+        self.received = received
+        self.margin = config.margin_for(message.play_clock)
+        self.start_margin = config.margin_for(message.start_clock)
+        self.idle_timeout = (
+            config.idle_timeout
+            if config.idle_timeout is not None
+            else max(120.0, 4 * (message.start_clock + message.play_clock))
+        )
+        self.game: Game | None = None
+        self.role: str = message.role
+        self.native: str | None = None
+        self.how = ""
+        self.gdl: Game | None = None
+        self.agent: Agent | None = None
+        self.agent_spec: str | None = None
+        self.state: State | None = None
+        self.history: list[tuple[str, ...]] = []
+        #: Joint moves that came while the rules were still being compiled, applied in order once they are.
+        self.pending: list[tuple[Term, ...]] = []
+        self.failure: str | None = None
+        self.game_ready = threading.Event()
+        self.agent_ready = threading.Event()
+        #: Set when the match ends (STOP, ABORT, dropped): compiling its rules stops.
+        self.cancelled = threading.Event()
+        self.lock = threading.Lock()
+        #: The rules on the top-down prover (pure Python, nothing to compile), for moves while they compile.
+        self.prover: Game | None = None
+        self.prover_lock = threading.Lock()
+        #: Asks the agent: one call at a time, so an agent still busy with a move that overran is not asked again.
+        self.caller: Caller = Caller(clock=self.clock)
+        self.last_seen = received
+        self.active = 0
+        self.moves_sent = 0
+        self.random_moves = 0
+        seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
+        self.rng = random.Random(seed)
+
+
+def apply_joint(match: PlayerMatch, texts: tuple[str, ...]) -> str | None:
+    """Apply the joint move ``texts`` to the match's state and history; returns what is wrong, if anything."""
+    game, state = match.game, match.state
+    assert game is not None and state is not None
+    if len(texts) != len(game.roles):
+        return f"a joint move has {len(game.roles)} moves (one per role: {' '.join(game.roles)}), not {len(texts)}"
+    try:
+        joint = [game.parse_move(t) for t in texts]
+        match.state = game.next_state(state, joint)
+    except GGPError as exc:
+        return f"cannot apply the joint move ({' '.join(texts)}): {exc}"
+    match.history.append(tuple(str(m) for m in joint))
+    return None
+
+
+__all__ = ["PlayerConfig", "PlayerMatch", "apply_joint"]
