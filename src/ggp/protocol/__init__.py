@@ -12,7 +12,12 @@ default.
 * :mod:`ggp.protocol.recognize`: which game a received rule sheet is; a
   built-in game is played on its native engine, any other on the GDL reasoner.
 * :mod:`ggp.protocol.player`: :class:`PlayerService`, an agent behind the
-  protocol that always answers in time with a legal move (``ggp serve``).
+  protocol that always answers in time with a legal move (``ggp serve``); beside it
+  :mod:`~ggp.protocol.player_match` (one match's state), :mod:`~ggp.protocol.player_agent`
+  (starting the agent, its move or a random legal one, pondering), :mod:`~ggp.protocol.early_moves`
+  (the prover's moves while the rules compile), :mod:`~ggp.protocol.reasoner_switch` (a joint move the
+  native engine refuses, taken by the sheet's reasoner) and :mod:`~ggp.protocol.warmup` (compiling
+  before the first match).
 * :mod:`ggp.protocol.host`: :func:`host_match`, ggp.match's referee with
   remote players (``ggp host``).
 
