@@ -40,7 +40,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .options import Range, check_option
-from .uct import _find, _insert, _state_hash
+from .uct_tree import _find, _insert, _state_hash
 
 #: Deepest path the walk follows; deeper positions are unknown.
 MAX_DEPTH = 1024
