@@ -132,7 +132,7 @@ def test_make_test_checks_bounds_in_a_cache_of_its_own() -> None:
 
 # --- the UCB pick never leaves its node's moves -----------------------------------------------------
 def test_ucb_pick_stays_in_range_on_nan_and_negative_scores() -> None:
-    from ggp.agents.uct import _ucb_pick
+    from ggp.agents.uct_tree import _ucb_pick
     from ggp.core.kernels import rng_state
 
     rng = rng_state(1)

@@ -183,6 +183,66 @@ def _code(queens: np.ndarray, m: int, cell: np.ndarray) -> int:
     return code
 
 
+@nb.njit(cache=True)
+def _step_queen(
+    board: np.ndarray,
+    offsets: np.ndarray,
+    q: np.ndarray,
+    i: int,
+    src: int,
+    dst: int,
+    arrows: np.ndarray,
+    crowd: np.ndarray,
+) -> int:
+    # Amazon ``i`` of ``q`` steps from src to dst; its arrow squares go to ``arrows`` (returns how many),
+    # each with how many of its neighbours are empty in ``crowd``.
+    board[dst] = board[src]
+    board[src] = EMPTY
+    q[i] = dst
+    ka = ray_targets(board, offsets, dst, arrows)
+    for t in range(ka):
+        k = 0
+        for d in range(8):
+            k += board[arrows[t] + offsets[d]] == EMPTY
+        crowd[t] = k
+    return ka
+
+
+@nb.njit(cache=True)
+def _step_back(board: np.ndarray, q: np.ndarray, i: int, src: int, dst: int) -> None:
+    # Undo _step_queen.
+    board[src] = board[dst]
+    board[dst] = EMPTY
+    q[i] = src
+
+
+@nb.njit(cache=True)
+def _next_arrow(t: int, level: int, ka: int, crowd: np.ndarray, best: int, empties: int) -> tuple[int, int]:
+    # The next arrow to try from (t, level): arrows into the most enclosed squares first (crowd == level,
+    # level rising), since filling dead ends before open ground is how a region gets filled completely.
+    # Level 9 means none is left (or the bound is met).
+    while level < 9 and best < empties:
+        if t >= ka:
+            level += 1
+            t = 0
+        elif crowd[t] != level:
+            t += 1
+        else:
+            break
+    return t, level
+
+
+@nb.njit(cache=True)
+def _part_queens(q: np.ndarray, m: int, part_of: np.ndarray, k: int, out: np.ndarray) -> int:
+    # The amazons of ``q[:m]`` in part ``k`` into ``out``; returns how many.
+    ms = 0
+    for i in range(m):
+        if part_of[i] == k:
+            out[ms] = q[i]
+            ms += 1
+    return ms
+
+
 # The phases of a frame of the search below.
 _ENTER, _AMAZON, _DEST, _ARROW, _CHILD, _SUM, _SUMMED = 0, 1, 2, 3, 4, 5, 6
 
@@ -316,41 +376,15 @@ def _turns(
                 fi[f] += 1
                 phase[f] = _AMAZON
                 continue
-            src = fsrc[f]
-            dst = dests[f, fj[f]]
-            fdst[f] = dst
-            board[dst] = board[src]
-            board[src] = EMPTY
-            q[fi[f]] = dst
-            ka = ray_targets(board, offsets, dst, arrows[f])
-            fka[f] = ka
-            for t in range(ka):
-                k = 0
-                for d in range(8):
-                    k += board[arrows[f, t] + offsets[d]] == EMPTY
-                crowd[f, t] = k
+            fdst[f] = dests[f, fj[f]]
+            fka[f] = _step_queen(board, offsets, q, fi[f], fsrc[f], fdst[f], arrows[f], crowd[f])
             flevel[f] = 0
             ft[f] = 0
             phase[f] = _ARROW
         elif ph == _ARROW:
-            # Arrows into the most enclosed squares first: filling dead ends
-            # before open ground is how a region gets filled completely.
-            t = ft[f]
-            level = flevel[f]
-            while level < 9 and fbest[f] < fe[f]:
-                if t >= fka[f]:
-                    level += 1
-                    t = 0
-                elif crowd[f, t] != level:
-                    t += 1
-                else:
-                    break
+            t, level = _next_arrow(ft[f], flevel[f], fka[f], crowd[f], fbest[f], fe[f])
             if level >= 9 or fbest[f] == fe[f]:
-                src = fsrc[f]
-                dst = fdst[f]
-                board[src] = board[dst]
-                board[dst] = EMPTY
-                q[fi[f]] = src
+                _step_back(board, q, fi[f], fsrc[f], fdst[f])
                 fj[f] += 1
                 phase[f] = _DEST
                 continue
@@ -391,12 +425,7 @@ def _turns(
                 f -= 1
                 continue
             g = f + 1
-            ms = 0
-            for i in range(fm[f]):
-                if part_of[f, i] == k:
-                    fq[g, ms] = q[i]
-                    ms += 1
-            fm[g] = ms
+            fm[g] = _part_queens(q, fm[f], part_of[f], k, fq[g])
             flo[g] = part_lo[f, k]
             fhi[g] = part_hi[f, k]
             fe[g] = part_e[f, k]

@@ -53,7 +53,8 @@ from .base import Agent
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
 from .solver import FULL, PROVEN, SEARCHING, DFSolver
-from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, goal_blend, next_chunk, tree_bytes
+from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, next_chunk, tree_bytes
+from .uct_loop import goal_blend
 
 #: Fraction of the time limit kept back for the referee's round trip.
 SAFETY = 0.1

@@ -40,7 +40,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .options import Range, check_option
-from .uct import _find, _insert, _state_hash
+from .uct_tree import _find, _insert, _state_hash
 
 #: Deepest path the walk follows; deeper positions are unknown.
 MAX_DEPTH = 1024
@@ -87,6 +87,114 @@ def _store(
     _insert(table, thash, e, h)  # the search tree's hash table: linear probing, at most half full
 
 
+@nb.njit(cache=True)
+def _fold_child(
+    level: int,
+    known: bool,
+    val: np.ndarray,
+    top: float,
+    snext: np.ndarray,
+    smover: np.ndarray,
+    sbest: np.ndarray,
+    shas: np.ndarray,
+    sunk: np.ndarray,
+    scut: np.ndarray,
+    rval: np.ndarray,
+    rdone: np.ndarray,
+) -> None:
+    # A child of ``level`` was valued (val, known): fold it into the node's best (a root's child also
+    # into rval / rdone).
+    nr = val.shape[0]
+    if level == 0:
+        i = snext[0] - 1
+        rdone[i] = 1 if known else 2
+        for r in range(nr):
+            rval[i, r] = val[r]
+    if not known:
+        sunk[level] = True
+    else:
+        m = smover[level]
+        if not shas[level] or val[m] > sbest[level, m]:
+            shas[level] = True
+            for r in range(nr):
+                sbest[level, r] = val[r]
+            if val[m] >= top:
+                scut[level] = True
+
+
+@nb.njit(cache=True)
+def _on_path(sstate: np.ndarray, shash: np.ndarray, c: int, h: np.uint64) -> bool:
+    # Whether the position at level ``c`` (hash ``h``) repeats one of its ancestors on the stack.
+    for d in range(c):
+        if shash[d] == h:
+            same = True
+            for k in range(sstate.shape[1]):
+                if sstate[d, k] != sstate[c, k]:
+                    same = False
+                    break
+            if same:
+                return True
+    return False
+
+
+@nb.njit(cache=True)
+def _scaled_goals(res: np.ndarray, val: np.ndarray) -> None:
+    # The kernel's goals (0..100) as values (0..1).
+    for r in range(val.shape[0]):
+        val[r] = res[r] / 100.0
+
+
+@nb.njit(cache=True)
+def _push(
+    c: int,
+    mover: int,
+    h: np.uint64,
+    smover: np.ndarray,
+    shash: np.ndarray,
+    snext: np.ndarray,
+    shas: np.ndarray,
+    sunk: np.ndarray,
+    scut: np.ndarray,
+) -> None:
+    # Level ``c`` starts on a freshly expanded node: no child tried, no value yet.
+    smover[c] = mover
+    shash[c] = h
+    snext[c] = 0
+    shas[c] = False
+    sunk[c] = False
+    scut[c] = False
+
+
+@nb.njit(cache=True)
+def _finished_value(
+    level: int, sbest: np.ndarray, shas: np.ndarray, sunk: np.ndarray, scut: np.ndarray, val: np.ndarray
+) -> bool:
+    # The finished node at ``level``'s value into ``val``, and whether it is proven: it is if a child gave
+    # the mover the top goal, or if every child is proven.
+    for r in range(val.shape[0]):
+        val[r] = sbest[level, r] if shas[level] else 0.0
+    return shas[level] and (scut[level] or not sunk[level])
+
+
+def _expand_template(ctx, s, c, buf, sjoint, scount, smoves):  # type: ignore[no-untyped-def]
+    # Expand the child at level ``c`` (state ``s``): each role's single move into sjoint[c], the moves of
+    # the role with a choice into smoves[c, :scount[c]]. Returns (that role, how many roles have a choice),
+    # or (-1, -1) if a role has no move at all.
+    mover = -1
+    movers = 0
+    for r in range(num_roles):  # type: ignore[name-defined]  # noqa: F821
+        k = kernel_legal(ctx, s, r, buf)  # type: ignore[name-defined]  # noqa: F821
+        if k == 0:
+            return -1, -1
+        sjoint[c, r] = buf[0]
+        if k > 1:
+            movers += 1
+            mover = r
+            scount[c] = k
+            smoves[c, :k] = buf[:k]
+    return mover, movers
+
+
 def _dfs_template(  # type: ignore[no-untyped-def]
     ctx,
     budget,
@@ -120,7 +228,6 @@ def _dfs_template(  # type: ignore[no-untyped-def]
     # try, the other roles' single moves (sjoint), the best child value so far (sbest, when shas), whether
     # a child was unknown (sunk) and whether a child gave the mover the top goal (scut). A finished node
     # hands its value (val, known) to its parent; the root's children's values go to rval / rdone.
-    nr = num_roles  # type: ignore[name-defined]  # noqa: F821
     depth = sstate.shape[0]
     done = 0
     level = meta[0]
@@ -130,21 +237,7 @@ def _dfs_template(  # type: ignore[no-untyped-def]
         if deliver:
             # A child of ``level`` was valued (val, known): fold it into the node's best.
             deliver = False
-            if level == 0:
-                i = snext[0] - 1
-                rdone[i] = 1 if known else 2
-                for r in range(nr):
-                    rval[i, r] = val[r]
-            if not known:
-                sunk[level] = True
-            else:
-                m = smover[level]
-                if not shas[level] or val[m] > sbest[level, m]:
-                    shas[level] = True
-                    for r in range(nr):
-                        sbest[level, r] = val[r]
-                    if val[m] >= top:
-                        scut[level] = True
+            _fold_child(level, known, val, top, snext, smover, sbest, shas, sunk, scut, rval, rdone)
         # The next child of the node at ``level``, if any.
         if not scut[level] and snext[level] < scount[level]:
             if done >= budget:
@@ -153,8 +246,7 @@ def _dfs_template(  # type: ignore[no-untyped-def]
             snext[level] = i + 1
             if level == 0 and rdone[i] != 0:  # valued from the table before the walk began
                 continue
-            for r in range(nr):
-                joint[r] = sjoint[level, r]
+            joint[:] = sjoint[level]
             joint[smover[level]] = smoves[level, i]
             c = level + 1
             sstate[c] = sstate[level]
@@ -164,8 +256,7 @@ def _dfs_template(  # type: ignore[no-untyped-def]
             # Value the child at once where it can be: the end, the table, a repetition, the depth.
             if kernel_terminal(ctx, sstate[c]):  # type: ignore[name-defined]  # noqa: F821
                 kernel_goals(ctx, sstate[c], res)  # type: ignore[name-defined]  # noqa: F821
-                for r in range(nr):
-                    val[r] = res[r] / 100.0
+                _scaled_goals(res, val)
                 known = True
                 deliver = True
                 continue
@@ -173,51 +264,24 @@ def _dfs_template(  # type: ignore[no-untyped-def]
             e = _find(table, thash, tstate, sstate[c], h)
             if e >= 0:
                 known = tknown[e]
-                for r in range(nr):
-                    val[r] = tval[e, r]
+                val[:] = tval[e]
                 deliver = True
                 continue
-            again = False
-            for d in range(c):
-                if shash[d] == h:
-                    same = True
-                    for k in range(sstate.shape[1]):
-                        if sstate[d, k] != sstate[c, k]:
-                            same = False
-                            break
-                    if same:
-                        again = True
-                        break
-            if again or c >= depth - 1:
+            if _on_path(sstate, shash, c, h) or c >= depth - 1:
                 known = False
                 deliver = True
                 continue
             # Expand the child: who moves, and with what.
-            mover = -1
-            movers = 0
-            stuck = False
-            for r in range(nr):
-                k = kernel_legal(ctx, sstate[c], r, buf)  # type: ignore[name-defined]  # noqa: F821
-                if k == 0:
-                    stuck = True
-                    break
-                sjoint[c, r] = buf[0]
-                if k > 1:
-                    movers += 1
-                    mover = r
-                    scount[c] = k
-                    smoves[c, :k] = buf[:k]
-            if stuck:  # a role without a move: the game cannot go on, so it scores as it stands
+            mover, movers = expand(ctx, sstate[c], c, buf, sjoint, scount, smoves)  # type: ignore[name-defined]  # noqa: F821
+            if movers < 0:  # a role without a move: the game cannot go on, so it scores as it stands
                 kernel_goals(ctx, sstate[c], res)  # type: ignore[name-defined]  # noqa: F821
-                for r in range(nr):
-                    val[r] = res[r] / 100.0
+                _scaled_goals(res, val)
                 _store(table, thash, tstate, tval, tknown, meta, sstate[c], h, val, True)
                 known = True
                 deliver = True
                 continue
             if movers > 1:  # simultaneous choices: not solved here
-                for r in range(nr):
-                    val[r] = 0.0
+                val[:] = 0.0
                 _store(table, thash, tstate, tval, tknown, meta, sstate[c], h, val, False)
                 known = False
                 deliver = True
@@ -226,19 +290,11 @@ def _dfs_template(  # type: ignore[no-untyped-def]
                 mover = 0
                 scount[c] = 1
                 smoves[c, 0] = sjoint[c, 0]
-            smover[c] = mover
-            shash[c] = h
-            snext[c] = 0
-            shas[c] = False
-            sunk[c] = False
-            scut[c] = False
+            _push(c, mover, h, smover, shash, snext, shas, sunk, scut)
             level = c
             continue
-        # The node at ``level`` is finished: proven if a child gave the mover the top goal, or if every
-        # child is proven.
-        known = shas[level] and (scut[level] or not sunk[level])
-        for r in range(nr):
-            val[r] = sbest[level, r] if shas[level] else 0.0
+        # The node at ``level`` is finished.
+        known = _finished_value(level, sbest, shas, sunk, scut, val)
         if level > 0 or known:
             _store(table, thash, tstate, tval, tknown, meta, sstate[level], shash[level], val, known)
         if level == 0:
@@ -305,7 +361,7 @@ class DFSolver:
         self.val = np.zeros(nr, dtype=np.float64)
         self.res = np.zeros(nr, dtype=np.int64)
         self.joint = np.zeros(nr, dtype=np.int64)
-        self._run = kernel.specialise(_dfs_template)
+        self._run = kernel.specialise(_dfs_template, expand=kernel.specialise(_expand_template))
         self._root_state: State | None = None
         #: The role choosing at the root (None: nobody has a choice, or several have).
         self.mover: int | None = None

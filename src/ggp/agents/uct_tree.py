@@ -1,0 +1,145 @@
+"""The compiled UCT tree's node-level operations: UCB1 choice, the state hash table, MCTS-Solver proving.
+
+The tree itself is preallocated arrays owned by :class:`ggp.agents.uct.UCTSearch`; these compiled
+helpers act on them for the simulation loop (:mod:`ggp.agents.uct_loop`) and for the depth-first
+solver (:mod:`ggp.agents.solver`), which shares the hash table.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..core.kernels import rng_below
+
+
+@nb.njit(cache=True)
+def _ucb_pick(
+    visits: np.ndarray, values: np.ndarray, off: int, n: int, log_parent: float, c: float, rng: np.ndarray
+) -> int:
+    # Unvisited moves first, chosen at random; then the best UCB1 score.
+    unvisited = 0
+    pick = -1
+    for i in range(n):
+        if visits[off + i] == 0:
+            unvisited += 1
+            if rng_below(rng, unvisited) == 0:
+                pick = i
+    if pick >= 0:
+        return pick
+    # Start from move 0, not -1: a NaN score (a leaf value's NaN, a counter gone
+    # wrong) must still give an index inside the node's moves.
+    pick = 0
+    best = -np.inf
+    for i in range(n):
+        v = visits[off + i]
+        score = values[off + i] / v + c * np.sqrt(log_parent / v)
+        if score > best:
+            best = score
+            pick = i
+    return pick
+
+
+_FNV = np.uint64(0xCBF29CE484222325)
+_MIX = np.uint64(0xFF51AFD7ED558CCD)
+_S33 = np.uint64(33)
+
+
+@nb.njit(cache=True)
+def _state_hash(s: np.ndarray) -> np.uint64:
+    # Each element is mixed in (murmur's finaliser), so the table's low bits depend on every element:
+    # a propnet's state differs from its neighbour's in one element, anywhere.
+    h = _FNV
+    for i in range(s.shape[0]):
+        h ^= np.uint64(s[i])
+        h *= _MIX
+        h ^= h >> _S33
+    return h
+
+
+@nb.njit(cache=True)
+def _find(table: np.ndarray, nhash: np.ndarray, states: np.ndarray, s: np.ndarray, h: np.uint64) -> int:
+    # The node holding state ``s`` (hash ``h``), or -1. Linear probing over a power-of-two table that is
+    # never more than half full; a hash match is confirmed on the whole state.
+    mask = table.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    for _ in range(table.shape[0]):
+        n = table[i]
+        if n < 0:
+            return -1
+        if nhash[n] == h:
+            same = True
+            for k in range(s.shape[0]):
+                if states[n, k] != s[k]:
+                    same = False
+                    break
+            if same:
+                return n
+        i = (i + 1) & mask
+    return -1
+
+
+@nb.njit(cache=True)
+def _insert(table: np.ndarray, nhash: np.ndarray, node: int, h: np.uint64) -> None:
+    mask = table.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    for _ in range(table.shape[0]):
+        if table[i] < 0:
+            table[i] = node
+            nhash[node] = h
+            return
+        i = (i + 1) & mask
+
+
+@nb.njit(cache=True)
+def _set_proven(proven: np.ndarray, pval: np.ndarray, node: int, src: int) -> None:
+    proven[node] = True
+    for r in range(pval.shape[1]):
+        pval[node, r] = pval[src, r]
+
+
+@nb.njit(cache=True)
+def _try_prove(
+    node: int, counts: np.ndarray, coff: np.ndarray, child: np.ndarray, proven: np.ndarray, pval: np.ndarray
+) -> bool:
+    # MCTS-Solver's rule for an expanded node whose child was just proven. Where at most one role has a
+    # choice, the node is worth its best child for that role (max^n): proven at once by a child that
+    # gives the mover the top goal, else when every child is proven. Where several roles choose at once,
+    # only a node all of whose children are proven to the same goals is proven (sound without solving
+    # the matrix game).
+    nr = counts.shape[1]
+    product = 1
+    mover = 0
+    movers = 0
+    for r in range(nr):
+        product *= counts[node, r]
+        if counts[node, r] > 1:
+            movers += 1
+            mover = r
+    start = coff[node]
+    best = -1
+    complete = True
+    for j in range(start, start + product):
+        ch = child[j]
+        if ch < 0 or not proven[ch]:
+            complete = False
+            if movers > 1:
+                return False
+            continue
+        if movers > 1:
+            if best < 0:
+                best = ch
+            else:
+                for r in range(nr):
+                    if pval[ch, r] != pval[best, r]:
+                        return False
+            continue
+        if pval[ch, mover] >= 1.0:
+            _set_proven(proven, pval, node, ch)
+            return True
+        if best < 0 or pval[ch, mover] > pval[best, mover]:
+            best = ch
+    if complete and best >= 0:
+        _set_proven(proven, pval, node, best)
+        return True
+    return False
