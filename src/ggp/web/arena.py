@@ -52,68 +52,24 @@ import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import GGPError
-from ..core.game import Game, State
+from ..core.game import Game
 from ..match.record import MatchRecord
 from ..protocol.host import Transport, host_match
 from . import ui
+from .arena_model import SCHEMA, LiveArenaMatch, Player, player_from_row
 from .arena_tally import Tally, rate_tally
 from .catalog import Catalog
 from .ggp_base_record import ggp_base_match
 from .limits import Limits
-from .live import Watched
 from .remote_player import ArenaError, PinnedTransport, ask_info, check_url
 from .sessions import hash_token
 from .store import Store
 
 _log = logging.getLogger(__name__)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS arena_players (
-    id        TEXT PRIMARY KEY,
-    kind      TEXT NOT NULL,            -- remote | agent
-    name      TEXT NOT NULL,
-    url       TEXT NOT NULL,            -- the GGP URL, or the agent spec of a built-in agent
-    contact   TEXT NOT NULL DEFAULT '',
-    owner     TEXT NOT NULL DEFAULT '', -- SHA-256 of the owner's token (empty for built-in agents)
-    status    TEXT NOT NULL,            -- active | paused | removed
-    reason    TEXT NOT NULL DEFAULT '', -- why it is paused
-    strikes   INTEGER NOT NULL DEFAULT 0,
-    created   REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS arena_matches (
-    id        TEXT PRIMARY KEY,
-    game      TEXT NOT NULL,            -- a catalog key
-    roles     TEXT NOT NULL,            -- JSON list
-    players   TEXT NOT NULL,            -- JSON list of player ids, role order
-    status    TEXT NOT NULL,            -- running | over | failed
-    goals     TEXT,                     -- JSON list once over
-    record    TEXT,                     -- the match record (ggp's format) once over
-    error     TEXT NOT NULL DEFAULT '',
-    started   REAL NOT NULL,
-    finished  REAL
-);
-CREATE INDEX IF NOT EXISTS arena_matches_by_started ON arena_matches (started);
--- the running matches, newest first (the arena's page, the API's ?status=): without it each look walks the
--- whole history backwards through the started index, reading every row
-CREATE INDEX IF NOT EXISTS arena_matches_by_status ON arena_matches (status, started);
-CREATE TABLE IF NOT EXISTS arena_pauses (  -- every pause of a player by the arena, with its reason (kept on resume)
-    player    TEXT NOT NULL,
-    at        REAL NOT NULL,
-    reason    TEXT NOT NULL,
-    match     TEXT NOT NULL DEFAULT ''  -- the match that caused it, if one did
-);
-CREATE INDEX IF NOT EXISTS arena_pauses_by_player ON arena_pauses (player, at);
-CREATE TABLE IF NOT EXISTS arena_games (  -- uploaded sheets the arena plays besides Limits.arena_games
-    key       TEXT PRIMARY KEY,         -- the catalog key, upload:HASH (the text is in the sheets table)
-    owner     TEXT NOT NULL,            -- SHA-256 of the token that may take it out again
-    added     REAL NOT NULL
-)
-"""
 _ID = re.compile(r"[0-9a-z-]{1,40}")
 #: A ratings table is served for this many times the seconds its fit took, although matches have ended since
 #: (see :meth:`Arena.ratings`): fitting takes at most about a tenth of the server's time.
@@ -124,62 +80,6 @@ RATINGS_KEEP = 10.0
 RATINGS_SLOW_FIT = 0.05
 _MAX_NAME = 60
 _MAX_CONTACT = 120
-
-
-@dataclass
-class Player:
-    """A registered player (``remote``) or one of ggp's agents (``agent``)."""
-
-    id: str
-    kind: str
-    name: str
-    url: str
-    contact: str
-    status: str
-    reason: str
-    strikes: int
-    created: float
-    owner: str = field(default="", repr=False)
-
-    def public(self) -> dict[str, Any]:
-        """What anyone may see (not the owner's token hash)."""
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "name": self.name,
-            "url": self.url,
-            "contact": self.contact,
-            "status": self.status,
-            "reason": self.reason,
-            "created": self.created,
-        }
-
-
-# --- live matches ------------------------------------------------------------------------------------------
-class LiveArenaMatch(Watched):
-    """A running arena match as watchers see it: the states so far, updated from the referee's thread."""
-
-    def __init__(self, match_id: str, key: str, game: Game, players: list[Player]) -> None:
-        super().__init__()
-        self.id = match_id
-        self.key = key
-        self.game = game
-        self.players = players
-        self.states: list[State] = [game.initial_state()]
-        self.joints: list[tuple[str, ...]] = []
-        self.status = "running"
-        self.goals: list[int] | None = None
-        self.error = ""
-
-    def add_step(self, joint: tuple[str, ...]) -> None:
-        """The referee played ``joint`` (called on the event loop)."""
-        try:
-            moves = [self.game.parse_move(m) for m in joint]
-            self.states.append(self.game.next_state(self.states[-1], moves))
-        except GGPError:
-            return  # the record is the truth; the live view only misses a picture
-        self.joints.append(tuple(joint))
-        self.changed()
 
 
 class Arena:
@@ -215,7 +115,7 @@ class Arena:
         # event loop's default executor (a few threads on a small machine) matches would keep the app's other
         # work, and the matchmaking round's own INFO checks, waiting.
         self._referees = ThreadPoolExecutor(max_workers=limits.arena_matches, thread_name_prefix="ggp-arena-match")
-        store.execute_script(_SCHEMA)
+        store.execute_script(SCHEMA)
         # matches that were running when the server stopped cannot go on: their players were told nothing more
         store.execute(
             "UPDATE arena_matches SET status = 'failed', error = 'the server stopped during the match', "
@@ -240,7 +140,7 @@ class Arena:
         """Every player, built-in agents first, then by name."""
         where = "" if include_removed else "WHERE status != 'removed'"
         rows = self.store.query(f"SELECT * FROM arena_players {where} ORDER BY kind, name")
-        return [_player(r) for r in rows]
+        return [player_from_row(r) for r in rows]
 
     def player(self, player_id: str) -> Player:
         """The player with this id; :class:`ArenaError` (404) if there is none."""
@@ -251,7 +151,7 @@ class Arena:
         )
         if not rows:
             raise ArenaError(404, f"no arena player {player_id[:40]!r}")
-        return _player(rows[0])
+        return player_from_row(rows[0])
 
     async def register(self, name: str, url: str, contact: str, client: str) -> tuple[Player, str]:
         """Register a remote player (after its URL passes the allow-list and it answers INFO).
@@ -772,18 +672,3 @@ def _silent_since(record: MatchRecord, role: str) -> int | None:
 def _clip(text: str, limit: int = 100) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _player(row: Any) -> Player:
-    return Player(
-        id=row["id"],
-        kind=row["kind"],
-        name=row["name"],
-        url=row["url"],
-        contact=row["contact"],
-        status=row["status"],
-        reason=row["reason"],
-        strikes=int(row["strikes"]),
-        created=float(row["created"]),
-        owner=row["owner"],
-    )
