@@ -36,8 +36,8 @@ from ggp.protocol import GGPServer, PlayerConfig, PlayerService, Reply
 from ggp.protocol.host import RemoteError
 from ggp.protocol.messages import Play, parse_message
 from ggp.web.app import create_app
-from ggp.web.arena import ArenaError, PinnedTransport, ask_info, check_url
 from ggp.web.limits import Limits
+from ggp.web.remote_player import ArenaError, PinnedTransport, ask_info, check_url
 
 BASE = "http://127.0.0.1"
 LOOPBACK = ("127.0.0.0/8",)

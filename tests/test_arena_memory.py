@@ -36,7 +36,8 @@ import ggp
 from ggp.match.ratings import rate
 from ggp.protocol import GGPServer, PlayerConfig, PlayerService
 from ggp.web.app import create_app
-from ggp.web.arena import LiveArenaMatch, Tally, rate_tally
+from ggp.web.arena_model import LiveArenaMatch
+from ggp.web.arena_tally import Tally, rate_tally
 from ggp.web.limits import Limits
 from ggp.web.store import Store
 

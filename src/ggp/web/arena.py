@@ -25,15 +25,14 @@ per game and over all games, with bootstrap intervals, fitted in a worker
 thread and kept ten times as long as the fit took. They are fitted from
 tallies (wins, draws and losses per pair of players) kept up to date as
 matches end, so that a fit's time and memory depend on the number of players,
-not on the length of the history (see :class:`Tally`).
+not on the length of the history (see :class:`~ggp.web.arena_tally.Tally`).
 
 ``bench/arena_soak.py`` soaks the arena with misbehaving players for an hour
 (``tests/test_arena_soak.py`` for a minute).
 
-Remote URLs are checked against the allow-list: an address that is not a
-public one (loopback, private, link-local, reserved) is refused unless
-``arena_allow`` names its network or host, so that registering cannot make
-the server probe its own network.
+Remote URLs are checked against the allow-list (:mod:`ggp.web.remote_player`), so that registering cannot
+make the server probe its own network. Ratings are fitted from tallies (:mod:`ggp.web.arena_tally`); records
+are also served in ggp-base's format (:mod:`ggp.web.ggp_base_record`).
 """
 
 from __future__ import annotations
@@ -41,86 +40,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hashlib
 import hmac
-import ipaddress
 import json
 import logging
 import random
 import re
 import secrets
 import shutil
-import socket
 import tempfile
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-import numpy as np
-
-from ..core.errors import GGPError
-from ..core.game import Game, State
-from ..match.ratings import ELO, Rating, fit, fit_many, ratings_table
+from ..core.game import Game
 from ..match.record import MatchRecord
-from ..protocol.host import QUICK, RemoteError, Transport, host_match
-from ..protocol.messages import BUSY, Info, ProtocolError, parse_info_reply, render_message
+from ..protocol.host import Transport, host_match
 from . import ui
+from .arena_conduct import judge, pause
+from .arena_model import SCHEMA, LiveArenaMatch, Player, player_from_row
+from .arena_tally import Tally, rate_tally
 from .catalog import Catalog
+from .ggp_base_record import ggp_base_match
 from .limits import Limits
-from .live import Watched
+from .remote_player import ArenaError, PinnedTransport, ask_info, check_url
 from .sessions import hash_token
 from .store import Store
 
 _log = logging.getLogger(__name__)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS arena_players (
-    id        TEXT PRIMARY KEY,
-    kind      TEXT NOT NULL,            -- remote | agent
-    name      TEXT NOT NULL,
-    url       TEXT NOT NULL,            -- the GGP URL, or the agent spec of a built-in agent
-    contact   TEXT NOT NULL DEFAULT '',
-    owner     TEXT NOT NULL DEFAULT '', -- SHA-256 of the owner's token (empty for built-in agents)
-    status    TEXT NOT NULL,            -- active | paused | removed
-    reason    TEXT NOT NULL DEFAULT '', -- why it is paused
-    strikes   INTEGER NOT NULL DEFAULT 0,
-    created   REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS arena_matches (
-    id        TEXT PRIMARY KEY,
-    game      TEXT NOT NULL,            -- a catalog key
-    roles     TEXT NOT NULL,            -- JSON list
-    players   TEXT NOT NULL,            -- JSON list of player ids, role order
-    status    TEXT NOT NULL,            -- running | over | failed
-    goals     TEXT,                     -- JSON list once over
-    record    TEXT,                     -- the match record (ggp's format) once over
-    error     TEXT NOT NULL DEFAULT '',
-    started   REAL NOT NULL,
-    finished  REAL
-);
-CREATE INDEX IF NOT EXISTS arena_matches_by_started ON arena_matches (started);
--- the running matches, newest first (the arena's page, the API's ?status=): without it each look walks the
--- whole history backwards through the started index, reading every row
-CREATE INDEX IF NOT EXISTS arena_matches_by_status ON arena_matches (status, started);
-CREATE TABLE IF NOT EXISTS arena_pauses (  -- every pause of a player by the arena, with its reason (kept on resume)
-    player    TEXT NOT NULL,
-    at        REAL NOT NULL,
-    reason    TEXT NOT NULL,
-    match     TEXT NOT NULL DEFAULT ''  -- the match that caused it, if one did
-);
-CREATE INDEX IF NOT EXISTS arena_pauses_by_player ON arena_pauses (player, at);
-CREATE TABLE IF NOT EXISTS arena_games (  -- uploaded sheets the arena plays besides Limits.arena_games
-    key       TEXT PRIMARY KEY,         -- the catalog key, upload:HASH (the text is in the sheets table)
-    owner     TEXT NOT NULL,            -- SHA-256 of the token that may take it out again
-    added     REAL NOT NULL
-)
-"""
 _ID = re.compile(r"[0-9a-z-]{1,40}")
 #: A ratings table is served for this many times the seconds its fit took, although matches have ended since
 #: (see :meth:`Arena.ratings`): fitting takes at most about a tenth of the server's time.
@@ -130,327 +80,7 @@ RATINGS_KEEP = 10.0
 #: fits. A quicker fit (a small arena) is waited for, so that its table is always the latest.
 RATINGS_SLOW_FIT = 0.05
 _MAX_NAME = 60
-_MAX_URL = 300
 _MAX_CONTACT = 120
-
-
-class ArenaError(Exception):
-    """A request the arena refuses: ``status`` is the HTTP status, ``message`` says why and what to do."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-@dataclass
-class Player:
-    """A registered player (``remote``) or one of ggp's agents (``agent``)."""
-
-    id: str
-    kind: str
-    name: str
-    url: str
-    contact: str
-    status: str
-    reason: str
-    strikes: int
-    created: float
-    owner: str = field(default="", repr=False)
-
-    def public(self) -> dict[str, Any]:
-        """What anyone may see (not the owner's token hash)."""
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "name": self.name,
-            "url": self.url,
-            "contact": self.contact,
-            "status": self.status,
-            "reason": self.reason,
-            "created": self.created,
-        }
-
-
-# --- URLs and INFO -----------------------------------------------------------------------------------------
-def _allowed(address: str, host: str, allow: tuple[str, ...]) -> bool:
-    ip = ipaddress.ip_address(address)
-    for entry in allow:
-        if entry.lower() == host.lower():
-            return True
-        with contextlib.suppress(ValueError):
-            if ip in ipaddress.ip_network(entry, strict=False):
-                return True
-    return False
-
-
-def check_url(url: str, allow: tuple[str, ...], resolve: Callable[..., Any] = socket.getaddrinfo) -> str:
-    """``url`` normalised, if the arena may call it; :class:`ArenaError` (400) saying why not.
-
-    It must be ``http://`` or ``https://`` with a host and no user name, password or fragment; every address
-    its host resolves to must be a public one unless ``allow`` names its network or the host.
-
-    >>> check_url("http://127.0.0.1:9147", ("127.0.0.0/8",))
-    'http://127.0.0.1:9147/'
-    >>> check_url("http://127.0.0.1:9147", ())
-    Traceback (most recent call last):
-    ...
-    ggp.web.arena.ArenaError: 127.0.0.1 is a loopback address, which this arena does not call (ask its operator to allow it: GGP_WEB_ARENA_ALLOW)
-    """
-    text = str(url).strip()
-    if len(text) > _MAX_URL:
-        raise ArenaError(400, f"a player's URL is at most {_MAX_URL} characters")
-    try:
-        parts = urlsplit(text)
-        port = parts.port
-    except ValueError as exc:
-        raise ArenaError(400, f"not a URL ({exc}); give one like http://player.example:9147") from None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise ArenaError(400, "a player's URL starts with http:// or https:// and names a host, e.g. http://host:9147")
-    if parts.username or parts.password or parts.fragment:
-        raise ArenaError(400, "a player's URL may not hold a user name, password or #fragment")
-    _checked_addresses(parts.hostname, port or (443 if parts.scheme.lower() == "https" else 80), allow, resolve)
-    netloc = parts.netloc.lower()
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
-
-
-def _checked_addresses(host: str, port: int, allow: tuple[str, ...], resolve: Callable[..., Any]) -> list[str]:
-    """The addresses ``host`` resolves to, each one the arena may call; :class:`ArenaError` (400) if any is not."""
-    try:
-        infos = resolve(host, port, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError) as exc:
-        raise ArenaError(400, f"the host {host!r} does not resolve ({exc}); check the URL") from None
-    addresses = sorted({str(info[4][0]).split("%")[0] for info in infos})
-    if not addresses:
-        raise ArenaError(400, f"the host {host!r} has no address")
-    for address in addresses:
-        ip = ipaddress.ip_address(address)
-        if ip.is_global and not ip.is_multicast:
-            continue
-        if _allowed(address, host, allow):
-            continue
-        what = (
-            "loopback"
-            if ip.is_loopback
-            else "link-local"
-            if ip.is_link_local
-            else "private"
-            if ip.is_private
-            else "non-public"
-        )
-        raise ArenaError(
-            400,
-            f"{address} is a {what} address, which this arena does not call "
-            "(ask its operator to allow it: GGP_WEB_ARENA_ALLOW)",
-        )
-    return addresses
-
-
-class PinnedTransport(Transport):
-    """The host's transport, calling only addresses the allow-list accepts: the address checked is the one
-    connected to.
-
-    Checking a URL and then connecting by its name would resolve the name twice, and a name can answer a
-    public address to the check and a private one to the connection (DNS rebinding). So each message
-    resolves the name once, checks every address, and connects to the first of them; the ``Host`` header
-    and, for ``https``, the name TLS checks the certificate against stay the URL's.
-
-    >>> PinnedTransport(()).post("http://127.0.0.1:9/", "(info)", 1.0, "test")
-    Traceback (most recent call last):
-    ...
-    ggp.protocol.host.RemoteError: cannot talk to http://127.0.0.1:9/: 127.0.0.1 is a loopback address, which this arena does not call (ask its operator to allow it: GGP_WEB_ARENA_ALLOW)
-    """
-
-    def __init__(self, allow: tuple[str, ...], resolve: Callable[..., Any] = socket.getaddrinfo) -> None:
-        self.allow = allow
-        self.resolve = resolve
-
-    def address(self, url: str, host: str, port: int) -> str:
-        try:
-            return _checked_addresses(host, port, self.allow, self.resolve)[0]
-        except ArenaError as exc:
-            raise RemoteError(f"cannot talk to {url}: {exc.message}") from None
-
-
-def ask_info(url: str, transport: Transport | None = None, limit: float = QUICK) -> dict[str, str]:
-    """The player's INFO answer; :class:`ArenaError` (400) if it does not answer, answers an error, or is busy."""
-    try:
-        status, body = (transport or Transport()).post(url, render_message(Info()), limit, "ggp-arena")
-    except RemoteError as exc:
-        raise ArenaError(400, f"the player at {url} does not answer INFO: {exc}") from None
-    if status != 200:
-        raise ArenaError(400, f"the player at {url} answered INFO with HTTP status {status}")
-    try:
-        fields = parse_info_reply(body)
-    except ProtocolError:
-        fields = {}
-    if fields.get("status", "").lower() == BUSY:
-        raise ArenaError(409, f"the player at {url} says it is busy; register it when it is free")
-    return fields
-
-
-# --- ggp-base's match format --------------------------------------------------------------------------------
-def _spaced(kif: str) -> str:
-    """KIF as ggp-base prints it: ``(move 1 2)`` -> ``( move 1 2 )``."""
-    return " ".join(kif.replace("(", " ( ").replace(")", " ) ").split())
-
-
-def ggp_base_match(
-    game: Game,
-    record: MatchRecord,
-    match_id: str,
-    names: list[str],
-    started: float,
-    states: list[State] | None = None,
-) -> dict[str, Any]:
-    """The match as ggp-base's ``Match.toJSON`` writes it (readable by its tools).
-
-    ``states`` are the match's states (replayed from the record if not given); ``names`` the players' names in
-    role order (``playerNamesFromHost``). Moves and states are ggp-base's spaced KIF; ``errors`` holds, per
-    joint move, each role's fault (empty when none); clocks are whole seconds, times milliseconds.
-    """
-    states = states if states is not None else record.replay(game)
-    rendered = ["( " + " ".join(_spaced(f) for f in game.state_facts(s)) + " )" for s in states]
-    errors = []
-    for move in record.moves:
-        by_role = {f.role: f"{f.kind}: {f.message}" for f in move.faults}
-        errors.append([by_role.get(r, "") for r in record.roles])
-    step_ms = [int(started * 1000)] * len(states)
-    return {
-        "matchId": match_id,
-        "randomToken": hashlib.sha256(match_id.encode()).hexdigest()[:16],
-        "startTime": int(started * 1000),
-        "gameMetaURL": "",
-        "gameName": game.name,
-        "gameRoleNames": list(record.roles),
-        "isCompleted": bool(record.terminal),
-        "isAborted": not record.terminal,
-        "states": rendered,
-        "moves": [[_spaced(m) for m in move.joint] for move in record.moves],
-        "stateTimes": step_ms,
-        "errors": errors,
-        "goalValues": list(record.goals),
-        "previewClock": -1,
-        "startClock": round(record.start_clock or 0),
-        "playClock": round(record.play_clock or 0),
-        "playerNamesFromHost": names,
-        "scrambled": False,
-    }
-
-
-# --- ratings from tallies ----------------------------------------------------------------------------------
-class Tally:
-    """The outcomes of finished matches, per pair of players: what a ratings fit needs.
-
-    ``pairs[(a, b)]`` (``a < b``) is ``[a's wins, draws, b's wins]`` over every pair of players of every match
-    counted. Its size is set by the players who met, not by the number of matches, so that the arena's
-    memory stays flat however long its history grows (a fit from the stored rows would decode the whole
-    history each time, and a bootstrap over the games one by one takes ``resamples`` times 16 bytes per game:
-    3 KB a match at 200 resamples, which is what made the server grow by about 4 KB a match).
-
-    >>> t = Tally()
-    >>> t.add(["p", "q", "r"], [100, 0, 100])
-    >>> t.matches, t.pairs
-    (1, {('p', 'q'): [1, 0, 0], ('p', 'r'): [0, 1, 0], ('q', 'r'): [0, 0, 1]})
-    """
-
-    def __init__(self) -> None:
-        self.pairs: dict[tuple[str, str], list[int]] = {}
-        self.matches = 0
-
-    def add(self, players: list[str], goals: list[int]) -> None:
-        """Count one finished match (players and goals in role order; the higher goal wins)."""
-        if len(players) != len(goals):
-            raise ValueError(f"{len(players)} players but {len(goals)} goals")
-        self.matches += 1
-        for i, (a, ga) in enumerate(zip(players, goals, strict=True)):
-            for b, gb in zip(players[i + 1 :], goals[i + 1 :], strict=True):
-                if a == b:
-                    continue  # an agent filling two roles does not play itself
-                (x, gx), (y, gy) = sorted(((a, ga), (b, gb)))
-                outcome = 0 if gx > gy else 1 if gx == gy else 2
-                self.pairs.setdefault((x, y), [0, 0, 0])[outcome] += 1
-
-    def copy(self) -> Tally:
-        out = Tally()
-        out.pairs = {k: list(v) for k, v in self.pairs.items()}
-        out.matches = self.matches
-        return out
-
-
-def rate_tally(tally: Tally, resamples: int = 200, seed: int = 0, prior: float = 1.0) -> list[Rating]:
-    """Bradley-Terry ratings with 95 % bootstrap intervals from a :class:`Tally`, best first.
-
-    The fit of :func:`ggp.match.ratings.rate`, and its bootstrap stratified by pair, but drawn from the
-    counts: resampling a pair's n scores (each 1, 0.5 or 0) with replacement is drawing its wins, draws and
-    losses from a multinomial of n trials, so each resample costs the same whatever n is.
-
-    >>> t = Tally()
-    >>> for _ in range(30):
-    ...     t.add(["a", "b"], [100, 0])
-    >>> t.add(["a", "b"], [0, 100])
-    >>> [(r.agent, r.games, r.wins, r.losses, r.low < r.rating < r.high) for r in rate_tally(t)]
-    [('a', 31, 30, 1, True), ('b', 31, 1, 30, True)]
-    """
-    agents = sorted({p for pair in tally.pairs for p in pair})
-    index = {a: i for i, a in enumerate(agents)}
-    n = len(agents)
-    record = np.zeros((n, 3), dtype=int)  # wins, draws, losses
-    wins = np.zeros((n, n))
-    played = np.zeros((n, n))
-    for (a, b), (w, d, lost) in tally.pairs.items():
-        i, j = index[a], index[b]
-        record[i] += (w, d, lost)
-        record[j] += (lost, d, w)
-        wins[i, j] += w + 0.5 * d
-        wins[j, i] += lost + 0.5 * d
-        played[i, j] += w + d + lost
-        played[j, i] += w + d + lost
-    estimate = fit(n, wins, played, prior=prior) * ELO
-    if resamples:
-        rng = np.random.default_rng(seed)
-        boot_wins = np.zeros((resamples, n, n))
-        boot_played = np.zeros((resamples, n, n))
-        for (a, b), counts in tally.pairs.items():
-            i, j = index[a], index[b]
-            total = sum(counts)
-            if not total:
-                continue
-            drawn = rng.multinomial(total, np.array(counts) / total, size=resamples)  # (resamples, 3)
-            score = drawn[:, 0] + 0.5 * drawn[:, 1]
-            boot_wins[:, i, j] += score
-            boot_wins[:, j, i] += total - score
-            boot_played[:, i, j] += total
-            boot_played[:, j, i] += total
-        return ratings_table(index, record, estimate, fit_many(boot_wins, boot_played, prior=prior) * ELO)
-    return ratings_table(index, record, estimate, None)
-
-
-# --- live matches ------------------------------------------------------------------------------------------
-class LiveArenaMatch(Watched):
-    """A running arena match as watchers see it: the states so far, updated from the referee's thread."""
-
-    def __init__(self, match_id: str, key: str, game: Game, players: list[Player]) -> None:
-        super().__init__()
-        self.id = match_id
-        self.key = key
-        self.game = game
-        self.players = players
-        self.states: list[State] = [game.initial_state()]
-        self.joints: list[tuple[str, ...]] = []
-        self.status = "running"
-        self.goals: list[int] | None = None
-        self.error = ""
-
-    def add_step(self, joint: tuple[str, ...]) -> None:
-        """The referee played ``joint`` (called on the event loop)."""
-        try:
-            moves = [self.game.parse_move(m) for m in joint]
-            self.states.append(self.game.next_state(self.states[-1], moves))
-        except GGPError:
-            return  # the record is the truth; the live view only misses a picture
-        self.joints.append(tuple(joint))
-        self.changed()
 
 
 class Arena:
@@ -486,7 +116,7 @@ class Arena:
         # event loop's default executor (a few threads on a small machine) matches would keep the app's other
         # work, and the matchmaking round's own INFO checks, waiting.
         self._referees = ThreadPoolExecutor(max_workers=limits.arena_matches, thread_name_prefix="ggp-arena-match")
-        store.execute_script(_SCHEMA)
+        store.execute_script(SCHEMA)
         # matches that were running when the server stopped cannot go on: their players were told nothing more
         store.execute(
             "UPDATE arena_matches SET status = 'failed', error = 'the server stopped during the match', "
@@ -511,7 +141,7 @@ class Arena:
         """Every player, built-in agents first, then by name."""
         where = "" if include_removed else "WHERE status != 'removed'"
         rows = self.store.query(f"SELECT * FROM arena_players {where} ORDER BY kind, name")
-        return [_player(r) for r in rows]
+        return [player_from_row(r) for r in rows]
 
     def player(self, player_id: str) -> Player:
         """The player with this id; :class:`ArenaError` (404) if there is none."""
@@ -522,7 +152,7 @@ class Arena:
         )
         if not rows:
             raise ArenaError(404, f"no arena player {player_id[:40]!r}")
-        return _player(rows[0])
+        return player_from_row(rows[0])
 
     async def register(self, name: str, url: str, contact: str, client: str) -> tuple[Player, str]:
         """Register a remote player (after its URL passes the allow-list and it answers INFO).
@@ -582,19 +212,6 @@ class Arena:
         )
         self.wake()
         return self.player(player_id)
-
-    def _pause(self, player: Player, reason: str, match_id: str = "") -> None:
-        """Pause an active player, saying why (kept in its row and, for good, in ``arena_pauses``)."""
-        _log.warning("arena: pausing %s: %s", player.name, reason)
-        changed = self.store.execute(
-            "UPDATE arena_players SET status = 'paused', reason = ? WHERE id = ? AND status = 'active'",
-            (reason[:300], player.id),
-        )
-        if changed:
-            self.store.execute(
-                "INSERT INTO arena_pauses (player, at, reason, match) VALUES (?, ?, ?, ?)",
-                (player.id, time.time(), reason[:300], match_id),
-            )
 
     def pauses(self, player_id: str, limit: int = 20) -> list[dict[str, Any]]:
         """The arena's pauses of a player, newest first: when, why, and the match that caused it."""
@@ -909,7 +526,7 @@ class Arena:
                     await asyncio.to_thread(ask_info, p.url, self.transport)
                     ready.append(p)
                 except ArenaError as exc:
-                    self._pause(p, f"did not answer before a match: {exc.message}")  # no match caused it
+                    pause(self.store, p, f"did not answer before a match: {exc.message}")  # no match caused it
             if len(ready) < len(chosen):
                 continue
             started.append(self._start(key, game, chosen))
@@ -973,7 +590,7 @@ class Arena:
                 (json.dumps(list(record.goals)), record.to_json(compact=True), time.time(), live.id),
             )
             self._count_result(live.key, [p.id for p in live.players], list(record.goals))
-            self._judge(live, record)
+            judge(self.store, self.limits, live, record)
         finally:
             for p in live.players:
                 left = self._busy.get(p.id, 0) - 1
@@ -984,77 +601,3 @@ class Arena:
             self.live.pop(live.id, None)
             live.changed()
             self.wake()
-
-    def _judge(self, live: LiveArenaMatch, record: MatchRecord) -> None:
-        """Pause the remote players that stopped answering during the match; strike those whose moves failed
-        too often, and pause them at the second strike in a row. The reason names the match and the faults."""
-        steps = max(1, record.steps)
-        faults = list(record.all_faults())
-        for role, player in zip(record.roles, live.players, strict=True):
-            if player.kind != "remote":
-                continue
-            mine = [f for f in faults if f.role == role]
-            start = [f for f in mine if f.phase == "start"]
-            moves = [f for f in mine if f.phase == "play"]
-            stop = [f for f in mine if f.phase == "stop"]
-            silent = _silent_since(record, role)
-            if stop and _no_answer(stop[0]) and silent is not None:
-                self._pause(
-                    player,
-                    f"stopped answering in match {live.id}: no answer from move {silent} of {record.steps} on, "
-                    f"nor to STOP ({_clip(stop[0].message)})",
-                    live.id,
-                )
-                continue
-            if len(start) + len(moves) > self.limits.arena_fault_share * steps:
-                rows = self.store.query("SELECT strikes FROM arena_players WHERE id = ?", (player.id,))
-                strikes = (int(rows[0]["strikes"]) if rows else 0) + 1
-                self.store.execute("UPDATE arena_players SET strikes = ? WHERE id = ?", (strikes, player.id))
-                if strikes >= 2:
-                    kinds = sorted({f.kind for f in start + moves})
-                    self._pause(
-                        player,
-                        f"{len(moves)} faulty moves of {record.steps}{' and a failed START' if start else ''} "
-                        f"({', '.join(kinds)}) in match {live.id}, the second such match in a row; "
-                        f"the last: {_clip((moves or start)[-1].message)}",
-                        live.id,
-                    )
-            else:
-                self.store.execute("UPDATE arena_players SET strikes = 0 WHERE id = ?", (player.id,))
-
-
-def _no_answer(fault: Any) -> bool:
-    """Whether a fault is a message the player did not answer at all (no reply in time, no connection)."""
-    return bool(fault.kind == "timeout" or (fault.kind == "exception" and "cannot talk to" in fault.message))
-
-
-def _silent_since(record: MatchRecord, role: str) -> int | None:
-    """The first move of the run of unanswered moves that ends the match for ``role`` (None if its last move
-    was answered; 1 for a match without moves whose START went unanswered)."""
-    unanswered = {f.step for f in record.all_faults() if f.role == role and f.phase == "play" and _no_answer(f)}
-    if not record.moves:
-        return 1 if any(f.role == role and f.phase == "start" and _no_answer(f) for f in record.faults) else None
-    step = record.steps
-    while step in unanswered:
-        step -= 1
-    return step + 1 if step < record.steps else None
-
-
-def _clip(text: str, limit: int = 100) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _player(row: Any) -> Player:
-    return Player(
-        id=row["id"],
-        kind=row["kind"],
-        name=row["name"],
-        url=row["url"],
-        contact=row["contact"],
-        status=row["status"],
-        reason=row["reason"],
-        strikes=int(row["strikes"]),
-        created=float(row["created"]),
-        owner=row["owner"],
-    )
