@@ -79,15 +79,26 @@ def _refused(exc: ArenaError) -> HTTPException:
     return HTTPException(exc.status, exc.message)
 
 
+def _client(request: Request) -> str:
+    """The client's address (the arena counts registrations per address)."""
+    return request.client.host if request.client else "?"
+
+
 def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> APIRouter:
     """The arena's API and pages over ``arena``."""
     router = APIRouter()
     api = APIRouter(prefix="/api/arena", tags=["arena"])
+    _player_api(api, arena)
+    _game_and_match_api(api, arena, limits)
+    _page_routes(router, arena, limits, templates)
+    router.include_router(api)
+    return router
 
-    def client(request: Request) -> str:
-        return request.client.host if request.client else "?"
 
-    # --- API -------------------------------------------------------------------------------------------
+# --- API -------------------------------------------------------------------------------------------
+def _player_api(api: APIRouter, arena: Arena) -> None:
+    """The players: the list, registering, one player, pausing and removing one's own."""
+
     @api.get("/players", summary="The players (registered ones and ggp's agents) with their overall ratings")
     async def api_players() -> dict[str, Any]:
         ratings = {r["id"]: r for r in await arena.ratings_off_loop()}
@@ -101,7 +112,7 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
     )
     async def api_register(body: PlayerIn, request: Request, response: Response) -> dict[str, Any]:
         try:
-            player, token = await arena.register(body.name, body.url, body.contact, client(request))
+            player, token = await arena.register(body.name, body.url, body.contact, _client(request))
         except ArenaError as exc:
             raise _refused(exc) from None
         _remember(response, request, player.id, token)
@@ -134,6 +145,10 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
         except ArenaError as exc:
             raise _refused(exc) from None
         return Response(status_code=204)
+
+
+def _game_and_match_api(api: APIRouter, arena: Arena, limits: Limits) -> None:
+    """The games played (with uploads added and taken out), the matches and their records, the ratings."""
 
     @api.get("/games", summary="The games the arena plays in turn: the operator's, then uploaded sheets added")
     async def api_games() -> dict[str, Any]:
@@ -204,7 +219,11 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
     async def api_ratings(game: Annotated[str | None, Query(max_length=120)] = None) -> dict[str, Any]:
         return {"game": game, "ratings": await arena.ratings_off_loop(game)}
 
-    # --- pages -----------------------------------------------------------------------------------------
+
+# --- pages -----------------------------------------------------------------------------------------
+def _page_routes(router: APIRouter, arena: Arena, limits: Limits, templates: Jinja2Templates) -> None:
+    """The arena's pages: the arena, a player, a match, and the forms that register, add, change."""
+
     def error(request: Request, status: int, title: str, message: str) -> Response:
         return templates.TemplateResponse(
             request, "error.html", {"title": title, "message": message}, status_code=status
@@ -240,7 +259,7 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
         field = {k: v[0] for k, v in form.items() if v}
         try:
             player, token = await arena.register(
-                field.get("name", ""), field.get("url", ""), field.get("contact", ""), client(request)
+                field.get("name", ""), field.get("url", ""), field.get("contact", ""), _client(request)
             )
         except ArenaError as exc:
             return error(request, exc.status, "Cannot register that player", exc.message)
@@ -304,6 +323,3 @@ def build_router(arena: Arena, limits: Limits, templates: Jinja2Templates) -> AP
         except ArenaError as exc:
             return error(request, exc.status, "No such match", exc.message)
         return templates.TemplateResponse(request, "arena_match.html", {"m": view})
-
-    router.include_router(api)
-    return router

@@ -13,7 +13,7 @@ from ..agents import AGENTS
 from ..registry import game_names
 from . import seats as seat_cookies
 from . import ui
-from .api import NewMatch, QuickPlay, detail, quick_play, record_of, sheet_info
+from .api_shared import NewMatch, QuickPlay, detail, quick_play, record_of, sheet_info
 from .catalog import MAX_UPLOAD_BYTES
 from .limits import Limits
 from .security import SafeJSONResponse, clip
@@ -25,43 +25,71 @@ from .views import Presenter, is_match_id, page_family, summary
 PER_PAGE = 50
 
 
+class _Pages:
+    """What the pages work with: the manager, store and catalog, the limits, the templates, how a match is shown."""
+
+    def __init__(
+        self, manager: Manager, store: Store, limits: Limits, templates: Jinja2Templates, presenter: Presenter
+    ) -> None:
+        self.manager = manager
+        self.store = store
+        self.games = manager.games
+        self.limits = limits
+        self.templates = templates
+        self.echo = limits.max_echo_chars
+        self.show = presenter.show
+
+    def error(
+        self, request: Request, status: int, title: str, message: str, headers: dict[str, str] | None = None
+    ) -> Response:
+        """The error page."""
+        return self.templates.TemplateResponse(
+            request, "error.html", {"title": title, "message": message}, status_code=status, headers=headers
+        )
+
+    async def find(self, request: Request, match_id: str) -> LiveMatch | Response:
+        """The match, or the page to answer instead (404, or 503 when the server is full)."""
+        try:
+            match = await self.manager.get(match_id) if is_match_id(match_id) else None
+        except LimitReached as exc:
+            retry = {"Retry-After": str(exc.retry_after)}
+            return self.error(request, 503, "The server is busy", str(exc), retry)
+        return match if match is not None else self.not_found(request, match_id)
+
+    def not_found(self, request: Request, match_id: str) -> Response:
+        """The 404 page of an unknown match."""
+        return self.error(
+            request, 404, "No such game", f"There is no game {clip(match_id, self.echo)!r} in this server's history."
+        )
+
+    def titled(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A match summary with its game's title."""
+        row["title"] = self.games.title(row["game"])
+        return row
+
+
 def build_router(
     manager: Manager, store: Store, limits: Limits, templates: Jinja2Templates, presenter: Presenter
 ) -> APIRouter:
     """The pages over ``manager`` and ``store``."""
     router = APIRouter(include_in_schema=False)
-    echo = limits.max_echo_chars
-    shown = presenter.show
+    pages = _Pages(manager, store, limits, templates, presenter)
+    _home_routes(router, pages)
+    _sheet_routes(router, pages)
+    _new_game_routes(router, pages)
+    _match_routes(router, pages)
+    return router
 
-    def error(
-        request: Request, status: int, title: str, message: str, headers: dict[str, str] | None = None
-    ) -> Response:
-        return templates.TemplateResponse(
-            request, "error.html", {"title": title, "message": message}, status_code=status, headers=headers
-        )
 
-    async def find(request: Request, match_id: str) -> LiveMatch | Response:
-        """The match, or the page to answer instead (404, or 503 when the server is full)."""
-        try:
-            match = await manager.get(match_id) if is_match_id(match_id) else None
-        except LimitReached as exc:
-            retry = {"Retry-After": str(exc.retry_after)}
-            return error(request, 503, "The server is busy", str(exc), retry)
-        return match if match is not None else not_found(request, match_id)
-
-    def not_found(request: Request, match_id: str) -> Response:
-        return error(
-            request, 404, "No such game", f"There is no game {clip(match_id, echo)!r} in this server's history."
-        )
-
-    games = manager.games
+def _home_routes(router: APIRouter, pages: _Pages) -> None:
+    """The home page and its one-click games."""
 
     @router.get("/", response_class=HTMLResponse)
     async def home(request: Request) -> Response:
         cards = []
-        for entry in games.builtins():
+        for entry in pages.games.builtins():
             name = entry.key
-            game = games.load(name)
+            game = pages.games.load(name)
             cards.append(
                 {
                     "name": name,
@@ -74,7 +102,7 @@ def build_router(
                     "agents": ui.agents_for(game, AGENTS),
                 }
             )
-        return templates.TemplateResponse(
+        return pages.templates.TemplateResponse(
             request,
             "home.html",
             {
@@ -82,15 +110,11 @@ def build_router(
                 "agents": agent_catalog(),
                 "default_agent": "random" if "random" in AGENTS else sorted(AGENTS)[0],
                 "example_options": "seed=3",
-                "recent": [titled(summary(m)) for m in store.list(limit=8)],
-                "limits": limits,
-                "has_sheets": games.sheets_dir is not None,
+                "recent": [pages.titled(summary(m)) for m in pages.store.list(limit=8)],
+                "limits": pages.limits,
+                "has_sheets": pages.games.sheets_dir is not None,
             },
         )
-
-    def titled(row: dict[str, Any]) -> dict[str, Any]:
-        row["title"] = games.title(row["game"])
-        return row
 
     @router.post("/play")
     async def play_from_form(request: Request) -> Response:
@@ -100,26 +124,30 @@ def build_router(
             body = QuickPlay.model_validate({k: fields[k] for k in ("game", "mode", "level", "side") if k in fields})
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            return error(request, 400, "Cannot start that game", detail(problems, limit=echo))
+            return pages.error(request, 400, "Cannot start that game", detail(problems, limit=pages.echo))
         try:
-            match, tokens = await quick_play(manager, limits, body)
+            match, tokens = await quick_play(pages.manager, pages.limits, body)
         except LimitReached as exc:
-            return error(request, 503, "The server is busy", str(exc), {"Retry-After": str(exc.retry_after)})
+            return pages.error(request, 503, "The server is busy", str(exc), {"Retry-After": str(exc.retry_after)})
         except ValueError as exc:
-            return error(request, 400, "Cannot start that game", detail(str(exc), body.game, limit=echo))
+            return pages.error(request, 400, "Cannot start that game", detail(str(exc), body.game, limit=pages.echo))
         response = RedirectResponse(f"/games/{match.id}", status_code=303)
         seat_cookies.remember(response, request, match.id, tokens)
         return response
 
+
+def _sheet_routes(router: APIRouter, pages: _Pages) -> None:
+    """The rule sheets: the list, uploading one, a sheet's page."""
+
     @router.get("/sheets", response_class=HTMLResponse)
     async def sheets_page(request: Request) -> Response:
-        return templates.TemplateResponse(
+        return pages.templates.TemplateResponse(
             request,
             "sheets.html",
             {
-                "sheets": games.sheets(),
-                "uploads": games.uploads(),
-                "directory": games.sheets_dir is not None,
+                "sheets": pages.games.sheets(),
+                "uploads": pages.games.uploads(),
+                "directory": pages.games.sheets_dir is not None,
                 "max_upload": MAX_UPLOAD_BYTES,
             },
         )
@@ -130,20 +158,24 @@ def build_router(
         name = form.get("name", [""])[0]
         text = form.get("rules", [""])[0]
         try:
-            entry = await asyncio.to_thread(games.upload, name, text)
+            entry = await asyncio.to_thread(pages.games.upload, name, text)
         except ValueError as exc:
-            return error(request, 400, "That rule sheet does not load", detail(str(exc), limit=4000))
+            return pages.error(request, 400, "That rule sheet does not load", detail(str(exc), limit=4000))
         return RedirectResponse(f"/sheets/{urllib.parse.quote(entry.key)}", status_code=303)
 
     @router.get("/sheets/{key}", response_class=HTMLResponse)
     async def sheet_page(request: Request, key: str) -> Response:
         try:
-            info = await sheet_info(manager, key, echo)
+            info = await sheet_info(pages.manager, key, pages.echo)
         except HTTPException as exc:
-            return error(request, exc.status_code, "No such game", str(exc.detail))
-        game = games.load(key)
+            return pages.error(request, exc.status_code, "No such game", str(exc.detail))
+        game = pages.games.load(key)
         svg = ui.board_svg(game, game.initial_state(), 320) if page_family(game) == "grid" else ""
-        return templates.TemplateResponse(request, "sheet.html", {"s": info, "svg": svg})
+        return pages.templates.TemplateResponse(request, "sheet.html", {"s": info, "svg": svg})
+
+
+def _new_game_routes(router: APIRouter, pages: _Pages) -> None:
+    """The new-game form's match."""
 
     @router.post("/new")
     async def new_from_form(request: Request) -> Response:
@@ -155,7 +187,7 @@ def build_router(
             return form.get(key, [default])[0].strip()
 
         name = field("game")
-        roles = games.load(name).roles if name in game_names() else ()
+        roles = pages.games.load(name).roles if name in game_names() else ()
         players = {}
         for role in roles:
             who = field(f"player_{role}", HUMAN) or HUMAN
@@ -175,32 +207,38 @@ def build_router(
             )
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            return error(request, 400, "Cannot start that game", detail(problems, limit=echo))
+            return pages.error(request, 400, "Cannot start that game", detail(problems, limit=pages.echo))
         try:
             settings = Settings(agent_time=body.agent_time, pace=body.pace, human_time=body.human_time)
-            match, tokens = await manager.create(body.game, body.players, settings, seats=body.seats)
+            match, tokens = await pages.manager.create(body.game, body.players, settings, seats=body.seats)
         except LimitReached as exc:
             retry = {"Retry-After": str(exc.retry_after)}
-            return error(request, 503, "The server is busy", str(exc), retry)
+            return pages.error(request, 503, "The server is busy", str(exc), retry)
         except ValueError as exc:
-            return error(request, 400, "Cannot start that game", detail(str(exc), name, *players.values(), limit=echo))
+            return pages.error(
+                request, 400, "Cannot start that game", detail(str(exc), name, *players.values(), limit=pages.echo)
+            )
         response = RedirectResponse(f"/games/{match.id}", status_code=303)
         seat_cookies.remember(response, request, match.id, tokens)
         return response
 
+
+def _match_routes(router: APIRouter, pages: _Pages) -> None:
+    """The history, and a match's play, replay and record."""
+
     @router.get("/games", response_class=HTMLResponse)
     async def history(
         request: Request,
-        page: Annotated[int, Query(ge=1, le=limits.max_page_offset // PER_PAGE + 1)] = 1,
+        page: Annotated[int, Query(ge=1, le=pages.limits.max_page_offset // PER_PAGE + 1)] = 1,
         status: Literal["playing", "over"] | None = None,
     ) -> Response:
-        rows = store.list(limit=PER_PAGE, offset=(page - 1) * PER_PAGE, status=status)
-        total = store.count(status)
-        return templates.TemplateResponse(
+        rows = pages.store.list(limit=PER_PAGE, offset=(page - 1) * PER_PAGE, status=status)
+        total = pages.store.count(status)
+        return pages.templates.TemplateResponse(
             request,
             "history.html",
             {
-                "games": [titled(summary(m)) for m in rows],
+                "games": [pages.titled(summary(m)) for m in rows],
                 "page": page,
                 "pages": max(1, (total + PER_PAGE - 1) // PER_PAGE),
                 "total": total,
@@ -210,14 +248,14 @@ def build_router(
 
     @router.get("/games/{match_id}", response_class=HTMLResponse)
     async def play_page(request: Request, match_id: str) -> Response:
-        match = await find(request, match_id)
+        match = await pages.find(request, match_id)
         if isinstance(match, Response):
             return match
-        return templates.TemplateResponse(
+        return pages.templates.TemplateResponse(
             request,
             "play.html",
             {
-                "m": shown(match, request, svg=True),
+                "m": pages.show(match, request, svg=True),
                 "family": page_family(match.game),
                 "rules": list(match.game.rules_summary),
             },
@@ -225,19 +263,17 @@ def build_router(
 
     @router.get("/games/{match_id}/replay", response_class=HTMLResponse)
     async def replay_page(request: Request, match_id: str) -> Response:
-        match = await find(request, match_id)
+        match = await pages.find(request, match_id)
         if isinstance(match, Response):
             return match
-        return templates.TemplateResponse(
+        return pages.templates.TemplateResponse(
             request,
             "replay.html",
-            {"m": shown(match), "svg0": ui.board_svg(match.game, match.states[0])},
+            {"m": pages.show(match), "svg0": ui.board_svg(match.game, match.states[0])},
         )
 
     @router.get("/games/{match_id}/record.json")
     async def download(match_id: str) -> SafeJSONResponse:
-        record = record_of(store, match_id, echo, games)
+        record = record_of(pages.store, match_id, pages.echo, pages.games)
         name = f"ggp-{record['game']}-{match_id}.json"
         return SafeJSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
-
-    return router
