@@ -21,9 +21,10 @@ from .evaluate import dn_playouts, pn_goals, pn_load, pn_playouts
 from .grounder import GroundingTooLarge, ground
 from .kernel import evaluation_mode, gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet
-from .parser import GDLError, parse_program, show
+from .parser import parse_program
 from .propnet import build_propnet
 from .prover import ProverGame
+from .sheet import GDLError, show
 from .view import FactsView
 
 #: What each thread loading a rule sheet is doing now (thread id -> stage), for a progress display.

@@ -58,21 +58,10 @@ import numpy as np
 from ..core.errors import MoveSyntaxError, StateFormatError
 from ..core.game import Game, Move, State
 from ..core.kif import KifSyntaxError, Term, parse_term
-from .parser import (
-    Atom,
-    GDLError,
-    GDLLimitError,
-    Literal,
-    Program,
-    Rule,
-    check_bounds,
-    parse_program,
-    reaches,
-    show,
-    strongly_connected,
-    term_vars,
-)
+from .parser import parse_program
 from .prover_compile import Unsupported, compile_facts, compile_rule, key_template
+from .sheet import Atom, GDLError, GDLLimitError, Literal, Program, Rule, check_bounds, show, term_vars
+from .validity import reaches, strongly_connected
 from .view import FactsView
 
 #: States whose answers are kept (each holds the tables of its subgoals).

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.kif import Term
-from .parser import Literal, Rule
+from .sheet import Literal, Rule
 
 #: A template's mark for a ground part of a key.
 G = "#"

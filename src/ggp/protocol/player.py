@@ -55,7 +55,7 @@ from ..agents import Agent, make_agent
 from ..core.errors import GGPError
 from ..core.game import Game, Move, State
 from ..core.kif import Term, term_text
-from ..gdl.parser import bounded
+from ..gdl.sheet import bounded
 from ..match.calls import (
     MAX_CLOCK,
     BackgroundCall,

@@ -30,7 +30,8 @@ from ..grounder import GroundingTooLarge, ground
 from ..kernel import COMPILED, DIFFERENTIAL, SWEEP, compilable, gdl_kernel
 from ..lanes import LANES, WORDS, _next, _next_program, _sweep
 from ..network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Propnet
-from ..parser import GDLError, GDLLimitError, bounded, parse_program, show
+from ..parser import parse_program
+from ..sheet import GDLError, GDLLimitError, bounded, show
 from ..propnet import build_propnet
 from ..prover import ProverGame, _Context
 
