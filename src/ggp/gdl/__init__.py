@@ -34,7 +34,7 @@ from importlib import resources
 from ..core.errors import UnknownGameError
 from .game import GDLGame, GDLState, from_text, load_file, load_text
 from .parser import parse_program
-from .prover import ProverGame
+from .prover_game import ProverGame
 from .sheet import GDLError
 
 #: The games ggp ships a rule sheet for: every ``ggp/games/rules/NAME.kif`` (a new game's sheet is found there).

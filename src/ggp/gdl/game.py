@@ -23,7 +23,7 @@ from .kernel import evaluation_mode, gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet
 from .parser import parse_program
 from .propnet import build_propnet
-from .prover import ProverGame
+from .prover_game import ProverGame
 from .sheet import GDLError, show
 from .view import FactsView
 

@@ -469,7 +469,7 @@ class PlayerService:
             try:
                 with match.prover_lock, bounded(deadline=deadline, cancel=match.cancelled):
                     if match.prover is None:
-                        from ..gdl.prover import ProverGame
+                        from ..gdl.prover_game import ProverGame
 
                         match.prover = ProverGame(sheet_text(match.rules), "early")
                     game = match.prover
