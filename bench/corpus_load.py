@@ -38,7 +38,7 @@ def child(path: str) -> None:
     from ggp.gdl.grounder import GroundingTooLarge, ground
     from ggp.gdl.parser import parse_program
     from ggp.gdl.propnet import build_propnet
-    from ggp.gdl.prover import ProverGame
+    from ggp.gdl.prover_game import ProverGame
 
     text = Path(path).read_text(encoding="utf-8")
     out: dict[str, Any] = {"status": "ok"}

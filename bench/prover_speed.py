@@ -66,7 +66,7 @@ def child(path: str, warmup: float, seconds: float, seed: int, max_steps: int) -
     """One measurement of ggp's prover (run in a subprocess): prints one JSON line like ProverSpeed.java's."""
     import random
 
-    from ggp.gdl.prover import ProverGame
+    from ggp.gdl.prover_game import ProverGame
 
     c0 = time.process_time()
     game = ProverGame(Path(path).read_text(), Path(path).stem)

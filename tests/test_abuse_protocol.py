@@ -25,7 +25,8 @@ import pytest
 
 from ggp.core.kif import parse_terms, term_text
 from ggp.gdl import rules_text
-from ggp.gdl.parser import GDLError, GDLLimitError, bounded, parse_program
+from ggp.gdl.parser import parse_program
+from ggp.gdl.sheet import GDLError, GDLLimitError, bounded
 from ggp.match import MatchRecord
 from ggp.protocol import GGPServer, Info, PlayerConfig, PlayerService, host_match
 from ggp.protocol.messages import parse_message

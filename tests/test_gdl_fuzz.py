@@ -20,7 +20,8 @@ from ggp.gdl.fuzz import ENGINES, compare, generate, mutate, run, shrink
 from ggp.gdl.fuzz.compare import stressed
 from ggp.gdl.fuzz.runner import main
 from ggp.gdl.kernel import DIFFERENTIAL, gdl_kernel
-from ggp.gdl.parser import GDLError, parse_program
+from ggp.gdl.parser import parse_program
+from ggp.gdl.sheet import GDLError
 
 CORPUS = SHARED / "corpus" / "kif"
 

@@ -17,7 +17,7 @@ import ggp
 import ggp.gdl
 from conftest import SHARED
 from ggp.gdl import GDLError, GDLGame, ProverGame, builtin, grounder, load_text, prover, rules_text
-from ggp.gdl.parser import GDLLimitError
+from ggp.gdl.sheet import GDLLimitError
 
 CORPUS = SHARED / "corpus" / "kif"
 

@@ -2,7 +2,7 @@
 
 ``ggp.load("path/to/game.kif")`` reads a rule sheet and returns a
 :class:`GDLGame`, which implements the same Game API as the built-in games.
-The sheet is parsed and checked (:mod:`ggp.gdl.parser`), grounded bottom-up
+The sheet is parsed (:mod:`ggp.gdl.parser`) and checked (:mod:`ggp.gdl.validity`), grounded bottom-up
 (:mod:`ggp.gdl.grounder`) and built into a propositional network
 (:mod:`ggp.gdl.propnet` builds it, :mod:`ggp.gdl.network` says what its arrays
 mean), evaluated by compiled code shared by every game. A sheet too large to
@@ -33,8 +33,9 @@ from importlib import resources
 
 from ..core.errors import UnknownGameError
 from .game import GDLGame, GDLState, from_text, load_file, load_text
-from .parser import GDLError, parse_program
-from .prover import ProverGame
+from .parser import parse_program
+from .prover_game import ProverGame
+from .sheet import GDLError
 
 #: The games ggp ships a rule sheet for: every ``ggp/games/rules/NAME.kif`` (a new game's sheet is found there).
 BUILTIN_RULES: tuple[str, ...] = tuple(

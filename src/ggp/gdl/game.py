@@ -21,9 +21,10 @@ from .evaluate import dn_playouts, pn_goals, pn_load, pn_playouts
 from .grounder import GroundingTooLarge, ground
 from .kernel import evaluation_mode, gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet
-from .parser import GDLError, parse_program, show
+from .parser import parse_program
 from .propnet import build_propnet
-from .prover import ProverGame
+from .prover_game import ProverGame
+from .sheet import GDLError, show
 from .view import FactsView
 
 #: What each thread loading a rule sheet is doing now (thread id -> stage), for a progress display.
@@ -109,7 +110,7 @@ class GDLGame(FactsView, KernelGame):
     (True, (100,))
     """
 
-    #: Which reasoner plays the game: the propnet (a :class:`~ggp.gdl.prover.ProverGame` says ``prover``).
+    #: Which reasoner plays the game: the propnet (a :class:`~ggp.gdl.prover_game.ProverGame` says ``prover``).
     engine = "propnet"
     #: Why that reasoner.
     engine_reason = "the sheet grounds"

@@ -1,6 +1,6 @@
 """Grounding: from rules with variables to a finite ground program.
 
-Two bottom-up passes over a checked :class:`~ggp.gdl.parser.Program`:
+Two bottom-up passes over a checked :class:`~ggp.gdl.sheet.Program`:
 
 1. The *static* relations (those that depend on neither ``true`` nor ``does``)
    are computed exactly, stratum by stratum (rule group by rule group where a
@@ -30,9 +30,9 @@ little but loop long), at most :data:`MAX_MEMORY` bytes of growth of the
 process's resident memory (a backstop for what the counts do not weigh), a
 round of joins estimated before it runs (:meth:`Grounder._foresee`: a round
 that would pass the bounds is not begun), and, inside
-a :func:`~ggp.gdl.parser.bounded` block, a deadline and a cancel event (a GGP
+a :func:`~ggp.gdl.sheet.bounded` block, a deadline and a cancel event (a GGP
 player grounds a START's rules within its clocks and stops when the match is
-aborted). Past any bound grounding raises :class:`~ggp.gdl.parser.GDLLimitError`.
+aborted). Past any bound grounding raises :class:`~ggp.gdl.sheet.GDLLimitError`.
 """
 
 from __future__ import annotations
@@ -48,19 +48,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..core.kif import Term
-from .parser import (
-    Atom,
-    GDLError,
-    GDLLimitError,
-    Literal,
-    Program,
-    Rule,
-    check_bounds,
-    reaches,
-    rule_components,
-    strongly_connected,
-    term_vars,
-)
+from .sheet import Atom, GDLError, GDLLimitError, Literal, Program, Rule, check_bounds, term_vars
+from .validity import reaches, rule_components, strongly_connected
 
 #: Grounding gives up beyond this many atoms and rule instances together (a sheet too large, or rules that
 #: build ever larger terms). Amazons 10x10, the largest built-in sheet, has 26,366 atoms and 31,586 instances;
@@ -133,7 +122,7 @@ def too_many_rules(where: str) -> GDLLimitError:
 
 class _Budget:
     """The join steps grounding has taken, checked against its bounds every :data:`_CHUNK` steps (and the
-    deadline and cancel event of the :func:`~ggp.gdl.parser.bounded` block it runs in).
+    deadline and cancel event of the :func:`~ggp.gdl.sheet.bounded` block it runs in).
 
     Compiled rules count their steps in a local and call :meth:`tick` when it
     reaches the limit they were given; :meth:`tick` accounts for them, checks

@@ -8,7 +8,8 @@ import numpy as np
 
 from .grounder import GroundProgram
 from .network import AND, FALSE, OR, TRUE, Network, Propnet
-from .parser import Atom, GDLError, Program, show, strongly_connected
+from .sheet import Atom, GDLError, Program, show
+from .validity import strongly_connected
 
 # --- building -----------------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.kif import Term
-from .parser import Literal, Rule
+from .sheet import Literal, Rule
 
 #: A template's mark for a ground part of a key.
 G = "#"
@@ -212,16 +212,11 @@ class RuleCompiler:
         w = self.w
         names = term_vars_in_order(lit.atom, [])
         unbound = [v for v in names if v not in self.slots]
-        if lit.kind == "distinct":
+        if lit.kind in ("distinct", "same"):
             if unbound:
-                raise Unsupported("distinct over unbound variables")
-            w.emit(f"if {build(lit.atom[0], self.slots)} != {build(lit.atom[1], self.slots)}:")
-            w.depth += 1
-            return
-        if lit.kind == "same":
-            if unbound:
-                raise Unsupported("= over unbound variables")
-            w.emit(f"if {build(lit.atom[0], self.slots)} == {build(lit.atom[1], self.slots)}:")
+                raise Unsupported(f"{'distinct' if lit.kind == 'distinct' else '='} over unbound variables")
+            op = "!=" if lit.kind == "distinct" else "=="
+            w.emit(f"if {build(lit.atom[0], self.slots)} {op} {build(lit.atom[1], self.slots)}:")
             w.depth += 1
             return
         rel = str(lit.atom[0])

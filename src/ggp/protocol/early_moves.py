@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 
 from ..core.kif import term_text
-from ..gdl.parser import bounded
+from ..gdl.sheet import bounded
 from ..match.clock import AnyOf
 from .player_match import PlayerMatch
 from .recognize import sheet_text
@@ -31,7 +31,7 @@ def early_move(match: PlayerMatch, deadline: float, say: Log) -> str | None:
         try:
             with match.prover_lock, bounded(deadline=deadline, cancel=match.cancelled):
                 if match.prover is None:
-                    from ..gdl.prover import ProverGame
+                    from ..gdl.prover_game import ProverGame
 
                     match.prover = ProverGame(sheet_text(match.rules), "early")
                 game = match.prover

@@ -58,7 +58,7 @@ from typing import Any
 from ..agents import Agent, make_agent
 from ..core.errors import GGPError
 from ..core.game import Game
-from ..gdl.parser import bounded
+from ..gdl.sheet import bounded
 from ..match.calls import BackgroundCall
 from ..match.clock import Clock
 from .early_moves import early_move

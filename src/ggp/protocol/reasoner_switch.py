@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..agents import Agent
 from ..core.game import Game
 from ..core.kif import Term, term_text
-from ..gdl.parser import bounded
+from ..gdl.sheet import bounded
 from ..match.calls import Caller
 from .player_match import PlayerMatch, apply_joint
 from .recognize import gdl_game

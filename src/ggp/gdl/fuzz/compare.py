@@ -30,9 +30,11 @@ from ..grounder import GroundingTooLarge, ground
 from ..kernel import COMPILED, DIFFERENTIAL, SWEEP, compilable, gdl_kernel
 from ..lanes import LANES, WORDS, _next, _next_program, _sweep
 from ..network import H_NBASE, H_NNODES, H_NROLES, H_TERMINAL, Propnet
-from ..parser import GDLError, GDLLimitError, bounded, parse_program, show
+from ..parser import parse_program
 from ..propnet import build_propnet
-from ..prover import ProverGame, _Context
+from ..prover import _Context
+from ..prover_game import ProverGame
+from ..sheet import GDLError, GDLLimitError, bounded, show
 
 #: The kernel modes compared, by name.
 KERNEL_MODES = {"sweep": SWEEP, "differential": DIFFERENTIAL, "compiled": COMPILED}
@@ -300,7 +302,7 @@ class Comparer:
 
     def _terms(self, facts: frozenset[str]) -> frozenset[Any]:
         from ...core.kif import parse_term
-        from ..prover import _lower
+        from ..prover_game import _lower
 
         cache = self.__dict__.setdefault("_term_cache", {})
         out = []
