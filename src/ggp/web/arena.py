@@ -19,20 +19,19 @@ agents of ``arena_agents``. Each match is refereed by ``ggp host``'s code
 clocks, in a thread of the arena's own (one per match at once); its steps are followed live, and its record is kept in
 the app's SQLite file, downloadable in ggp's format and in ggp-base's.
 
-Ratings are Bradley-Terry (:func:`ggp.match.ratings.fit`) over every pair
-of players in every finished match (the higher goal wins; equal goals draw),
-per game and over all games, with bootstrap intervals, fitted in a worker
-thread and kept ten times as long as the fit took. They are fitted from
-tallies (wins, draws and losses per pair of players) kept up to date as
-matches end, so that a fit's time and memory depend on the number of players,
-not on the length of the history (see :class:`~ggp.web.arena_tally.Tally`).
+Ratings are Bradley-Terry (:func:`ggp.match.ratings.fit`) over every pair of players in every finished
+match (the higher goal wins; equal goals draw), per game and over all games, with bootstrap intervals,
+fitted in a worker thread and kept ten times as long as the fit took, from tallies (wins, draws and losses
+per pair) kept up to date as matches end: a fit's time and memory depend on the number of players, not
+on the length of the history (:class:`~ggp.web.arena_tally.Tally`).
 
 ``bench/arena_soak.py`` soaks the arena with misbehaving players for an hour
 (``tests/test_arena_soak.py`` for a minute).
 
 Remote URLs are checked against the allow-list (:mod:`ggp.web.remote_player`), so that registering cannot
 make the server probe its own network. Ratings are fitted from tallies (:mod:`ggp.web.arena_tally`); records
-are also served in ggp-base's format (:mod:`ggp.web.ggp_base_record`).
+are also served in ggp-base's format (:mod:`ggp.web.ggp_base_record`); pausing a misbehaving player is
+:mod:`ggp.web.arena_conduct`; the stored tables are :mod:`ggp.web.arena_model`.
 """
 
 from __future__ import annotations
