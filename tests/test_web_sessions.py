@@ -28,8 +28,10 @@ from ggp.agents import AGENTS, Agent
 from ggp.core.game import Move, State
 from ggp.match.record import MatchRecord
 from ggp.web.limits import Limits
+from ggp.web.live_match import LimitReached, LiveMatch, MoveRejected
+from ggp.web.manager import Manager
 from ggp.web.record import match_record
-from ggp.web.sessions import LimitReached, LiveMatch, Manager, MoveRejected, Settings
+from ggp.web.settings import Settings
 from ggp.web.store import SCHEMA_VERSION, Store
 
 T = TypeVar("T")

@@ -25,9 +25,11 @@ from . import seats as seat_cookies
 from . import ui
 from .catalog import Catalog
 from .limits import Limits
+from .live_match import LimitReached, LiveMatch, MoveRejected
+from .manager import Manager
 from .record import match_record
 from .security import SafeJSONResponse, clip
-from .sessions import HUMAN, LimitReached, LiveMatch, Manager, MoveRejected, Settings, agent_catalog
+from .settings import HUMAN, Settings, agent_catalog
 from .store import Store
 from .views import Presenter, is_match_id, summary
 

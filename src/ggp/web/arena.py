@@ -74,7 +74,7 @@ from . import ui
 from .catalog import Catalog
 from .limits import Limits
 from .live import Watched
-from .sessions import hash_token
+from .settings import hash_token
 from .store import Store
 
 _log = logging.getLogger(__name__)

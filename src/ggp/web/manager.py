@@ -46,424 +46,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import hmac
 import logging
-import math
 import random
 import secrets
 import sqlite3
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
-from ..agents import AGENTS, Agent, make_agent
+from ..agents import Agent, make_agent
 from ..core.errors import GGPError, MoveSyntaxError
 from ..core.game import Game, Move, State, illegal_move_error
 from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, time_limit, timeout_fault
 from ..registry import game_names
+from .agent_pool import AgentPool, Dropped
 from .catalog import Catalog
 from .limits import Limits
-from .live import Watched
+from .live_match import LimitReached, LiveMatch, MoveRejected
+from .settings import HUMAN, Settings, check_settings, hash_token, normalise_player
 from .store import Store, StoredMatch
 
-HUMAN = "human"
 _log = logging.getLogger(__name__)
 
 
-class MoveRejected(Exception):
-    """A request the match refuses; ``status`` is the HTTP status to answer with, ``message`` says why."""
-
-    def __init__(self, status: int, message: str, legal: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.legal = list(legal)
-
-
-class LimitReached(Exception):
-    """The server holds as many live matches as its limits allow; try again after ``retry_after`` seconds."""
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retry_after = retry_after
-
-
-@dataclass
-class Settings:
-    """How a match is run."""
-
-    #: Seconds an agent may think per move (its play clock).
-    agent_time: float = 1.0
-    #: Seconds at least between two steps of a match without people (so that it can be watched).
-    pace: float = 0.0
-    #: Seconds a person has for each move (0: no clock). The clock runs once every human seat is taken; a
-    #: person whose time runs out gets a random legal move, as an agent that overruns does (GGP's rule).
-    human_time: float = 0.0
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Settings:
-        """Settings as stored; values that are not numbers fall back to the defaults."""
-        out = cls()
-        for key in ("agent_time", "pace", "human_time"):
-            with contextlib.suppress(TypeError, ValueError):
-                value = float(data.get(key, getattr(out, key)))
-                if math.isfinite(value):
-                    setattr(out, key, value)
-        return out
-
-
-def normalise_player(spec: str) -> str:
-    """``spec`` normalised (``human`` or an agent spec); ``ValueError`` saying what is wrong otherwise."""
-    spec = spec.strip()
-    if spec.lower() == HUMAN:
-        return HUMAN
-    make_agent(spec)  # raises ValueError naming the known agents or options
-    return spec
-
-
-def check_settings(settings: Settings, limits: Limits) -> None:
-    """``ValueError`` naming the bound if ``settings`` are outside ``limits``."""
-    t, pace, human = settings.agent_time, settings.pace, settings.human_time
-    if isinstance(human, bool) or not isinstance(human, int | float) or not 0 <= human <= limits.max_human_time:
-        raise ValueError(
-            f"human_time must be 0 (no clock) or at most {limits.max_human_time:g} seconds (this server's maximum), "
-            f"not {human!r}"
-        )
-    if isinstance(t, bool) or not isinstance(t, int | float) or not 0 < t <= limits.max_agent_time:
-        raise ValueError(
-            f"agent_time must be more than 0 and at most {limits.max_agent_time:g} seconds (this server's maximum), "
-            f"not {t!r}"
-        )
-    if isinstance(pace, bool) or not isinstance(pace, int | float) or not 0 <= pace <= limits.max_pace:
-        raise ValueError(
-            f"pace must be between 0 and {limits.max_pace:g} seconds (this server's maximum), not {pace!r}"
-        )
-
-
-def hash_token(token: str) -> str:
-    """How a seat token is kept: its SHA-256 in hex (tokens are random, so no salt is needed)."""
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-class LiveMatch(Watched):
-    """One match being played: its states, the moves submitted for the next step, its agents and seats."""
-
-    def __init__(
-        self,
-        match_id: str,
-        game: Game,
-        players: Sequence[str],
-        settings: Settings,
-        clock: Callable[[], float] = time.monotonic,
-        key: str | None = None,
-    ) -> None:
-        super().__init__()
-        self.id = match_id
-        self.game = game
-        #: The catalog's name of the game (``wallmaze``, ``sheet:ticTacToe``, ``upload:HASH``).
-        self.key = key or game.name
-        self.roles: tuple[str, ...] = game.roles
-        self.players = list(players)
-        self.settings = settings
-        self.states: list[State] = [game.initial_state()]
-        self.joints: list[tuple[str, ...]] = []
-        self.times: list[float] = [time.time()]
-        self.created = self.times[0]
-        #: Moves for the step in progress, by role (agents' ones are not shown until the step is done).
-        self.pending: dict[str, Move] = {}
-        #: Roles whose agent is thinking (or queued to) now, with the time it was asked.
-        self.thinking: dict[str, float] = {}
-        self.agents: dict[str, Agent] = {}
-        self.notes: list[str] = []
-        #: Per joint move made: think times and agent faults (see :class:`~ggp.web.store.StoredMatch`).
-        self.infos: list[dict[str, Any]] = []
-        #: Think times (seconds) and faults of the step in progress.
-        self.step_times: dict[str, float] = {}
-        self.step_faults: list[dict[str, Any]] = []
-        #: Roles whose move in the step in progress was forced (their only legal move, played for them).
-        self.step_forced: list[str] = []
-        #: How the match ended: ``terminal``, ``resigned`` or ``aborted``; None while it is played.
-        self.ended: str | None = None
-        #: The outcome in words once over: ``white 100, black 0``, ``white resigned``.
-        self.result_text: str | None = None
-        #: Open event streams and requests following this match; a watched match stays in memory.
-        self.watchers = 0
-        #: The manager's clock when something last happened (a move, a watcher came or went, it was opened).
-        self.last_active = clock()
-        #: The roles whose players offer a draw in the step in progress (people only; cleared by the next step).
-        self.draw_offers: set[str] = set()
-        #: The id of the rematch someone asked for, once there is one (so the other player can join it).
-        self.rematch: str | None = None
-        #: Why the match left the manager (``unloaded`` or ``deleted``); None while it is live.
-        self.closed: str | None = None
-        self._clock = clock
-        self._goals: tuple[int, ...] | None = None
-        self._seats: dict[str, str] = {}  # role -> token hash
-        self._starting = False  # agents being made (a reopened match); they are asked once started
-        self._overrunning: set[str] = set()  # roles whose agent still runs a call that overran its clock
-        self._apply_scheduled = False
-        #: When the people's clock of the step in progress started (the step began, or its last seat was taken).
-        self.clock_start = time.time()
-        self._clock_step: int | None = None  # the step whose clock is running
-
-    # --- views --------------------------------------------------------------------------------
-    @property
-    def state(self) -> State:
-        return self.states[-1]
-
-    @property
-    def step(self) -> int:
-        """Joint moves made so far (the index of the current state)."""
-        return len(self.states) - 1
-
-    @property
-    def over(self) -> bool:
-        return self.ended is not None
-
-    @property
-    def goals(self) -> tuple[int, ...] | None:
-        """Each role's goal (role order) once over: the game's for a terminal state, 0/100 for a resignation;
-        None while the match is played and for an aborted one."""
-        return self._goals
-
-    def is_human(self, role: str) -> bool:
-        return self.players[self.roles.index(role)] == HUMAN
-
-    @property
-    def has_humans(self) -> bool:
-        return any(p == HUMAN for p in self.players)
-
-    def seat_taken(self, role: str) -> bool:
-        """Whether someone owns ``role``'s seat."""
-        return role in self._seats
-
-    def open_seats(self) -> list[str]:
-        """The human roles nobody owns yet (empty once the match is over)."""
-        if self.over:
-            return []
-        return [r for r in self.roles if self.is_human(r) and r not in self._seats]
-
-    def awaiting(self) -> list[str]:
-        """The human roles whose move the current step still needs."""
-        if self.over:
-            return []
-        return [r for r in self.roles if self.is_human(r) and r not in self.pending]
-
-    def clock_left(self, now: float | None = None) -> float | None:
-        """Seconds left on the people's clock in this step, or None when it does not run (no clock, no person
-        to move, a seat still open, the match over)."""
-        if self.settings.human_time <= 0 or not self.awaiting() or self.open_seats():
-            return None
-        now = time.time() if now is None else now
-        return max(0.0, self.clock_start + self.settings.human_time - now)
-
-    def busy(self) -> bool:
-        """Whether the match will go on by itself (agents start or think, or a step is about to be applied)."""
-        return bool(self.thinking) or self._apply_scheduled or self._starting
-
-    # --- change notification ------------------------------------------------------------------
-    def touch(self) -> None:
-        self.last_active = self._clock()
-
-    def changed(self) -> None:
-        """Wake everyone waiting for a change (also when the match ends or leaves the manager)."""
-        self.touch()
-        super().changed()
-
-
-# --- the agents' threads ------------------------------------------------------------------------------
-class _Dropped(Exception):
-    """The call was taken off the queue before it ran (its match ended or left memory)."""
-
-
-def _settle(future: asyncio.Future[Any], result: Any = None, error: BaseException | None = None) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
-
-
-def _mark_retrieved(future: asyncio.Future[Any]) -> None:
-    # Nobody may await an abandoned or dropped call; reading its exception keeps asyncio from logging it.
-    if not future.cancelled():
-        future.exception()
-
-
-class _Job:
-    """One agent call: ``started`` resolves when a thread takes it, ``done`` with its result."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, key: str, fn: Callable[..., Any], args: tuple[Any, ...]):
-        self.loop = loop
-        self.key = key
-        self.fn: Callable[..., Any] | None = fn
-        self.args: tuple[Any, ...] = args
-        self.started: asyncio.Future[None] = loop.create_future()
-        self.done: asyncio.Future[Any] = loop.create_future()
-        self.started.add_done_callback(_mark_retrieved)
-        self.done.add_done_callback(_mark_retrieved)
-        self.began: float | None = None  # perf_counter when a thread took it
-        self.elapsed: float | None = None
-        self.abandoned = False
-
-    def run(self) -> None:
-        self.began = time.perf_counter()
-        self._post(_settle, self.started)
-        result: Any = None
-        error: BaseException | None = None
-        try:
-            assert self.fn is not None
-            result = self.fn(*self.args)
-        except Exception as exc:
-            error = exc
-        except BaseException as exc:  # SystemExit and the like from an agent must not end the server
-            error = RuntimeError(f"{type(exc).__name__}: {exc}")
-        self.elapsed = time.perf_counter() - self.began
-        self.fn, self.args = None, ()  # the agent (and its search tree) need not outlive the call
-        self._post(_settle, self.done, result, error)
-
-    def _post(self, fn: Callable[..., None], *args: Any) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
-            self.loop.call_soon_threadsafe(fn, *args)
-
-
-class AgentPool:
-    """Threads that run agents' calls, serving matches in turn so that none is starved.
-
-    Calls are queued per key (a match id). A free thread takes the next key in
-    round-robin order, and a key has at most one call running at a time.
-    Calls marked ``background`` (matches of agents alone, which nobody waits
-    for) hold at most all threads but one, so that a game with people always
-    finds a thread however many agent-only matches think. A call abandoned
-    after overrunning its deadline (:meth:`abandon`) frees its key, and a new
-    thread takes over from the one it holds; that thread goes back to work
-    when the call returns only if the pool is short of threads. Methods other
-    than the worker loop are called from the event loop.
-    """
-
-    def __init__(self, threads: int, name: str) -> None:
-        self.size = threads
-        self.name = name
-        self._cond = threading.Condition()
-        self._queues: dict[str, deque[_Job]] = {}
-        self._ready: deque[str] = deque()  # keys with queued calls and none running, in turn order
-        self._running: dict[str, _Job] = {}
-        self._background: set[str] = set()  # keys whose calls are background ones
-        self._background_cap = max(1, threads - 1)
-        self._background_running: set[str] = set()  # keys running a background call
-        self._serving = 0  # threads not held by an abandoned call
-        self._closed = False
-        with self._cond:
-            for _ in range(threads):
-                self._add_thread()
-
-    def submit(self, key: str, fn: Callable[..., Any], *args: Any, background: bool = False) -> _Job:
-        job = _Job(asyncio.get_running_loop(), key, fn, args)
-        with self._cond:
-            if self._closed:
-                _settle(job.started, error=_Dropped())
-                return job
-            self._queues.setdefault(key, deque()).append(job)
-            if background:
-                self._background.add(key)
-            else:
-                self._background.discard(key)
-            if key not in self._running and key not in self._ready:
-                self._ready.append(key)
-                self._cond.notify_all()
-        return job
-
-    def drop(self, key: str) -> None:
-        """Take ``key``'s queued calls off the queue (a running one finishes; its result is ignored)."""
-        with self._cond:
-            jobs = self._queues.pop(key, deque())
-            with contextlib.suppress(ValueError):
-                self._ready.remove(key)
-            if key not in self._running:
-                self._background.discard(key)
-        for job in jobs:
-            _settle(job.started, error=_Dropped())
-            _settle(job.done, error=_Dropped())
-
-    def abandon(self, job: _Job) -> None:
-        """Stop waiting for a running call: free its key and put another thread to work in its place."""
-        with self._cond:
-            if job.abandoned or self._running.get(job.key) is not job:
-                return
-            job.abandoned = True
-            self._release(job.key)
-            self._serving -= 1
-            if not self._closed:
-                self._add_thread()
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            keys = list(self._queues)
-            self._cond.notify_all()
-        for key in keys:
-            self.drop(key)
-
-    def _add_thread(self) -> None:  # with self._cond held
-        self._serving += 1
-        threading.Thread(target=self._serve, name=self.name, daemon=True).start()
-
-    def _take(self) -> str | None:  # with self._cond held
-        """The next key in turn that may run now, taken off the ready queue."""
-        for i, key in enumerate(self._ready):
-            if key in self._background:
-                if len(self._background_running) >= self._background_cap:
-                    continue
-                self._background_running.add(key)
-            del self._ready[i]
-            return key
-        return None
-
-    def _release(self, key: str) -> None:  # with self._cond held
-        """``key``'s running call is done (or abandoned): its next call, or another key's, may run."""
-        del self._running[key]
-        self._background_running.discard(key)
-        if key in self._queues:
-            if key not in self._ready:
-                self._ready.append(key)
-        else:
-            self._background.discard(key)
-        self._cond.notify_all()
-
-    def _serve(self) -> None:
-        while True:
-            with self._cond:
-                key = self._take()
-                while key is None and not self._closed:
-                    self._cond.wait()
-                    key = self._take()
-                if self._closed or key is None:
-                    self._serving -= 1
-                    return
-                queue = self._queues[key]
-                job = queue.popleft()
-                if not queue:
-                    del self._queues[key]
-                self._running[key] = job
-            job.run()
-            with self._cond:
-                if job.abandoned:
-                    # another thread took this one's place while the call overran
-                    if self._serving >= self.size or self._closed:
-                        return
-                    self._serving += 1
-                else:
-                    self._release(key)
-            del job, queue  # an idle thread must not keep the last match's agent alive
-
-
-# --- the manager ----------------------------------------------------------------------------------------
 class Manager:
     """The matches of one server: create, load, play, watch, end; bounded by ``limits``.
 
@@ -748,7 +356,7 @@ class Manager:
                 if spec != HUMAN:
                     agents[role] = make_agent("random")
                     agents[role].start(game, role, start_clock=told_start, play_clock=told_play)
-        except _Dropped:
+        except Dropped:
             if strict:
                 raise ValueError("the server is stopping; try again") from None
             return
@@ -1092,7 +700,7 @@ class Manager:
                 match._overrunning.add(role)
                 job.done.add_done_callback(lambda _: match._overrunning.discard(role))
                 verdict = timeout_fault(role, clock, self.limits.grace, step=step + 1)
-            except _Dropped:
+            except Dropped:
                 return  # the match ended or left memory
             except Exception as exc:
                 verdict = exception_fault(role, exc, step=step + 1)
@@ -1203,17 +811,3 @@ def _parse(game: Game, state: State, role: str, text: str) -> Move | None:
     except GGPError:
         return None
     return moves[0] if len(moves) == 1 else None
-
-
-def agent_catalog() -> list[dict[str, Any]]:
-    """The registered agents and their options: ``[{"name": "random", "options": ["seed"]}, ...]``."""
-    from ..agents import agent_options
-
-    out = []
-    for name in sorted(AGENTS):
-        try:
-            options = list(agent_options(name))
-        except Exception:  # a factory whose signature cannot be read: offer it without options
-            options = []
-        out.append({"name": name, "options": options})
-    return out
