@@ -155,3 +155,8 @@ class LiveMatch(Watched):
         """Wake everyone waiting for a change (also when the match ends or leaves the manager)."""
         self.touch()
         super().changed()
+
+
+def describe_goals(roles: Sequence[str], goals: Sequence[int]) -> str:
+    """A match's outcome in words: ``white 100, black 0``."""
+    return ", ".join(f"{r} {g}" for r, g in zip(roles, goals, strict=True))

@@ -48,7 +48,6 @@ import asyncio
 import contextlib
 import hmac
 import logging
-import random
 import secrets
 import sqlite3
 import time
@@ -57,17 +56,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..agents import Agent, make_agent
-from ..core.errors import GGPError, MoveSyntaxError
-from ..core.game import Game, Move, State, illegal_move_error
-from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, time_limit, timeout_fault
+from ..core.game import Move
 from ..registry import game_names
-from .agent_pool import AgentPool, Dropped
+from .agent_pool import AgentPool
 from .catalog import Catalog
+from .checks import check_human, check_live, check_owner, check_role, clip, owns, read_move
 from .limits import Limits
 from .live_match import LimitReached, LiveMatch, MoveRejected
-from .settings import HUMAN, Settings, check_settings, hash_token, normalise_player
-from .store import Store, StoredMatch
+from .opening import players_of, restore, seats_taken, start_agents
+from .referee import Referee
+from .settings import Settings, check_settings, hash_token
+from .store import Store
 
 _log = logging.getLogger(__name__)
 
@@ -93,7 +92,6 @@ class Manager:
         self.matches: dict[str, LiveMatch] = {}
         self._clock = clock
         self._thinkers = AgentPool(self.limits.agent_threads, "ggp-agent")
-        self._rng = random.Random()  # the moves played for agents that fail
         self._starters = AgentPool(self.limits.start_threads, "ggp-agent-start")
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reserved = 0  # matches being created or reopened, not yet in self.matches
@@ -101,6 +99,15 @@ class Manager:
         self._draining = False
         self._started = False
         self._closed = False
+        self._referee = Referee(
+            store,
+            self.limits,
+            self._thinkers,
+            spawn=self._spawn,
+            unload=self._close_match,
+            room_freed=self._resume_backlog,
+            is_closed=lambda: self._closed,
+        )
 
     # --- life cycle ------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -167,7 +174,7 @@ class Manager:
         """
         await self.start()
         if not isinstance(game_name, str) or not self.games.known(game_name):
-            shown = _clip(repr(game_name), self.limits.max_echo_chars)
+            shown = clip(repr(game_name), self.limits.max_echo_chars)
             raise ValueError(f"unknown game {shown}; the games are {', '.join(game_names())} (see GET /api/catalog)")
         # a rule sheet is grounded on first use, which may take seconds: not on the event loop
         game = (
@@ -175,34 +182,9 @@ class Manager:
             if game_name in game_names()
             else await asyncio.to_thread(self.games.load, game_name)
         )
-        if isinstance(players, dict):
-            unknown = set(players) - set(game.roles)
-            if unknown:
-                raise ValueError(
-                    f"{game.name} has no role {sorted(unknown)[0]!r}; its roles are {', '.join(game.roles)}"
-                )
-            specs = [players.get(role, HUMAN) for role in game.roles]
-        else:
-            specs = list(players)
-            if len(specs) != len(game.roles):
-                raise ValueError(f"{game.name} needs {len(game.roles)} players: {', '.join(game.roles)}")
-        normalised = []
-        for role, spec in zip(game.roles, specs, strict=True):
-            if not isinstance(spec, str):
-                raise ValueError(f"the player of {role} must be 'human' or an agent spec string")
-            try:
-                normalised.append(normalise_player(spec))
-            except ValueError as exc:
-                raise ValueError(f"{role}: {exc}") from None
+        normalised = players_of(game, players)
         check_settings(settings, self.limits)
-        humans = [r for r, p in zip(game.roles, normalised, strict=True) if p == HUMAN]
-        taken = list(dict.fromkeys(humans if seats is None else [seats] if isinstance(seats, str) else seats))
-        for role in taken:
-            if role not in humans:
-                what = "no human role" if role in game.roles else "no role"
-                raise ValueError(
-                    f"{game.name} has {what} {role!r} to take a seat for; its human roles are {', '.join(humans)}"
-                )
+        taken = seats_taken(game, normalised, seats)
         settings = Settings(
             agent_time=float(settings.agent_time), pace=float(settings.pace), human_time=float(settings.human_time)
         )
@@ -211,7 +193,7 @@ class Manager:
         self._reserved += 1
         try:
             match = LiveMatch(secrets.token_hex(6), game, normalised, settings, self._clock, key=game_name)
-            await self._start_agents(match, strict=True)
+            await start_agents(match, True, self._starters, self.limits)
         finally:
             self._reserved -= 1
         tokens = {role: secrets.token_urlsafe(24) for role in taken}
@@ -226,7 +208,7 @@ class Manager:
             seats=match._seats,
         )
         self.matches[match.id] = match
-        self._kick(match)
+        self._referee.kick(match)
         return match, tokens
 
     async def get(self, match_id: str) -> LiveMatch | None:
@@ -245,7 +227,7 @@ class Manager:
         stored = self.store.load(match_id)
         if stored is None:
             return None
-        match = self._restore(stored)
+        match = restore(stored, self.games, self.limits, self._clock)
         if not self._make_room():
             if match.over:
                 return match
@@ -264,106 +246,14 @@ class Manager:
             self.limits.retry_after,
         )
 
-    def _restore(self, stored: StoredMatch) -> LiveMatch:
-        game = self.games.load(stored.game)
-        settings = Settings.from_dict(stored.settings)
-        match = LiveMatch(stored.id, game, stored.players, settings, self._clock, key=stored.game)
-        match.states = [game.state_from_json(s) for s in stored.states]
-        match.joints = [tuple(j) for j in stored.joints]
-        match.times = list(stored.times)
-        match.infos = list(stored.infos)
-        match.created = stored.created
-        match._seats = dict(stored.seats)
-        for info in match.infos:
-            match.notes += [Fault(**f).describe() for f in info.get("faults", [])]
-        if stored.status == "over" or game.is_terminal(match.state):
-            match.ended = stored.ended or "terminal"
-            if match.ended == "terminal":
-                match._goals = tuple(int(g) for g in game.goals(match.state))
-                match.result_text = stored.result or _describe_goals(match.roles, match._goals)
-            else:
-                match._goals = tuple(int(g) for g in stored.goals) if stored.goals is not None else None
-                match.result_text = stored.result
-            return match
-        # an older server may have allowed longer clocks than this one does
-        if settings.agent_time > self.limits.max_agent_time or not settings.agent_time > 0:
-            match.notes.append(f"the agents' time per move is {self.limits.max_agent_time:g} s, this server's maximum")
-            settings.agent_time = self.limits.max_agent_time
-        settings.pace = min(max(settings.pace, 0.0), self.limits.max_pace)
-        for role, text in stored.pending.items():
-            if role in game.roles and match.is_human(role):
-                with contextlib.suppress(GGPError):
-                    move = game.parse_move(text)
-                    if move in game.legal_moves(match.state, role):
-                        match.pending[role] = move
-        return match
-
     async def _resume(self, match: LiveMatch) -> None:
         try:
-            await self._start_agents(match, strict=False)
+            await start_agents(match, False, self._starters, self.limits)
         finally:
             match._starting = False
         if match.closed is None:
             match.changed()
-            self._kick(match)
-
-    async def _start_agents(self, match: LiveMatch, strict: bool) -> None:
-        """Make and start the match's agents on the start threads.
-
-        ``strict``: ``ValueError`` for an agent that fails (a new match); else a random agent replaces it.
-        """
-        game, clock = match.game, match.settings.agent_time
-        start_time = self.limits.agent_start_time
-        # Agents may search during their start clock; a person waiting for the game to begin should not wait
-        # long for that, so they are told about one move's time (compiling on first use may still take longer,
-        # up to start_time).
-        told_start = time_limit(min(start_time, max(1.0, clock)))
-        told_play = time_limit(clock)
-        notes: list[str] = []
-
-        def start_all() -> dict[str, Agent]:
-            agents: dict[str, Agent] = {}
-            for role, spec in zip(match.roles, match.players, strict=True):
-                if spec == HUMAN:
-                    continue
-                try:
-                    agent = make_agent(spec)
-                    agent.start(game, role, start_clock=told_start, play_clock=told_play)
-                except Exception as exc:
-                    if strict:
-                        raise ValueError(f"{role}: the agent {spec!r} cannot play {game.name}: {exc}") from None
-                    notes.append(f"{role}: the agent {spec!r} could not start ({exc}); a random agent plays instead")
-                    agent = make_agent("random")
-                    agent.start(game, role, start_clock=told_start, play_clock=told_play)
-                agents[role] = agent
-            return agents
-
-        if all(p == HUMAN for p in match.players):
-            return
-        job = self._starters.submit(match.id, start_all)
-        try:
-            await job.started
-            agents = await asyncio.wait_for(asyncio.shield(job.done), start_time + self.limits.grace)
-        except TimeoutError:
-            self._starters.abandon(job)
-            if strict:
-                raise ValueError(
-                    f"the agents did not start within {start_time:g} s (this server's limit); try again"
-                ) from None
-            notes.append(f"the agents did not start within {start_time:g} s; random agents play instead")
-            agents = {}
-            for role, spec in zip(match.roles, match.players, strict=True):
-                if spec != HUMAN:
-                    agents[role] = make_agent("random")
-                    agents[role].start(game, role, start_clock=told_start, play_clock=told_play)
-        except Dropped:
-            if strict:
-                raise ValueError("the server is stopping; try again") from None
-            return
-        if match.over or match.closed is not None:
-            return  # ended while its agents started: they are not needed
-        match.agents = agents
-        match.notes += notes
+            self._referee.kick(match)
 
     def _make_room(self) -> bool:
         """Whether one more match fits in memory, unloading the least recently active idle ones if need be."""
@@ -420,19 +310,15 @@ class Manager:
     # --- seats -------------------------------------------------------------------------------------------
     def owns(self, match: LiveMatch, role: str, token: str | None) -> bool:
         """Whether ``token`` is the secret of ``role``'s seat in ``match``."""
-        digest = match._seats.get(role) if isinstance(role, str) else None
-        if digest is None or not isinstance(token, str) or not token:
-            return False
-        return hmac.compare_digest(hash_token(token), digest)
+        return owns(match, role, token)
 
     def claim_seat(self, match: LiveMatch, role: str) -> str:
         """Take ``role``'s open seat: returns its secret token (given once; only its hash is stored).
 
         :class:`MoveRejected` 400 if ``role`` is not a human role, 409 if the seat is taken or the match over.
         """
-        self._check_role(match, role)
-        if not match.is_human(role):
-            raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
+        check_role(match, role, self.limits.max_echo_chars)
+        check_human(match, role)
         if match.over:
             raise MoveRejected(409, f"the match is over ({match.result_text}); its seats cannot be taken")
         if match.seat_taken(role):
@@ -444,31 +330,9 @@ class Manager:
         match._seats[role] = digest
         if not match.open_seats():  # everyone is here: the people's clock starts now
             match.clock_start = time.time()
-            self._kick(match)
+            self._referee.kick(match)
         match.changed()
         return token
-
-    @staticmethod
-    def _check_live(match: LiveMatch) -> None:
-        if match.closed == "deleted":
-            raise MoveRejected(404, f"the match {match.id} was deleted")
-        if match.closed is not None:
-            raise MoveRejected(
-                409, "the match was unloaded from memory while the request was on its way; send it again"
-            )
-
-    def _check_role(self, match: LiveMatch, role: Any) -> None:
-        self._check_live(match)
-        if not isinstance(role, str) or role not in match.roles:
-            shown = _clip(role if isinstance(role, str) else repr(role), self.limits.max_echo_chars)
-            raise MoveRejected(400, f"{match.game.name} has no role {shown!r}; its roles are {', '.join(match.roles)}")
-
-    def _check_owner(self, match: LiveMatch, role: str, token: str | None, doing: str) -> None:
-        if self.owns(match, role, token):
-            return
-        if match.seat_taken(role):
-            raise MoveRejected(403, f"you do not hold {role}'s seat: send its token to {doing} (you can watch)")
-        raise MoveRejected(403, f"{role}'s seat is open: take it first, then {doing} with its token")
 
     # --- playing -------------------------------------------------------------------------------
     def submit(self, match: LiveMatch, role: str, text: Any, step: int, token: str | None) -> Move:
@@ -479,39 +343,12 @@ class Manager:
         seat's token; 409 when the match is over, ``step`` is not the current step or the role has moved in it.
         The event loop runs one submission at a time, so of many for one seat and step exactly one is taken.
         """
-        self._check_role(match, role)
-        if not match.is_human(role):
-            raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
-        self._check_owner(match, role, token, "move")
+        check_role(match, role, self.limits.max_echo_chars)
+        check_human(match, role)
+        check_owner(match, role, token, "move")
         if match.over:
             raise MoveRejected(409, f"the match is over ({match.result_text}): no more moves (step {match.step})")
-        if isinstance(step, bool) or not isinstance(step, int):
-            shown = _clip(repr(step), self.limits.max_echo_chars)
-            raise MoveRejected(
-                400, f"step must be the whole number of the step the move is for (now {match.step}), not {shown}"
-            )
-        if step != match.step:
-            raise MoveRejected(409, f"that move was meant for step {step}, but the match is at step {match.step}")
-        if role in match.pending:
-            raise MoveRejected(409, f"{role} has already moved in step {match.step}; waiting for the other roles")
-        game = match.game
-        legal = game.legal_moves(match.state, role)
-        legal_texts = sorted(str(m) for m in legal)
-        if not isinstance(text, str) or not text.strip():
-            example = "a move is KIF text such as (move 2 5 3 5)"
-            if isinstance(text, str):
-                err = illegal_move_error(game, match.state, role, text, example)
-            else:
-                shown = _clip(repr(text), self.limits.max_echo_chars)
-                err = illegal_move_error(
-                    game, match.state, role, shown, f"a {type(text).__name__}, not text; {example}"
-                )
-            raise MoveRejected(400, str(err), legal_texts)
-        move = _parse(game, match.state, role, text)
-        if move is None or move not in legal:
-            why = "not a move of this game" if move is None else ""
-            shown_text = _clip(text.strip(), self.limits.max_echo_chars)
-            raise MoveRejected(400, str(illegal_move_error(game, match.state, role, shown_text, why)), legal_texts)
+        move = read_move(match, role, text, step, self.limits.max_echo_chars)
         human_pending = {r: m.text for r, m in match.pending.items() if match.is_human(r)}
         human_pending[role] = move.text
         try:
@@ -521,7 +358,7 @@ class Manager:
         match.pending[role] = move
         match.step_times[role] = round(max(0.0, time.time() - match.times[-1]), 4)
         match.changed()
-        self._kick(match)
+        self._referee.kick(match)
         return move
 
     async def resign(self, match: LiveMatch, role: str, token: str | None) -> None:
@@ -529,14 +366,13 @@ class Manager:
 
         :class:`MoveRejected`: 400 for an unknown or agent role, 403 without the seat's token, 409 if over.
         """
-        self._check_role(match, role)
-        if not match.is_human(role):
-            raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
-        self._check_owner(match, role, token, "resign")
+        check_role(match, role, self.limits.max_echo_chars)
+        check_human(match, role)
+        check_owner(match, role, token, "resign")
         if match.over:
             raise MoveRejected(409, f"the match is already over ({match.result_text})")
         goals = tuple(0 if r == role else 100 for r in match.roles)
-        self._finish(match, "resigned", goals, f"{role} resigned")
+        self._referee.finish(match, "resigned", goals, f"{role} resigned")
 
     async def offer_draw(self, match: LiveMatch, role: str, token: str | None) -> None:
         """``role`` offers a draw, or accepts one: once every role has, the match ends drawn (50 each).
@@ -545,17 +381,16 @@ class Manager:
         next step. :class:`MoveRejected`: 400 for an unknown or agent role or a match with agents, 403 without
         the seat's token, 409 if over.
         """
-        self._check_role(match, role)
-        if not match.is_human(role):
-            raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
-        self._check_owner(match, role, token, "offer a draw")
+        check_role(match, role, self.limits.max_echo_chars)
+        check_human(match, role)
+        check_owner(match, role, token, "offer a draw")
         if match.over:
             raise MoveRejected(409, f"the match is already over ({match.result_text})")
         if not all(match.is_human(r) for r in match.roles):
             raise MoveRejected(400, "agents take no draw offers: play on, or resign")
         match.draw_offers.add(role)
         if match.draw_offers >= set(match.roles):
-            self._finish(match, "drawn", tuple(50 for _ in match.roles), "draw agreed")
+            self._referee.finish(match, "drawn", tuple(50 for _ in match.roles), "draw agreed")
         else:
             match.changed()
 
@@ -565,7 +400,7 @@ class Manager:
         :class:`MoveRejected`: 403 if ``token`` holds no seat (a match of agents alone has none: it plays to
         its end), 409 if a move was made (resign instead) or the match is over.
         """
-        self._check_live(match)
+        check_live(match)
         owner = next((r for r in match.roles if self.owns(match, r, token)), None)
         if owner is None:
             if not match.has_humans:
@@ -579,7 +414,7 @@ class Manager:
             raise MoveRejected(
                 409, f"{match.step} moves have been made, so the match cannot be aborted; resign instead"
             )
-        self._finish(match, "aborted", None, f"aborted by {owner} before the first move")
+        self._referee.finish(match, "aborted", None, f"aborted by {owner} before the first move")
 
     async def delete(self, match_id: str, token: str | None) -> None:
         """Remove a finished match from the history.
@@ -590,7 +425,7 @@ class Manager:
         """
         head = self.store.head(match_id)
         if head is None:
-            raise MoveRejected(404, f"no match {_clip(match_id, self.limits.max_echo_chars)!r}")
+            raise MoveRejected(404, f"no match {clip(match_id, self.limits.max_echo_chars)!r}")
         if head.status != "over":
             raise MoveRejected(409, "the match is still being played: resign or abort it first, then delete it")
         if head.seats:
@@ -602,180 +437,10 @@ class Manager:
         if match is not None:
             self._close_match(match, "deleted")
 
-    def _finish(self, match: LiveMatch, ended: str, goals: tuple[int, ...] | None, result: str) -> None:
-        self.store.finish(match.id, ended, goals, result)
-        match.ended = ended
-        match._goals = goals
-        match.result_text = result
-        match.pending.clear()
-        match.thinking.clear()
-        match.step_times.clear()
-        match.step_faults.clear()
-        self._thinkers.drop(match.id)
-        match.agents.clear()  # their search trees are big; a finished match needs none
-        match.changed()
-        self._resume_backlog()
-
-    def _kick(self, match: LiveMatch) -> None:
-        """Fill in forced moves, set agents thinking, and apply the step once every role has its move."""
-        if self._closed or match.over or match.closed is not None:
-            return
-        state = match.state
-        for role in match.roles:
-            if role in match.pending or role in match.thinking:
-                continue
-            legal = match.game.legal_moves(state, role)
-            if len(legal) == 1:
-                match.pending[role] = legal[0]
-                if match.is_human(role) and legal[0].text != "noop":
-                    match.step_forced.append(role)
-            elif not match.is_human(role) and role in match.agents and not match._starting:
-                match.thinking[role] = time.time()
-                self._spawn(self._think(match, role, match.step))
-        if match._clock_step != match.step and match.clock_left() is not None:
-            match._clock_step = match.step
-            self._spawn(self._human_clock(match, match.step))
-        if all(r in match.pending for r in match.roles) and not match._apply_scheduled:
-            delay = 0.0
-            if not match.has_humans and match.settings.pace > 0:
-                delay = match.times[-1] + match.settings.pace - time.time()
-            if delay > 0:
-                match._apply_scheduled = True
-                self._spawn(self._apply_later(match, delay))
-            else:
-                self._apply(match)
-
-    async def _human_clock(self, match: LiveMatch, step: int) -> None:
-        """When the people's time for ``step`` runs out, a random legal move for each who has not moved."""
-        left = match.clock_left()
-        if left is None:
-            return
-        await asyncio.sleep(left)  # the clock itself: it wakes at the deadline
-        if match.step != step or match.over or match.closed is not None:
-            return
-        late = match.awaiting()
-        for role in late:
-            legal = match.game.legal_moves(match.state, role)
-            fault = timeout_fault(role, match.settings.human_time, 0.0, step=step + 1)
-            move, recorded = fallback(fault, legal, self._rng)
-            match.pending[role] = move
-            match.step_faults.append(recorded.to_dict())
-            match.notes.append(f"{role} ran out of time ({match.settings.human_time:g} s): {move} was played")
-        if late:
-            match.changed()
-            self._kick(match)
-
-    async def _apply_later(self, match: LiveMatch, delay: float) -> None:
-        try:
-            await asyncio.sleep(delay)
-        finally:
-            match._apply_scheduled = False
-        if all(r in match.pending for r in match.roles) and not match.over and match.closed is None:
-            self._apply(match)
-
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    async def _think(self, match: LiveMatch, role: str, step: int) -> None:
-        agent = match.agents[role]
-        state = match.state
-        legal = match.game.legal_moves(state, role)
-        clock = match.settings.agent_time
-        elapsed: float | None = None
-        verdict: Move | Fault
-        if role in match._overrunning:
-            verdict = busy_fault(role, "select_move", step=step + 1)
-        else:
-            # Asked on the shared pool, not a thread of its own (see AgentPool); judged as the referee judges.
-            job = self._thinkers.submit(
-                match.id, agent.select_move, state, time_limit(clock), background=not match.has_humans
-            )
-            try:
-                await job.started
-                answer = await asyncio.wait_for(asyncio.shield(job.done), clock + self.limits.grace)
-            except TimeoutError:
-                self._thinkers.abandon(job)
-                match._overrunning.add(role)
-                job.done.add_done_callback(lambda _: match._overrunning.discard(role))
-                verdict = timeout_fault(role, clock, self.limits.grace, step=step + 1)
-            except Dropped:
-                return  # the match ended or left memory
-            except Exception as exc:
-                verdict = exception_fault(role, exc, step=step + 1)
-            else:
-                verdict = judge(match.game, state, role, answer, step=step + 1, legal=legal)
-            if job.began is not None:
-                elapsed = round(job.elapsed if job.elapsed is not None else time.perf_counter() - job.began, 4)
-        match.thinking.pop(role, None)
-        if match.step != step or match.over or match.closed is not None:
-            return
-        if isinstance(verdict, Fault):
-            move, recorded = fallback(verdict, legal, self._rng)
-            match.step_faults.append(recorded.to_dict())
-            match.notes.append(recorded.describe())
-        else:
-            move = verdict
-        match.pending[role] = move
-        if elapsed is not None:
-            match.step_times[role] = elapsed
-        match.changed()
-        self._kick(match)
-
-    def _apply(self, match: LiveMatch) -> None:
-        game = match.game
-        joint = [match.pending[r] for r in match.roles]
-        new = game.next_state(match.state, joint)
-        terminal = game.is_terminal(new)
-        goals = tuple(int(g) for g in game.goals(new)) if terminal else None
-        result = _describe_goals(match.roles, goals) if goals is not None else None
-        texts = tuple(str(m) for m in joint)
-        info: dict[str, Any] = {
-            "times": [match.step_times.get(r) for r in match.roles],
-            "faults": list(match.step_faults),
-        }
-        if match.step_forced:
-            info["forced"] = list(match.step_forced)
-        try:
-            self.store.append_step(
-                match.id,
-                match.step + 1,
-                texts,
-                game.state_to_json(new),
-                terminal=terminal,
-                goals=goals,
-                info=info,
-                result=result,
-            )
-        except (sqlite3.Error, ValueError):
-            # The history is the truth: drop what memory holds and let the next request reopen the match.
-            _log.exception("could not store step %d of match %s; unloading it", match.step + 1, match.id)
-            self._close_match(match, "unloaded")
-            return
-        match.states.append(new)
-        match.joints.append(texts)
-        match.times.append(time.time())
-        match.infos.append(info)
-        match.clock_start = match.times[-1]
-        match.pending.clear()
-        match.step_times.clear()
-        match.step_faults.clear()
-        match.step_forced.clear()
-        match.draw_offers.clear()
-        if terminal:
-            match.ended = "terminal"
-            match._goals = goals
-            match.result_text = result
-            for agent in match.agents.values():
-                with contextlib.suppress(Exception):
-                    agent.stop(new, goals or ())
-            match.agents.clear()  # their search trees are big; a finished match needs none
-            match.changed()
-            self._resume_backlog()
-        else:
-            match.changed()
-            self._kick(match)
 
     async def wait_idle(self, match: LiveMatch, timeout: float) -> None:
         """Wait (at most ``timeout`` seconds) until the match needs a person or is over."""
@@ -785,29 +450,3 @@ class Manager:
             if left <= 0:
                 return
             await match.wait_change(match.version, left)
-
-
-def _describe_goals(roles: Sequence[str], goals: Sequence[int]) -> str:
-    return ", ".join(f"{r} {g}" for r, g in zip(roles, goals, strict=True))
-
-
-def _clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text) - limit} more characters)"
-
-
-def _parse(game: Game, state: State, role: str, text: str) -> Move | None:
-    """A move from KIF text, or from the game's short notation when that gives one move; None if neither."""
-    try:
-        return game.parse_move(text)
-    except MoveSyntaxError:
-        pass
-    if text.strip().startswith("("):
-        return None
-    try:
-        moves = game.shorthand(state, role, text)
-    except GGPError:
-        return None
-    return moves[0] if len(moves) == 1 else None
