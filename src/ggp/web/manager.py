@@ -10,6 +10,11 @@ applied, the new state is stored and everyone watching is told.
 In a simultaneous game an agent's answer stays hidden until the joint move is
 applied, so a person never sees it before submitting their own.
 
+The manager keeps the matches in memory and answers people's requests; the
+steps themselves are taken by its :class:`~ggp.web.referee.Referee`, a request's
+checks are in :mod:`ggp.web.checks`, and a match is opened (new or reopened,
+its agents started) by :mod:`ggp.web.opening`.
+
 Resources are bounded by :class:`~ggp.web.limits.Limits`:
 
 * **Memory.** At most ``max_live_matches`` matches are in memory. A match
@@ -17,7 +22,7 @@ Resources are bounded by :class:`~ggp.web.limits.Limits`:
   after ``idle_seconds`` without activity, or earlier when room is needed
   (least recently active first); it stays in SQLite and :meth:`Manager.get`
   reloads it, every step intact. When nothing can be unloaded, creating a
-  match raises :class:`LimitReached`.
+  match raises :class:`~ggp.web.live_match.LimitReached`.
 * **Threads.** Agents think on ``agent_threads`` threads that serve the
   matches in turn (round robin), one call per match at a time, so one match
   with two thinking agents cannot take every thread; matches of agents alone
