@@ -54,6 +54,7 @@ class Referee:
         self._is_closed = is_closed
 
     def finish(self, match: LiveMatch, ended: str, goals: tuple[int, ...] | None, result: str) -> None:
+        """End the match otherwise than by a terminal state (resigned, drawn, aborted): stored, its agents let go."""
         self.store.finish(match.id, ended, goals, result)
         match.ended = ended
         match._goals = goals
