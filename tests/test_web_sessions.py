@@ -1,4 +1,4 @@
-"""The web app's live matches (ggp.web.sessions) and history (ggp.web.store), without HTTP.
+"""The web app's live matches (ggp.web.manager and its collaborators) and history (ggp.web.store), without HTTP.
 
 Bounded memory (a cap on live matches, idle ones unloaded and reopened), agents on a fair pool of threads with
 their clocks enforced, seats owned by secret tokens, a required step, resign / abort / delete, agent-only
@@ -28,8 +28,10 @@ from ggp.agents import AGENTS, Agent
 from ggp.core.game import Move, State
 from ggp.match.record import MatchRecord
 from ggp.web.limits import Limits
+from ggp.web.live_match import LimitReached, LiveMatch, MoveRejected
+from ggp.web.manager import Manager
 from ggp.web.record import match_record
-from ggp.web.sessions import LimitReached, LiveMatch, Manager, MoveRejected, Settings
+from ggp.web.settings import Settings
 from ggp.web.store import SCHEMA_VERSION, Store
 
 T = TypeVar("T")

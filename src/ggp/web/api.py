@@ -32,8 +32,10 @@ from .api_shared import (
     sheet_info,
 )
 from .limits import Limits
+from .live_match import LimitReached, LiveMatch, MoveRejected
+from .manager import Manager
 from .security import SafeJSONResponse, clip
-from .sessions import HUMAN, LimitReached, LiveMatch, Manager, MoveRejected, Settings, agent_catalog
+from .settings import HUMAN, Settings, agent_catalog
 from .store import Store
 from .views import Presenter, is_match_id, summary
 

@@ -11,7 +11,8 @@ from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from .limits import Limits
-from .sessions import LiveMatch, Manager
+from .live_match import LiveMatch
+from .manager import Manager
 from .views import Presenter
 
 #: Most matches one event stream follows.

@@ -11,9 +11,11 @@ from ..agents import AGENTS
 from . import ui
 from .catalog import Catalog
 from .limits import Limits
+from .live_match import LiveMatch
+from .manager import Manager
 from .record import match_record
 from .security import clip
-from .sessions import HUMAN, LiveMatch, Manager, Settings
+from .settings import HUMAN, Settings
 from .store import Store
 from .views import is_match_id
 

@@ -43,8 +43,8 @@ from . import api, arena_pages, pages
 from .arena import Arena
 from .catalog import MAX_UPLOAD_BYTES, Catalog
 from .limits import Limits
+from .manager import Manager
 from .security import Guard, SafeJSONResponse, clip
-from .sessions import Manager
 from .store import Store, default_db_path
 from .views import Presenter
 

@@ -65,7 +65,7 @@ from .catalog import Catalog
 from .ggp_base_record import ggp_base_match
 from .limits import Limits
 from .remote_player import ArenaError, PinnedTransport, ask_info, check_url
-from .sessions import hash_token
+from .settings import hash_token
 from .store import Store
 
 _log = logging.getLogger(__name__)

@@ -16,8 +16,10 @@ from . import ui
 from .api_shared import NewMatch, QuickPlay, detail, quick_play, record_of, sheet_info
 from .catalog import MAX_UPLOAD_BYTES
 from .limits import Limits
+from .live_match import LimitReached, LiveMatch
+from .manager import Manager
 from .security import SafeJSONResponse, clip
-from .sessions import HUMAN, LimitReached, LiveMatch, Manager, Settings, agent_catalog
+from .settings import HUMAN, Settings, agent_catalog
 from .store import Store
 from .views import Presenter, is_match_id, page_family, summary
 

@@ -12,9 +12,11 @@ from starlette.requests import Request
 
 from ..core.game import Game
 from . import ui
+from .live_match import LiveMatch
+from .manager import Manager
 from .record import iso
 from .seats import Seats
-from .sessions import HUMAN, LiveMatch, Manager
+from .settings import HUMAN
 from .store import StoredMatch
 
 _MATCH_ID = re.compile(r"[0-9a-f]{1,64}")

@@ -1,0 +1,151 @@
+"""Opening a match: its players and seats checked for a new one, one reopened from the store, and its agents
+made and started on the start threads."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+
+from ..agents import Agent, make_agent
+from ..core.errors import GGPError
+from ..core.game import Game
+from ..match.calls import Fault, time_limit
+from .agent_pool import AgentPool, Dropped
+from .catalog import Catalog
+from .limits import Limits
+from .live_match import LiveMatch, describe_goals
+from .settings import HUMAN, Settings, normalise_player
+from .store import StoredMatch
+
+
+def players_of(game: Game, players: dict[str, str] | Sequence[str]) -> list[str]:
+    """Each role's player, normalised: ``players`` maps roles to ``human`` or an agent spec (roles left out:
+    human), or lists them in the game's role order. ``ValueError`` saying what is wrong otherwise."""
+    if isinstance(players, dict):
+        unknown = set(players) - set(game.roles)
+        if unknown:
+            raise ValueError(f"{game.name} has no role {sorted(unknown)[0]!r}; its roles are {', '.join(game.roles)}")
+        specs = [players.get(role, HUMAN) for role in game.roles]
+    else:
+        specs = list(players)
+        if len(specs) != len(game.roles):
+            raise ValueError(f"{game.name} needs {len(game.roles)} players: {', '.join(game.roles)}")
+    normalised = []
+    for role, spec in zip(game.roles, specs, strict=True):
+        if not isinstance(spec, str):
+            raise ValueError(f"the player of {role} must be 'human' or an agent spec string")
+        try:
+            normalised.append(normalise_player(spec))
+        except ValueError as exc:
+            raise ValueError(f"{role}: {exc}") from None
+    return normalised
+
+
+def seats_taken(game: Game, players: Sequence[str], seats: Iterable[str] | None) -> list[str]:
+    """The human roles whose seats the creator takes: ``seats`` (default: every human role), each once.
+    ``ValueError`` for a seat that is not a human role."""
+    humans = [r for r, p in zip(game.roles, players, strict=True) if p == HUMAN]
+    taken = list(dict.fromkeys(humans if seats is None else [seats] if isinstance(seats, str) else seats))
+    for role in taken:
+        if role not in humans:
+            what = "no human role" if role in game.roles else "no role"
+            raise ValueError(
+                f"{game.name} has {what} {role!r} to take a seat for; its human roles are {', '.join(humans)}"
+            )
+    return taken
+
+
+def restore(stored: StoredMatch, games: Catalog, limits: Limits, clock: Callable[[], float]) -> LiveMatch:
+    """The match as stored; one still played gets this server's clocks if the stored ones exceed ``limits``."""
+    game = games.load(stored.game)
+    settings = Settings.from_dict(stored.settings)
+    match = LiveMatch(stored.id, game, stored.players, settings, clock, key=stored.game)
+    match.states = [game.state_from_json(s) for s in stored.states]
+    match.joints = [tuple(j) for j in stored.joints]
+    match.times = list(stored.times)
+    match.infos = list(stored.infos)
+    match.created = stored.created
+    match._seats = dict(stored.seats)
+    for info in match.infos:
+        match.notes += [Fault(**f).describe() for f in info.get("faults", [])]
+    if stored.status == "over" or game.is_terminal(match.state):
+        match.ended = stored.ended or "terminal"
+        if match.ended == "terminal":
+            match._goals = tuple(int(g) for g in game.goals(match.state))
+            match.result_text = stored.result or describe_goals(match.roles, match._goals)
+        else:
+            match._goals = tuple(int(g) for g in stored.goals) if stored.goals is not None else None
+            match.result_text = stored.result
+        return match
+    # an older server may have allowed longer clocks than this one does
+    if settings.agent_time > limits.max_agent_time or not settings.agent_time > 0:
+        match.notes.append(f"the agents' time per move is {limits.max_agent_time:g} s, this server's maximum")
+        settings.agent_time = limits.max_agent_time
+    settings.pace = min(max(settings.pace, 0.0), limits.max_pace)
+    for role, text in stored.pending.items():
+        if role in game.roles and match.is_human(role):
+            with contextlib.suppress(GGPError):
+                move = game.parse_move(text)
+                if move in game.legal_moves(match.state, role):
+                    match.pending[role] = move
+    return match
+
+
+async def start_agents(match: LiveMatch, strict: bool, starters: AgentPool, limits: Limits) -> None:
+    """Make and start the match's agents on the start threads.
+
+    ``strict``: ``ValueError`` for an agent that fails (a new match); else a random agent replaces it.
+    """
+    game, clock = match.game, match.settings.agent_time
+    start_time = limits.agent_start_time
+    # Agents may search during their start clock; a person waiting for the game to begin should not wait
+    # long for that, so they are told about one move's time (compiling on first use may still take longer,
+    # up to start_time).
+    told_start = time_limit(min(start_time, max(1.0, clock)))
+    told_play = time_limit(clock)
+    notes: list[str] = []
+
+    def start_all() -> dict[str, Agent]:
+        agents: dict[str, Agent] = {}
+        for role, spec in zip(match.roles, match.players, strict=True):
+            if spec == HUMAN:
+                continue
+            try:
+                agent = make_agent(spec)
+                agent.start(game, role, start_clock=told_start, play_clock=told_play)
+            except Exception as exc:
+                if strict:
+                    raise ValueError(f"{role}: the agent {spec!r} cannot play {game.name}: {exc}") from None
+                notes.append(f"{role}: the agent {spec!r} could not start ({exc}); a random agent plays instead")
+                agent = make_agent("random")
+                agent.start(game, role, start_clock=told_start, play_clock=told_play)
+            agents[role] = agent
+        return agents
+
+    if all(p == HUMAN for p in match.players):
+        return
+    job = starters.submit(match.id, start_all)
+    try:
+        await job.started
+        agents = await asyncio.wait_for(asyncio.shield(job.done), start_time + limits.grace)
+    except TimeoutError:
+        starters.abandon(job)
+        if strict:
+            raise ValueError(
+                f"the agents did not start within {start_time:g} s (this server's limit); try again"
+            ) from None
+        notes.append(f"the agents did not start within {start_time:g} s; random agents play instead")
+        agents = {}
+        for role, spec in zip(match.roles, match.players, strict=True):
+            if spec != HUMAN:
+                agents[role] = make_agent("random")
+                agents[role].start(game, role, start_clock=told_start, play_clock=told_play)
+    except Dropped:
+        if strict:
+            raise ValueError("the server is stopping; try again") from None
+        return
+    if match.over or match.closed is not None:
+        return  # ended while its agents started: they are not needed
+    match.agents = agents
+    match.notes += notes

@@ -1,0 +1,225 @@
+"""The steps of live matches: forced moves filled in, agents asked on the shared pool and judged, people's
+clocks, the joint move applied and stored once every role has one, and matches finished.
+
+A :class:`Referee` holds no matches; the :class:`~ggp.web.manager.Manager` hands it each one, and it tells the
+manager, through the callbacks it was given, when a match must leave memory or room has been freed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..core.game import Move
+from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, time_limit, timeout_fault
+from .agent_pool import AgentPool, Dropped
+from .limits import Limits
+from .live_match import LiveMatch, describe_goals
+from .store import Store
+
+_log = logging.getLogger(__name__)
+
+
+class Referee:
+    """Plays the steps of the matches it is handed, storing each in ``store``.
+
+    ``spawn`` runs a coroutine as one of the manager's tasks, ``unload`` takes a match out of memory (why),
+    ``room_freed`` is called when a match ends, and ``is_closed`` says whether the server is stopping.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        limits: Limits,
+        thinkers: AgentPool,
+        *,
+        spawn: Callable[[Any], None],
+        unload: Callable[[LiveMatch, str], None],
+        room_freed: Callable[[], None],
+        is_closed: Callable[[], bool],
+    ) -> None:
+        self.store = store
+        self.limits = limits
+        self._thinkers = thinkers
+        self._rng = random.Random()  # the moves played for agents that fail
+        self._spawn = spawn
+        self._unload = unload
+        self._room_freed = room_freed
+        self._is_closed = is_closed
+
+    def finish(self, match: LiveMatch, ended: str, goals: tuple[int, ...] | None, result: str) -> None:
+        """End the match otherwise than by a terminal state (resigned, drawn, aborted): stored, its agents let go."""
+        self.store.finish(match.id, ended, goals, result)
+        match.ended = ended
+        match._goals = goals
+        match.result_text = result
+        match.pending.clear()
+        match.thinking.clear()
+        match.step_times.clear()
+        match.step_faults.clear()
+        self._thinkers.drop(match.id)
+        match.agents.clear()  # their search trees are big; a finished match needs none
+        match.changed()
+        self._room_freed()
+
+    def kick(self, match: LiveMatch) -> None:
+        """Fill in forced moves, set agents thinking, and apply the step once every role has its move."""
+        if self._is_closed() or match.over or match.closed is not None:
+            return
+        state = match.state
+        for role in match.roles:
+            if role in match.pending or role in match.thinking:
+                continue
+            legal = match.game.legal_moves(state, role)
+            if len(legal) == 1:
+                match.pending[role] = legal[0]
+                if match.is_human(role) and legal[0].text != "noop":
+                    match.step_forced.append(role)
+            elif not match.is_human(role) and role in match.agents and not match._starting:
+                match.thinking[role] = time.time()
+                self._spawn(self._think(match, role, match.step))
+        if match._clock_step != match.step and match.clock_left() is not None:
+            match._clock_step = match.step
+            self._spawn(self._human_clock(match, match.step))
+        if all(r in match.pending for r in match.roles) and not match._apply_scheduled:
+            delay = 0.0
+            if not match.has_humans and match.settings.pace > 0:
+                delay = match.times[-1] + match.settings.pace - time.time()
+            if delay > 0:
+                match._apply_scheduled = True
+                self._spawn(self._apply_later(match, delay))
+            else:
+                self._apply(match)
+
+    async def _human_clock(self, match: LiveMatch, step: int) -> None:
+        """When the people's time for ``step`` runs out, a random legal move for each who has not moved."""
+        left = match.clock_left()
+        if left is None:
+            return
+        await asyncio.sleep(left)  # the clock itself: it wakes at the deadline
+        if match.step != step or match.over or match.closed is not None:
+            return
+        late = match.awaiting()
+        for role in late:
+            legal = match.game.legal_moves(match.state, role)
+            fault = timeout_fault(role, match.settings.human_time, 0.0, step=step + 1)
+            move, recorded = fallback(fault, legal, self._rng)
+            match.pending[role] = move
+            match.step_faults.append(recorded.to_dict())
+            match.notes.append(f"{role} ran out of time ({match.settings.human_time:g} s): {move} was played")
+        if late:
+            match.changed()
+            self.kick(match)
+
+    async def _apply_later(self, match: LiveMatch, delay: float) -> None:
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            match._apply_scheduled = False
+        if all(r in match.pending for r in match.roles) and not match.over and match.closed is None:
+            self._apply(match)
+
+    async def _think(self, match: LiveMatch, role: str, step: int) -> None:
+        agent = match.agents[role]
+        state = match.state
+        legal = match.game.legal_moves(state, role)
+        clock = match.settings.agent_time
+        elapsed: float | None = None
+        verdict: Move | Fault
+        if role in match._overrunning:
+            verdict = busy_fault(role, "select_move", step=step + 1)
+        else:
+            # Asked on the shared pool, not a thread of its own (see AgentPool); judged as the referee judges.
+            job = self._thinkers.submit(
+                match.id, agent.select_move, state, time_limit(clock), background=not match.has_humans
+            )
+            try:
+                await job.started
+                answer = await asyncio.wait_for(asyncio.shield(job.done), clock + self.limits.grace)
+            except TimeoutError:
+                self._thinkers.abandon(job)
+                match._overrunning.add(role)
+                job.done.add_done_callback(lambda _: match._overrunning.discard(role))
+                verdict = timeout_fault(role, clock, self.limits.grace, step=step + 1)
+            except Dropped:
+                return  # the match ended or left memory
+            except Exception as exc:
+                verdict = exception_fault(role, exc, step=step + 1)
+            else:
+                verdict = judge(match.game, state, role, answer, step=step + 1, legal=legal)
+            if job.began is not None:
+                elapsed = round(job.elapsed if job.elapsed is not None else time.perf_counter() - job.began, 4)
+        match.thinking.pop(role, None)
+        if match.step != step or match.over or match.closed is not None:
+            return
+        if isinstance(verdict, Fault):
+            move, recorded = fallback(verdict, legal, self._rng)
+            match.step_faults.append(recorded.to_dict())
+            match.notes.append(recorded.describe())
+        else:
+            move = verdict
+        match.pending[role] = move
+        if elapsed is not None:
+            match.step_times[role] = elapsed
+        match.changed()
+        self.kick(match)
+
+    def _apply(self, match: LiveMatch) -> None:
+        game = match.game
+        joint = [match.pending[r] for r in match.roles]
+        new = game.next_state(match.state, joint)
+        terminal = game.is_terminal(new)
+        goals = tuple(int(g) for g in game.goals(new)) if terminal else None
+        result = describe_goals(match.roles, goals) if goals is not None else None
+        texts = tuple(str(m) for m in joint)
+        info: dict[str, Any] = {
+            "times": [match.step_times.get(r) for r in match.roles],
+            "faults": list(match.step_faults),
+        }
+        if match.step_forced:
+            info["forced"] = list(match.step_forced)
+        try:
+            self.store.append_step(
+                match.id,
+                match.step + 1,
+                texts,
+                game.state_to_json(new),
+                terminal=terminal,
+                goals=goals,
+                info=info,
+                result=result,
+            )
+        except (sqlite3.Error, ValueError):
+            # The history is the truth: drop what memory holds and let the next request reopen the match.
+            _log.exception("could not store step %d of match %s; unloading it", match.step + 1, match.id)
+            self._unload(match, "unloaded")
+            return
+        match.states.append(new)
+        match.joints.append(texts)
+        match.times.append(time.time())
+        match.infos.append(info)
+        match.clock_start = match.times[-1]
+        match.pending.clear()
+        match.step_times.clear()
+        match.step_faults.clear()
+        match.step_forced.clear()
+        match.draw_offers.clear()
+        if terminal:
+            match.ended = "terminal"
+            match._goals = goals
+            match.result_text = result
+            for agent in match.agents.values():
+                with contextlib.suppress(Exception):
+                    agent.stop(new, goals or ())
+            match.agents.clear()  # their search trees are big; a finished match needs none
+            match.changed()
+            self._room_freed()
+        else:
+            match.changed()
+            self.kick(match)
