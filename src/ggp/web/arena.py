@@ -25,10 +25,8 @@ fitted in a worker thread and kept ten times as long as the fit took, from talli
 per pair) kept up to date as matches end: a fit's time and memory depend on the number of players, not
 on the length of the history (:class:`~ggp.web.arena_tally.Tally`).
 
-``bench/arena_soak.py`` soaks the arena with misbehaving players for an hour
-(``tests/test_arena_soak.py`` for a minute).
-
-Remote URLs are checked against the allow-list (:mod:`ggp.web.remote_player`), so that registering cannot
+``bench/arena_soak.py`` soaks the arena with misbehaving players for an hour (``tests/test_arena_soak.py``
+for a minute). Remote URLs are checked against the allow-list (:mod:`ggp.web.remote_player`), so that registering cannot
 make the server probe its own network. Ratings are fitted from tallies (:mod:`ggp.web.arena_tally`); records
 are also served in ggp-base's format (:mod:`ggp.web.ggp_base_record`); pausing a misbehaving player is
 :mod:`ggp.web.arena_conduct`; the stored tables are :mod:`ggp.web.arena_model`.
