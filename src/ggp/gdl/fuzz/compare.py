@@ -25,7 +25,9 @@ from typing import Any
 import numpy as np
 
 from ...core.kernels import rng_state
-from ..evaluate import _eval, dn_playouts, pn_load, pn_next, pn_playouts
+from ..differential_step import dn_playouts
+from ..evaluate import pn_load, pn_next, pn_playouts
+from ..evaluate import sweep_phase as _eval
 from ..grounder import GroundingTooLarge, ground
 from ..kernel import COMPILED, DIFFERENTIAL, SWEEP, compilable, gdl_kernel
 from ..lanes import LANES, WORDS, _next, _next_program, _sweep
