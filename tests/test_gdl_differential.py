@@ -139,7 +139,7 @@ def test_a_fact_read_by_every_move_is_factored_out_of_them(monkeypatch: pytest.M
     """Amazons' ``(true (turn white move))`` is part of every one of white's queen moves, beside the queen's
     square, and changes at every step: paired with each square into a gate of its own, it is read by one
     gate per square, and a step updates a count per square instead of one per move."""
-    from ggp.gdl import propnet
+    from ggp.gdl import optimise as propnet
 
     text, name = sheet_text("shared:amazons_8x8")
     program = parse_program(text, name)
