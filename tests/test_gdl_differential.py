@@ -19,7 +19,8 @@ import ggp.gdl
 from conftest import GAME_NAMES, SHARED, sheet_text
 from ggp.core.kernels import rng_state
 from ggp.gdl import builtin, load_file
-from ggp.gdl.evaluate import dn_playouts, pn_playouts
+from ggp.gdl.differential_step import dn_playouts
+from ggp.gdl.evaluate import pn_playouts
 from ggp.gdl.grounder import ground
 from ggp.gdl.parser import parse_program
 from ggp.gdl.propnet import build_propnet
@@ -138,7 +139,7 @@ def test_a_fact_read_by_every_move_is_factored_out_of_them(monkeypatch: pytest.M
     """Amazons' ``(true (turn white move))`` is part of every one of white's queen moves, beside the queen's
     square, and changes at every step: paired with each square into a gate of its own, it is read by one
     gate per square, and a step updates a count per square instead of one per move."""
-    from ggp.gdl import propnet
+    from ggp.gdl import optimise as propnet
 
     text, name = sheet_text("shared:amazons_8x8")
     program = parse_program(text, name)
@@ -163,7 +164,9 @@ def test_a_fact_read_by_very_many_gates_guards_them() -> None:
     every state of a random game, a guarded gate is its guard AND its count at the threshold, and each guard's
     armed list holds exactly its gates at the threshold."""
     from ggp.gdl import from_text
-    from ggp.gdl.evaluate import DN_ACOUNT, DN_APOS, DN_ARMED, DN_CNT, DN_VALS, _dn_init, _dn_step, dn_alloc
+    from ggp.gdl.differential import DN_ACOUNT, DN_APOS, DN_ARMED, DN_CNT, DN_VALS, dn_alloc
+    from ggp.gdl.differential import dn_reset as _dn_init
+    from ggp.gdl.differential_step import dn_step as _dn_step
     from ggp.gdl.propnet import GUARD_READERS
 
     text, name = sheet_text("shared:amazons_8x8")
@@ -202,7 +205,7 @@ def test_setting_facts_one_at_a_time_agrees_with_loading_them_on_a_guarded_netwo
     """dn_set on Amazons, whose turn facts guard gates: after each fact set (turns, amazons, arrows), every value
     and count is what loading the same facts from scratch gives."""
     from ggp.gdl import from_text
-    from ggp.gdl.evaluate import dn_init, dn_set
+    from ggp.gdl.differential import dn_init, dn_set
 
     text, name = sheet_text("shared:amazons_8x8")
     game = from_text(text, name)

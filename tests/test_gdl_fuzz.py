@@ -241,7 +241,10 @@ def test_the_differential_legal_sets_follow_their_nodes_on_a_guarded_network() -
     """The checkers mutant's network with guards, stepped by the differential evaluator along random games and
     reloaded at the start of each (the moves still set): every legal entry as its node says."""
     from ggp.gdl import from_text
-    from ggp.gdl.evaluate import DN_IN, DN_VALS, _dn_init, _dn_load, _dn_step, dn_alloc
+    from ggp.gdl.differential import DN_IN, DN_VALS, dn_alloc
+    from ggp.gdl.differential import dn_reset as _dn_init
+    from ggp.gdl.differential_step import dn_load as _dn_load
+    from ggp.gdl.differential_step import dn_step as _dn_step
 
     with stressed():
         game = from_text(CHECKERS_MUTANT, "checkers-mutant")

@@ -18,7 +18,7 @@ from ggp.agents.uct import MAX_BATCH, UCTSearch, next_chunk
 from ggp.core.kernels import random_playouts, rng_state
 from ggp.gdl import from_text
 from ggp.gdl import kernel as kernel_module
-from ggp.gdl.evaluate import _eval
+from ggp.gdl.evaluate import sweep_phase as _eval
 from ggp.gdl.kernel import rollouts
 from ggp.gdl.lanes import LANES, WORDS, _next, _next_program, _sweep, lane_rollouts
 from ggp.gdl.network import H_C0, H_C1, H_NBASE, H_NDOES, H_NNODES

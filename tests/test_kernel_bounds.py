@@ -633,7 +633,8 @@ def test_bomberman_solver_on_a_small_graph_and_a_full_table() -> None:
 # --- one GDL sheet -------------------------------------------------------------------------------
 def test_gdl_propnet_along_random_games_and_at_its_doors() -> None:
     from ggp.gdl import builtin
-    from ggp.gdl.evaluate import dn_init, dn_set, pn_goals, pn_load, pn_next
+    from ggp.gdl.differential import dn_init, dn_set
+    from ggp.gdl.evaluate import pn_goals, pn_load, pn_next
 
     game = builtin("bomberman")
     for seed in range(3):

@@ -17,7 +17,8 @@ from ..core.game import Move, State
 from ..core.kernels import rng_state
 from ..core.kif import KifSyntaxError, parse_term, term_text
 from ..core.native import KernelGame
-from .evaluate import dn_playouts, pn_goals, pn_load, pn_playouts
+from .differential_step import dn_playouts
+from .evaluate import pn_goals, pn_load, pn_playouts
 from .grounder import GroundingTooLarge, ground
 from .kernel import evaluation_mode, gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet

@@ -25,7 +25,9 @@ from typing import Any
 import numpy as np
 
 from ...core.kernels import rng_state
-from ..evaluate import _eval, dn_playouts, pn_load, pn_next, pn_playouts
+from ..differential_step import dn_playouts
+from ..evaluate import pn_load, pn_next, pn_playouts
+from ..evaluate import sweep_phase as _eval
 from ..grounder import GroundingTooLarge, ground
 from ..kernel import COMPILED, DIFFERENTIAL, SWEEP, compilable, gdl_kernel
 from ..lanes import LANES, WORDS, _next, _next_program, _sweep
@@ -501,11 +503,11 @@ STRESS = {
     ("grounder", "DEFER_ROWS"): 4,
     ("grounder", "_FORESEE_FROM"): 2,
     ("propnet", "GUARD_READERS"): 2,
-    ("propnet", "FACTOR_READERS"): 2,
-    ("propnet", "FACTOR_SHARED"): 2,
-    ("codegen", "CHUNK"): 16,
-    ("codegen", "LIST_CHUNK"): 3,
-    ("codegen", "COPY_RUN"): 2,
+    ("optimise", "FACTOR_READERS"): 2,
+    ("optimise", "FACTOR_SHARED"): 2,
+    ("codegen_ir", "CHUNK"): 16,
+    ("codegen_ir", "LIST_CHUNK"): 3,
+    ("codegen_ir", "COPY_RUN"): 2,
 }
 
 
