@@ -7,9 +7,9 @@ import numpy as np
 
 from .grounder import GroundProgram
 from .network import AND, FALSE, OR, TRUE, Network, Propnet
+from .optimise import optimise_network
 from .sheet import Atom, GDLError, Program, show
 from .validity import strongly_connected
-from .optimise import optimise_network
 
 # --- building -----------------------------------------------------------------------------------
 
