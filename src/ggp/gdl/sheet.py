@@ -56,17 +56,22 @@ class GDLLimitError(GDLError):
 class _Bounds:
     deadline: float | None = None
     cancel: threading.Event | None = None
+    cpu_deadline: float | None = None
 
 
 _bounds = threading.local()
 
 
 @contextlib.contextmanager
-def bounded(deadline: float | None = None, cancel: threading.Event | None = None) -> Iterator[None]:
+def bounded(
+    deadline: float | None = None, cancel: threading.Event | None = None, cpu_deadline: float | None = None
+) -> Iterator[None]:
     """Within this block, reading and grounding rule sheets in this thread stop at ``deadline`` (a
-    ``time.monotonic()`` value) or once ``cancel`` is set, raising :class:`GDLLimitError`."""
+    ``time.monotonic()`` value), at ``cpu_deadline`` (a ``time.thread_time()`` value: this thread's own
+    processor time, which a busy machine does not use up) or once ``cancel`` is set, raising
+    :class:`GDLLimitError`."""
     previous = getattr(_bounds, "value", None)
-    _bounds.value = _Bounds(deadline, cancel)
+    _bounds.value = _Bounds(deadline, cancel, cpu_deadline)
     try:
         yield
     finally:
@@ -82,6 +87,8 @@ def check_bounds(where: str, doing: str) -> None:
         raise GDLLimitError(f"{where}{doing} was cancelled")
     if bounds.deadline is not None and time.monotonic() > bounds.deadline:
         raise GDLLimitError(f"{where}{doing} did not finish in the time allowed")
+    if bounds.cpu_deadline is not None and time.thread_time() > bounds.cpu_deadline:
+        raise GDLLimitError(f"{where}{doing} did not finish in the processor time allowed")
 
 
 def term_vars(term: Term, out: set[str] | None = None) -> set[str]:

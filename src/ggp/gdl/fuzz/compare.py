@@ -182,9 +182,10 @@ class Comparer:
             return Outcome("invalid", reason=_short(exc))
         except RecursionError:
             return Outcome("invalid", reason="the parser recursed too deeply")
-        deadline = time.monotonic() + self.seconds
+        # Processor time of this thread, not wall time: a sheet's outcome must not depend on how busy the
+        # machine is (compiling a sheet's network on a loaded machine took longer than the budget in wall time).
         try:
-            with bounded(deadline):
+            with bounded(cpu_deadline=self._deadline()):
                 return self._run(program)
         except GDLLimitError as exc:
             return Outcome("skipped", reason=_short(exc))
@@ -234,7 +235,7 @@ class Comparer:
         for w in range(self.walks):
             facts = init
             for step in range(self.max_steps + 1):
-                if time.monotonic() > self._deadline():
+                if time.thread_time() > self._deadline():
                     raise GDLLimitError("the walks took longer than allowed")
                 try:
                     ref = self._prover_state(prover, facts)
@@ -275,7 +276,7 @@ class Comparer:
 
     def _deadline(self) -> float:
         if not hasattr(self, "_until"):
-            self._until = time.monotonic() + self.seconds
+            self._until = time.thread_time() + self.seconds
         return self._until
 
     # --- the prover -------------------------------------------------------------------------------

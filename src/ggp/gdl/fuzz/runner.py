@@ -204,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutants", type=float, default=0.1, help="share of sheets that are corpus mutants")
     parser.add_argument("--out", type=Path, help="where to save disagreeing sheets (and summary.json)")
     parser.add_argument("--compiled-every", type=int, default=10, help="compile every Nth sheet's network (0: never)")
-    parser.add_argument("--shrink-seconds", type=float, default=120.0, help="time to shrink a disagreement (0: none)")
-    parser.add_argument("--seconds", type=float, default=20.0, help="most seconds per sheet (then skipped)")
+    parser.add_argument(
+        "--shrink-seconds", type=float, default=120.0, help="processor seconds to shrink a disagreement (0: none)"
+    )
+    parser.add_argument("--seconds", type=float, default=20.0, help="most processor seconds per sheet (then skipped)")
     parser.add_argument(
         "--stress-every", type=int, default=2, help="every Nth sheet with the size thresholds lowered (0: none)"
     )
