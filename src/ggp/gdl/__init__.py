@@ -10,9 +10,10 @@ ground is played instead by a top-down prover (:mod:`ggp.gdl.prover`), chosen
 by itself (:func:`load_text`; ``game.engine`` says which reasoner plays).
 
 Compiled code sees a game as ``game.propnet.net``, a :class:`~ggp.gdl.network.Network`
-of int32 arrays, and the numba functions of :mod:`ggp.gdl.evaluate` over it:
+of int32 arrays, and the numba functions of :mod:`ggp.gdl.evaluate` (sweeps) and
+:mod:`ggp.gdl.differential` (propagation) over it:
 ``pn_load``/``pn_next``/``pn_goals`` evaluate a state by sweeping the network,
-``dn_init``/``dn_set`` keep a loaded state up to date by propagating only what
+``dn_reset``/``dn_step`` keep a loaded state up to date by propagating only what
 changes (the faster for most games); :meth:`GDLGame.random_playouts` runs whole
 random games in one call, and ``game.kernel`` (:mod:`ggp.gdl.kernel`) gives the
 network the kernel protocol every search and batch loop runs on.

@@ -3,7 +3,7 @@
 A node's value in 64 games is one ``uint64`` word, bit ``b`` for game ``b``, so
 one sweep of the network (an AND or OR of words per gate) steps all of them; a
 node has two words here, 128 games. A sweep costs little more for 128 games than
-for one: where the differential evaluator of :mod:`ggp.gdl.evaluate` pays per
+for one: where the differential evaluator of :mod:`ggp.gdl.differential` pays per
 change (Amazons 8x8: some 324 counter visits a step, 1.7 us), Amazons' sweep is
 shared by 128 games. The next state is not swept but scattered from the moves
 made (:func:`_next_program`). Search uses this to score a batch of leaves in one

@@ -6,7 +6,7 @@ gates. A gate is an AND or an OR over literals ``2 * node + negated``; gates
 are numbered in topological order, except that a set of mutually recursive
 gates (a positive cycle in the ground program) forms a *cyclic block*,
 evaluated to its least fixpoint. :mod:`ggp.gdl.propnet` builds a network,
-:mod:`ggp.gdl.evaluate` runs it.
+:mod:`ggp.gdl.evaluate` and :mod:`ggp.gdl.differential` run it.
 """
 
 from __future__ import annotations
