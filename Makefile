@@ -28,8 +28,8 @@ play: $(BIN)/.installed
 BOUNDS := NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-boundscheck
 test: $(BIN)/.installed chromium
 	status=0; \
-	$(BOUNDS) $(BIN)/python -m pytest -q -n 2 -m "bounds_checked and not slow" || status=$$?; \
-	$(BIN)/python -m pytest -q -n 2 -m "not bounds_checked or slow" || status=$$?; \
+	$(BOUNDS) $(BIN)/python -m pytest -q -n 2 --dist worksteal --durations 15 -m "bounds_checked and not slow" || status=$$?; \
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations 15 -m "not bounds_checked or slow" || status=$$?; \
 	exit $$status
 
 ## make test-stress: the timing-sensitive tests (marked timing) beside a CPU hog, a busy process on every core,

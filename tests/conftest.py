@@ -191,6 +191,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         names = TIMING_TESTS.get(item.path.name)
         if names and getattr(item, "originalname", item.name) in names:
             item.add_marker(pytest.mark.timing)
+    # The slow tests (minutes each, on one worker) first: begun last, one of them would leave the other
+    # workers idle at the end of the run.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture
