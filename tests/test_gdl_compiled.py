@@ -20,7 +20,7 @@ import pytest
 
 from conftest import GAME_NAMES, SHARED, sheet_text
 from ggp.core.kernels import perft, random_playouts, rng_state
-from ggp.gdl import codegen, from_text
+from ggp.gdl import codegen, codegen_ir, from_text
 from ggp.gdl import kernel as gk
 from ggp.gdl.grounder import ground
 from ggp.gdl.network import Propnet
@@ -203,7 +203,7 @@ def test_a_fuse_is_copied_as_one_block_and_small_networks_are_vectorised() -> No
         copy = 2 <= nexts[i] < 2 + nbase and nexts[i] == nexts[i - 1] + 1 and nexts[i] != 2 + i
         run = run + 1 if copy else 0
         longest = max(longest, run + 1)
-    assert longest >= codegen.COPY_RUN
+    assert longest >= codegen_ir.COPY_RUN
     copies = [line for line in ir.splitlines() if "@llvm.memcpy" in line and "call" in line]
     assert any(f"i64 {longest}, i1 false" in line for line in copies)
     assert codegen.vectorised(bomber.net)
@@ -406,16 +406,62 @@ def test_a_cold_first_call_does_not_decide_the_evaluator(monkeypatch: pytest.Mon
     and no evaluator's time per transition holds any of it."""
     _, propnet = _propnet("shared:wallmaze")
     jump = [0.0]
-    real_clock, real_steps = gk.time.process_time, gk._rollout_steps
+    real_clock, real_steps = gk.time.process_time, gk.rollout_steps
 
     def first_call_compiles(ctx: Any, s: Any, rng: Any, max_steps: int) -> int:
         if not jump[0]:
             jump[0] = 5.0
         return int(real_steps(ctx, s, rng, max_steps))
 
-    monkeypatch.setattr(gk, "_rollout_steps", first_call_compiles)
+    monkeypatch.setattr(gk, "rollout_steps", first_call_compiles)
     monkeypatch.setattr(gk.time, "process_time", lambda: real_clock() + jump[0])
     contexts = {gk.SWEEP: gk.context(propnet, gk.SWEEP), gk.DIFFERENTIAL: gk.context(propnet, gk.DIFFERENTIAL)}
     best = gk._time_modes(propnet, contexts, 0.05)
     assert jump[0] == 5.0
     assert max(best.values()) < 0.01  # seconds per transition: the 5 s fell outside the clock
+
+
+def test_a_player_plays_a_new_sheet_interpreted_while_a_child_compiles_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``ggp serve`` and ``ggp web`` compile a new sheet's network aside (:mod:`ggp.gdl.aside`): its first
+    context is interpreted at once, a child process compiles and times the network and keeps the choice, and
+    the kernel's next context takes that choice."""
+    from ggp.gdl import aside
+
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path / "cache"))
+    game = from_text(sheet_text("tictactoe")[0], "aside-tictactoe")
+    propnet = game.propnet
+    # the interpreters timed alike (the load of the machine must not decide the test): compiling is worth trying
+    monkeypatch.setattr(gk, "_time_modes", lambda pn, contexts, budget: dict.fromkeys(contexts, 1.0))
+    started: list[str] = []
+    real_start = aside.start
+    monkeypatch.setattr(aside, "start", lambda pn, key: started.append(key) or real_start(pn, key))
+    monkeypatch.setattr(aside, "_on", aside.threading.Event())
+    aside.compile_aside()
+    assert aside.aside()
+    first = gk.evaluation_mode(game.kernel)
+    assert first in ("sweep", "differential") and len(started) == 1
+    assert gk.recorded_mode(propnet) is None  # nothing kept until the child has chosen
+    gk.evaluation_mode(game.kernel)  # a second context while the child works: no second child
+    assert len(started) == 1 or gk.recorded_mode(propnet) is not None
+    assert aside.wait(600.0), "the compiling child did not end"
+    kept = gk.recorded_mode(propnet)
+    assert kept is not None, "the child kept no choice"
+    assert gk.evaluation_mode(game.kernel) == gk.MODE_NAMES[kept]
+
+
+def test_a_sheet_not_worth_compiling_is_chosen_at_once_when_compiling_aside(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from ggp.gdl import aside
+
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GGP_COMPILE_LIMIT", "0")
+    game = from_text(sheet_text("tictactoe")[0], "aside-small")
+    monkeypatch.setattr(aside, "_on", aside.threading.Event())
+    monkeypatch.setattr(aside, "start", lambda pn, key: pytest.fail("no child for a network that stays interpreted"))
+    aside.compile_aside()
+    mode = gk.evaluation_mode(game.kernel)
+    assert mode in ("sweep", "differential")
+    assert gk.recorded_mode(game.propnet) == {name: m for m, name in gk.MODE_NAMES.items()}[mode]

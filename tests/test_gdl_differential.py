@@ -164,9 +164,8 @@ def test_a_fact_read_by_very_many_gates_guards_them() -> None:
     every state of a random game, a guarded gate is its guard AND its count at the threshold, and each guard's
     armed list holds exactly its gates at the threshold."""
     from ggp.gdl import from_text
-    from ggp.gdl.differential import DN_ACOUNT, DN_APOS, DN_ARMED, DN_CNT, DN_VALS, dn_alloc
-    from ggp.gdl.differential import dn_reset as _dn_init
-    from ggp.gdl.differential_step import dn_step as _dn_step
+    from ggp.gdl.differential import DN_ACOUNT, DN_APOS, DN_ARMED, DN_CNT, DN_VALS, dn_alloc, dn_reset
+    from ggp.gdl.differential_step import dn_step
     from ggp.gdl.propnet import GUARD_READERS
 
     text, name = sheet_text("shared:amazons_8x8")
@@ -178,7 +177,7 @@ def test_a_fact_read_by_very_many_gates_guards_them() -> None:
     assert (np.asarray(net.guard)[guarded] == node).all()
     assert int(net.fanout_ptr[node + 1] - net.fanout_ptr[node]) < guarded.size
     dn = dn_alloc(net, 0)
-    _dn_init(net, dn, np.asarray(net.init, dtype=np.uint8))
+    dn_reset(net, dn, np.asarray(net.init, dtype=np.uint8))
     every = np.nonzero(np.asarray(net.guard) >= 2)[0]
     rng = random.Random(2)
     lptr, ldoes, lnode = net.legal_ptr, net.legal_does, net.legal_node
@@ -198,7 +197,7 @@ def test_a_fact_read_by_very_many_gates_guards_them() -> None:
             [ldoes[rng.choice([k for k in range(lptr[r], lptr[r + 1]) if vals[lnode[k]]])] for r in range(2)],
             dtype=np.int32,
         )
-        _dn_step(net, dn, does)
+        dn_step(net, dn, does)
 
 
 def test_setting_facts_one_at_a_time_agrees_with_loading_them_on_a_guarded_network() -> None:

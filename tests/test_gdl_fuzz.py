@@ -241,10 +241,8 @@ def test_the_differential_legal_sets_follow_their_nodes_on_a_guarded_network() -
     """The checkers mutant's network with guards, stepped by the differential evaluator along random games and
     reloaded at the start of each (the moves still set): every legal entry as its node says."""
     from ggp.gdl import from_text
-    from ggp.gdl.differential import DN_IN, DN_VALS, dn_alloc
-    from ggp.gdl.differential import dn_reset as _dn_init
-    from ggp.gdl.differential_step import dn_load as _dn_load
-    from ggp.gdl.differential_step import dn_step as _dn_step
+    from ggp.gdl.differential import DN_IN, DN_VALS, dn_alloc, dn_reset
+    from ggp.gdl.differential_step import dn_load, dn_step
 
     with stressed():
         game = from_text(CHECKERS_MUTANT, "checkers-mutant")
@@ -252,11 +250,11 @@ def test_the_differential_legal_sets_follow_their_nodes_on_a_guarded_network() -
     assert (np.asarray(net.guard) >= 2).any()
     init = np.asarray(net.init, dtype=np.uint8).copy()
     dn = dn_alloc(net, 0)
-    _dn_init(net, dn, init)
+    dn_reset(net, dn, init)
     rng = random.Random(0)
     lnode, lptr, ldoes = net.legal_node, net.legal_ptr, net.legal_does
     for _ in range(40):
-        _dn_load(net, dn, init)
+        dn_load(net, dn, init)
         for _ in range(10):
             vals = dn[DN_VALS]
             assert (dn[DN_IN] == vals[lnode]).all()
@@ -266,4 +264,32 @@ def test_the_differential_legal_sets_follow_their_nodes_on_a_guarded_network() -
                 ldoes[rng.choice([k for k in range(lptr[r], lptr[r + 1]) if vals[lnode[k]]])]
                 for r in range(len(game.roles))
             ]
-            _dn_step(net, dn, np.array(does, dtype=np.int32))
+            dn_step(net, dn, np.array(does, dtype=np.int32))
+
+
+def test_every_stressed_threshold_is_read_where_the_stress_changes_it() -> None:
+    """:func:`stressed` sets a module's global: it bites only if that module reads the global when it runs,
+    and no other module took its own copy with ``from ... import NAME``."""
+    import importlib
+    import re
+
+    from ggp.gdl.fuzz.compare import STRESS
+
+    package = Path(importlib.import_module("ggp.gdl").__file__ or "").parent
+    sources = {path: path.read_text() for path in package.rglob("*.py")}
+    for module, name in STRESS:
+        mod = importlib.import_module(f"ggp.gdl.{module}")
+        assert isinstance(getattr(mod, name), int), (module, name)
+        own = Path(mod.__file__ or "").read_text()
+        reads = [
+            line
+            for line in own.splitlines()
+            if re.search(rf"(?<![\w.]){name}\b", line) and not re.match(rf"{name}\s*[:=]", line)
+        ]
+        assert reads, f"ggp.gdl.{module} never reads {name}: stressing it changes nothing"
+        copied = [
+            p.name
+            for p, text in sources.items()
+            if re.search(rf"import[^\n]*\b{name}\b", text) and p != Path(mod.__file__ or "")
+        ]
+        assert not copied, f"{name} is imported by name in {copied}: those copies are not stressed"

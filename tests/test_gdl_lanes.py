@@ -18,7 +18,7 @@ from ggp.agents.uct import MAX_BATCH, UCTSearch, next_chunk
 from ggp.core.kernels import random_playouts, rng_state
 from ggp.gdl import from_text
 from ggp.gdl import kernel as kernel_module
-from ggp.gdl.evaluate import sweep_phase as _eval
+from ggp.gdl.evaluate import sweep_phase
 from ggp.gdl.kernel import rollouts
 from ggp.gdl.lanes import LANES, WORDS, _next, _next_program, _sweep, lane_rollouts
 from ggp.gdl.network import H_C0, H_C1, H_NBASE, H_NDOES, H_NNODES
@@ -90,7 +90,7 @@ def test_a_sweep_of_words_is_the_one_game_sweep_in_every_game(name: str) -> None
         vals[2 : 2 + nbase] = states[b]
         vals[2 + nbase : 2 + nbase + ndoes] = does[b]
         for phase in (0, 1, 2):
-            _eval(net, vals, phase)
+            sweep_phase(net, vals, phase)
         mine = _lane(words, nnodes, b)
         assert np.array_equal(mine, vals), f"game {b}: nodes {np.flatnonzero(mine != vals)[:8]}"
 

@@ -12,7 +12,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.parse import quote
 
 import pytest
@@ -460,7 +460,13 @@ def test_an_agent_that_never_answers_still_gets_a_legal_move_in_time(warmed: Non
     # Over real sockets, on a player's clock that stands still until the test moves it (ManualClock): the
     # reply comes when the play clock less the margin has passed on it, however slow the machine.
     clock = ManualClock()
-    service = PlayerService(PlayerConfig(spec="sleepy", name="slow", seed=1), clock=clock)
+    overran = threading.Event()
+
+    def log(line: str) -> None:
+        if "previous search overran; waiting" in line:
+            overran.set()
+
+    service = PlayerService(PlayerConfig(spec="sleepy", name="slow", seed=1), log=log, clock=clock)
     with GGPServer("127.0.0.1", 0, lambda text, received: service.handle(text)).start() as server:
         assert send(server.port, WALLMAZE_START) == (200, "ready")  # play clock 2 s: answers by 1.75 s
         match = service.match
@@ -475,9 +481,24 @@ def test_an_agent_that_never_answers_still_gets_a_legal_move_in_time(warmed: Non
         first.join(60)
         assert not first.is_alive() and replies[0][0] == 200 and replies[0][1] in legal
         assert clock.now() - began < 2.0  # the play clock, on the player's clock
-        status, move = send(server.port, "(PLAY m1 (noop noop))")  # the agent is still busy: no wait at all
-        assert status == 200 and move in legal
+
+        def play_while_the_search_runs(meanwhile: Callable[[], object]) -> None:
+            # the agent is still busy with the first search: the PLAY waits up to half its clock for it to end
+            overran.clear()
+            reply: list[tuple[int, str]] = []
+            thread = threading.Thread(target=lambda: reply.append(send(server.port, "(PLAY m1 (noop noop))")))
+            thread.start()
+            assert overran.wait(60)  # a guard against a hang: the player is waiting for the search now
+            meanwhile()
+            thread.join(60)
+            assert not thread.is_alive() and reply[0][0] == 200 and reply[0][1] in legal
+
+        # the clock passes, the search goes on: a random move, after half the clock
+        play_while_the_search_runs(lambda: clock.advance(2.0 - match.margin))
         assert match.random_moves == 2  # late, then still busy
+        # the search ends while the PLAY waits: the agent is asked again, and its move is played
+        play_while_the_search_runs(_Gate.release.set)
+        assert match.random_moves == 2
 
 
 @pytest.mark.parametrize("spec", ["crash", "illegal"])

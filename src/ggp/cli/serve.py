@@ -66,6 +66,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port = getattr(server, "port", args.port)
         print(f"ggp player {name} ({spec}) listening on http://{args.host}:{port}/ (Ctrl-C stops)", flush=True)
 
+    # A new sheet's network compiles in a child process while its first match is played interpreted: on a busy
+    # machine the compile had outlasted the start clock (see ggp.gdl.aside).
+    from ..gdl.aside import compile_aside
+
+    compile_aside()
     try:
         serve(config, args.host, args.port, log=None if args.quiet else log, ready=ready)
     except OSError as exc:

@@ -46,7 +46,6 @@ from numba.extending import intrinsic
 
 from ..core.cache import cache_folder, write_whole
 from .codegen_ir import (
-    COPY_RUN,  # noqa: F401  (read by tests here, beside the compiler's other limits)
     CodegenError,
     network_ir,
 )

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..core.cache import cache_folder, write_whole
 from ..core.kernels import Kernel, rng_state
-from . import codegen
+from . import aside, codegen
 from .contexts import (
     COMPILED,
     DIFFERENTIAL,
@@ -56,10 +56,10 @@ from .contexts import (
     legal,
     playout,
     rollout,
+    rollout_steps,
     rollouts,
     terminal,
 )
-from .contexts import rollout_steps as _rollout_steps  # (bound here: the measurement calls it by this module's name)
 from .differential import (
     DN_ACOUNT,
     DN_APOS,
@@ -175,7 +175,7 @@ def _time_modes(propnet: Propnet, contexts: Mapping[int, tuple[np.ndarray, ...]]
     for ctx in contexts.values():
         # (outside the clock: the first call in a process whose numba cache is cold compiles the loop, seconds
         # that, counted, made the sweep look slow, the compiled code unmeasured and the choice differential)
-        _rollout_steps(ctx, init.copy(), rng_state(0), 1)
+        rollout_steps(ctx, init.copy(), rng_state(0), 1)
     steps = 16
     best = {mode: float("inf") for mode in contexts}
     spent = 0.0
@@ -186,7 +186,7 @@ def _time_modes(propnet: Propnet, contexts: Mapping[int, tuple[np.ndarray, ...]]
             done = 0
             rng = rng_state(1)
             while done < steps:
-                made = _rollout_steps(ctx, s, rng, steps - done)
+                made = rollout_steps(ctx, s, rng, steps - done)
                 if made == 0:  # the game ended (or cannot go on): play it again
                     if s.tobytes() == init.tobytes():
                         break
@@ -198,6 +198,18 @@ def _time_modes(propnet: Propnet, contexts: Mapping[int, tuple[np.ndarray, ...]]
         if spent >= budget or steps >= 1 << 16:
             return best
         steps *= 2
+
+
+def _interpreted(propnet: Propnet, budget: float) -> tuple[dict[int, tuple[np.ndarray, ...]], dict[int, float]]:
+    contexts: dict[int, tuple[np.ndarray, ...]] = {
+        SWEEP: context(propnet, SWEEP),
+        DIFFERENTIAL: context(propnet, DIFFERENTIAL),
+    }
+    return contexts, _time_modes(propnet, contexts, budget)
+
+
+def _worth_compiling(propnet: Propnet, best: Mapping[int, float]) -> bool:
+    return compilable(propnet) and best[SWEEP] < COMPILE_IF_DIFFERENTIAL_BELOW * best[DIFFERENTIAL]
 
 
 def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
@@ -212,9 +224,8 @@ def fastest_mode(propnet: Propnet, budget: float = 0.05) -> int:
     the timing compares equal work; about ``budget`` seconds of processor time per round (processor time, so
     that other processes on a busy machine do not decide it), plus the compile.
     """
-    contexts = {SWEEP: context(propnet, SWEEP), DIFFERENTIAL: context(propnet, DIFFERENTIAL)}
-    best = _time_modes(propnet, contexts, budget)
-    if compilable(propnet) and best[SWEEP] < COMPILE_IF_DIFFERENTIAL_BELOW * best[DIFFERENTIAL]:
+    contexts, best = _interpreted(propnet, budget)
+    if _worth_compiling(propnet, best):
         compiled = _compiled_context(propnet)
         if compiled is not None:
             # all three timed again together: figures from two moments of a shared machine (another process
@@ -244,16 +255,32 @@ def chosen_mode(propnet: Propnet) -> int:
     (``$GGP_CACHE``, else ``~/.cache/ggp``): a later process, or another load of the same sheet, reads the
     choice instead of measuring both evaluators again. A cache that cannot be read or written is measured
     around (the choice is only ever a matter of speed)."""
-    path = _mode_file(propnet)
+    kept = recorded_mode(propnet)
+    if kept is not None:
+        return kept
+    if aside.aside():
+        # (the choice is written by the child, or here if the network is not worth compiling)
+        _, best = _interpreted(propnet, 0.05)
+        interpreted = min(best, key=lambda mode: best[mode])
+        if _worth_compiling(propnet, best):
+            aside.start(propnet, str(_mode_file(propnet)))
+            return interpreted
+        mode = interpreted
+    else:
+        mode = fastest_mode(propnet)
+    write_whole(_mode_file(propnet), str(mode).encode("ascii"))
+    return mode
+
+
+def recorded_mode(propnet: Propnet) -> int | None:
+    """The evaluator chosen for ``propnet`` and kept in ggp's cache folder, if it is there (see :func:`chosen_mode`)."""
     try:
-        text = path.read_text(encoding="ascii").strip()
+        text = _mode_file(propnet).read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
-        text = ""
+        return None
     if text in (str(SWEEP), str(DIFFERENTIAL)) or (text == str(COMPILED) and compilable(propnet)):
         return int(text)
-    mode = fastest_mode(propnet)
-    write_whole(path, str(mode).encode("ascii"))
-    return mode
+    return None
 
 
 #: Rollouts are played in batches (:mod:`ggp.gdl.lanes`) where a batch plays a game's step at least this many
@@ -329,20 +356,39 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
     # process would otherwise load the compiled rollout from numba's cache (most of a second)
     # for every sheet it merely reads.
     chosen = [] if mode is None else [mode]
+    provisional: list[int] = []
 
     def evaluator() -> int:
         if not chosen:
-            chosen.append(chosen_mode(propnet))
+            if provisional:
+                # chosen while the network compiles aside (:mod:`ggp.gdl.aside`): a later context takes the
+                # compiled code once the child has written the choice
+                kept = recorded_mode(propnet)
+                if kept is None:
+                    return provisional[0]
+                chosen.append(kept)
+            else:
+                got = chosen_mode(propnet)
+                if recorded_mode(propnet) is None:
+                    provisional.append(got)
+                    return got
+                chosen.append(got)
         return chosen[0]
 
     def make_context() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return context(propnet, evaluator())
 
     batch: list[int] = []
+    provisional_batch: list[int] = []
 
     def rollout_batch() -> int:
         if not batch:
-            batch.append(chosen_batch(propnet, evaluator()))
+            mode = evaluator()
+            if not chosen:  # measured against a provisional evaluator: kept in memory, not on disk
+                if not provisional_batch:
+                    provisional_batch.append(LANES if batch_pays(propnet, mode) else 1)
+                return provisional_batch[0]
+            batch.append(chosen_batch(propnet, mode))
         return batch[0]
 
     header = propnet.net.header

@@ -272,6 +272,11 @@ class Caller:
         previous = self._calls.get(role)
         return previous is not None and not previous.done.is_set()
 
+    def wait_idle(self, role: str, seconds: float) -> bool:
+        """Wait at most ``seconds`` for ``role``'s call that overran to return; whether the agent is free."""
+        previous = self._calls.get(role)
+        return previous is None or self.clock.wait(previous.done, seconds)
+
     def call(
         self,
         role: str,

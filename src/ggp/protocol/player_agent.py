@@ -42,6 +42,12 @@ def choose(match: PlayerMatch, state: State, deadline: float, say: Log) -> Move:
         say(f"PLAY {match.match_id}: the agent is still starting; waiting up to {wait:.2f} s for it")
         clock.wait(match.agent_ready, wait)
     agent = match.agent if match.agent_ready.is_set() else None
+    # Its previous search overran (a busy machine can hold a thread past its deadline): it usually ends soon
+    # after, and the rest of the clock is then better spent on the agent's move than on a random one at once.
+    if agent is not None and match.caller.busy(match.role):
+        wait = max(0.0, (deadline - clock.now()) / 2)
+        say(f"PLAY {match.match_id}: the agent's previous search overran; waiting up to {wait:.2f} s for it")
+        match.caller.wait_idle(match.role, wait)
     game = match.game
     assert game is not None
     if agent is None:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hmac
 import json
 import logging
 import random
@@ -63,7 +62,7 @@ from .catalog import Catalog
 from .ggp_base_record import ggp_base_match
 from .limits import Limits
 from .remote_player import ArenaError, PinnedTransport, ask_info, check_url
-from .settings import hash_token
+from .settings import hash_token, token_matches
 from .store import Store
 
 _log = logging.getLogger(__name__)
@@ -199,7 +198,7 @@ class Arena:
         player = self.player(player_id)
         if player.kind != "remote":
             raise ArenaError(403, "ggp's own agents are run by the server; they cannot be paused or removed")
-        if not token or not hmac.compare_digest(hash_token(token), player.owner):
+        if not token_matches(token, player.owner):
             raise ArenaError(403, "only the owner of this player may change it: send the token registration gave")
         if player.status == "removed":
             raise ArenaError(409, "this player was removed; register it again")
@@ -256,7 +255,7 @@ class Arena:
         rows = self.store.query("SELECT owner FROM arena_games WHERE key = ?", (key,))
         if not rows:
             raise ArenaError(404, f"the arena plays no uploaded sheet {key[:80]!r}")
-        if not token or not hmac.compare_digest(hash_token(token), str(rows[0]["owner"])):
+        if not token_matches(token, str(rows[0]["owner"])):
             raise ArenaError(403, "only who added this sheet may take it out: send the token adding it gave")
         self.store.execute("DELETE FROM arena_games WHERE key = ?", (key,))
 

@@ -3,21 +3,18 @@ and its token, a legal move for the step in progress; each refuses with a :class
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 from ..core.errors import GGPError, MoveSyntaxError
 from ..core.game import Game, Move, State, illegal_move_error
 from .live_match import LiveMatch, MoveRejected
-from .settings import hash_token
+from .settings import token_matches
 
 
 def owns(match: LiveMatch, role: str, token: str | None) -> bool:
     """Whether ``token`` is the secret of ``role``'s seat in ``match``."""
     digest = match._seats.get(role) if isinstance(role, str) else None
-    if digest is None or not isinstance(token, str) or not token:
-        return False
-    return hmac.compare_digest(hash_token(token), digest)
+    return digest is not None and token_matches(token, digest)
 
 
 def check_live(match: LiveMatch) -> None:

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import secrets
 import sqlite3
@@ -70,7 +69,7 @@ from .limits import Limits
 from .live_match import LimitReached, LiveMatch, MoveRejected
 from .opening import players_of, restore, seats_taken, start_agents
 from .referee import Referee
-from .settings import Settings, check_settings, hash_token
+from .settings import Settings, check_settings, hash_token, token_matches
 from .store import Store
 
 _log = logging.getLogger(__name__)
@@ -433,10 +432,8 @@ class Manager:
             raise MoveRejected(404, f"no match {clip(match_id, self.limits.max_echo_chars)!r}")
         if head.status != "over":
             raise MoveRejected(409, "the match is still being played: resign or abort it first, then delete it")
-        if head.seats:
-            digest = hash_token(token) if isinstance(token, str) and token else ""
-            if not any(hmac.compare_digest(digest, d) for d in head.seats.values()):
-                raise MoveRejected(403, "only someone holding a seat of this match may delete it: send the token")
+        if head.seats and not any(token_matches(token, digest) for digest in head.seats.values()):
+            raise MoveRejected(403, "only someone holding a seat of this match may delete it: send the token")
         self.store.delete(match_id)
         match = self.matches.get(match_id)
         if match is not None:

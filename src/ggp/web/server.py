@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import uvicorn
 
+from ..gdl.aside import compile_aside
 from .app import create_app
 from .limits import Limits
 from .store import default_db_path
@@ -53,6 +54,7 @@ def serve(
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     # GGP_WEB_WARM=0 skips the warm-up: for servers whose compiled code is known to be cached (the tests')
     warmup = warm_in_background() if os.environ.get("GGP_WEB_WARM", "1") != "0" else None
+    compile_aside()  # an uploaded sheet's first game is played while its network compiles (see ggp.gdl.aside)
     try:
         uvicorn.Server(config).run()
     finally:

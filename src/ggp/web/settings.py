@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +71,15 @@ def check_settings(settings: Settings, limits: Limits) -> None:
 def hash_token(token: str) -> str:
     """How a seat token is kept: its SHA-256 in hex (tokens are random, so no salt is needed)."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def token_matches(token: object, digest: str) -> bool:
+    """Whether ``token`` (as a request sent it: maybe missing, maybe not text) is the one kept as ``digest``.
+
+    The comparison takes the same time however much of the digest matches, so that timing tells nothing."""
+    if not isinstance(token, str) or not token:
+        return False
+    return hmac.compare_digest(hash_token(token), digest)
 
 
 def agent_catalog() -> list[dict[str, Any]]:

@@ -26,8 +26,7 @@ import numpy as np
 
 from ...core.kernels import rng_state
 from ..differential_step import dn_playouts
-from ..evaluate import pn_load, pn_next, pn_playouts
-from ..evaluate import sweep_phase as _eval
+from ..evaluate import pn_load, pn_next, pn_playouts, sweep_phase
 from ..grounder import GroundingTooLarge, ground
 from ..kernel import COMPILED, DIFFERENTIAL, SWEEP, compilable, gdl_kernel
 from ..lanes import LANES, WORDS, _next, _next_program, _sweep
@@ -355,7 +354,7 @@ class Comparer:
         if bool(vals[n.header[H_TERMINAL]]) != ref.terminal:
             self.report(name, "terminal", f"want {ref.terminal}", w, step)
         goal_vals = vals.copy()
-        _eval(n, goal_vals, 1)
+        sweep_phase(n, goal_vals, 1)
         for r in range(net.nroles):
             got_goals = sorted(
                 {int(n.goal_value[k]) for k in range(n.goal_ptr[r], n.goal_ptr[r + 1]) if goal_vals[n.goal_node[k]]}
