@@ -349,7 +349,8 @@ MAZE = """
 
 def test_facts_only_frame_rules_keep_are_as_static_as_init() -> None:
     """A wall kept by its frame rule stops the relaxed grounding too: (at ?x) stays within the walls."""
-    from ggp.gdl.grounder import frozen_fluents, ground
+    from ggp.gdl.grounder import ground
+    from ggp.gdl.rewrite import frozen_fluents
 
     text = MAZE + "\n(<= (next (wall ?x)) (true (wall ?x)))"
     program = parse_program(text, "maze")
@@ -362,7 +363,7 @@ def test_facts_only_frame_rules_keep_are_as_static_as_init() -> None:
 
 
 def test_facts_no_rule_keeps_vanish_after_the_first_move() -> None:
-    from ggp.gdl.grounder import frozen_fluents
+    from ggp.gdl.rewrite import frozen_fluents
 
     assert frozen_fluents(parse_program(MAZE, "maze")) == set()  # the wall is not kept: gone after a move
     game = from_text(MAZE, "maze without a frame rule")

@@ -16,7 +16,7 @@ import pytest
 import ggp
 import ggp.gdl
 from conftest import SHARED
-from ggp.gdl import GDLError, GDLGame, ProverGame, builtin, grounder, load_text, prover, rules_text
+from ggp.gdl import GDLError, GDLGame, ProverGame, builtin, grounder, joins, load_text, prover, rules_text
 from ggp.gdl.sheet import GDLLimitError
 
 CORPUS = SHARED / "corpus" / "kif"
@@ -131,7 +131,7 @@ def test_the_estimate_counts_each_join_step() -> None:
     g = grounder.Grounder(parse_program(BITS, "bits"))
     g.ground()
     rule = next(r for r in g.program.rules if r.relation == "prereq")
-    plan = grounder._make_plan(rule, None, set(), g.store.estimate)
+    plan = joins.make_plan(rule, None, set(), g.store.estimate)
     # six lookups of bit, two rows each, and the one (true s): 2^6
     assert g._instances(plan) == 64.0
     # the plan begins with its most selective lookup, (true s): fed 5 rows there, it finds 5 x 2^6

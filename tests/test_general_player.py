@@ -93,6 +93,54 @@ def test_thinking_between_calls_grows_the_tree_the_next_move_reuses() -> None:
     assert tree.advance(after)  # two steps below: kept
 
 
+def test_the_time_spent_stopping_the_thinking_ahead_comes_out_of_the_move_s_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A loaded machine took up to 1.5 s to end a chunk of pondering rollouts; the search after it was planned
+    # as if the call had just begun, and the reply came past the play clock. The agent's clock here is a
+    # counter that the stopping moves on by 0.6 s, so that the test does not depend on the machine's speed.
+    import types
+
+    from ggp.agents import mcts
+
+    game = ggp.load(sheet_path("connectFour"))
+    agent = MCTSAgent(threads=1, seed=5, dfs=False)
+    agent.start(game, "red")
+    now = [1000.0]
+    monkeypatch.setattr(mcts, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(agent, "stop_pondering", lambda: now.__setitem__(0, now[0] + 0.6))
+    planned: list[float | None] = []
+
+    def search(state: object, sims: int | None, seconds: float | None) -> object:
+        planned.append(seconds)
+        return game.legal_moves(game.initial_state(), "red")[0]
+
+    monkeypatch.setattr(agent, "_search", search)
+    agent.select_move(game.initial_state(), time_limit=1.0)
+    assert planned == [pytest.approx(mcts.budget(None, 1.0 - 0.6))]
+    assert planned[0] is not None and planned[0] < mcts.budget(None, 1.0) - 0.5  # type: ignore[operator]
+
+
+def test_a_start_search_still_in_a_chunk_at_its_clock_is_left_to_end_like_thinking_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A loaded machine once held a START 10 s past its clock in one chunk of the start's search. Here a chunk
+    # ends only when the search is told to stop (at most a minute): the start returns at its clock, and the
+    # next call waits for the chunk instead.
+    from ggp.agents import mcts
+
+    def one_long_chunk(tree: object, deadline: float, seconds: float, stop: threading.Event) -> None:
+        stop.wait(60)
+
+    monkeypatch.setattr(mcts, "_grow", one_long_chunk)
+    game = ggp.load(sheet_path("connectFour"))
+    agent = MCTSAgent(threads=1, seed=6, dfs=False)
+    agent.start(game, "red", start_clock=0.5)
+    assert agent._ponder_threads and agent._ponder_stop.is_set()  # told to stop, left running
+    agent.stop_pondering()
+    assert agent._ponder_threads == []
+
+
 class Served:
     """A GGP player of ``spec`` behind its own server, its log kept."""
 

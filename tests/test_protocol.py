@@ -883,3 +883,18 @@ def test_the_warm_up_runs_in_a_child_process_that_ends_with_its_parent() -> None
     assert orphan.stdin is not None
     orphan.stdin.close()
     assert orphan.wait(120) == 3
+
+
+def test_the_warm_up_plays_its_sheets_batched_and_runs_the_solver_on_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first match on a large sheet had compiled, in its start clock and first move, the search's batched code
+    and the exhaustive solver's: the tiny sheets of the warm-up had never reached them."""
+    from ggp.gdl.lanes import LANES
+    from ggp.protocol import warmup
+
+    done: list[tuple[str, int]] = []
+    monkeypatch.setattr(warmup, "solving", lambda game: done.append(("solver", len(game.roles))))
+    monkeypatch.setattr(warmup, "play_a_move", lambda agent, game: done.append(("batch", game.kernel.rollout_batch())))
+    step = {key: run for key, _, run in warmup.warm_steps(["random"])}["roles2"]
+    step()
+    assert done.count(("solver", 2)) == 2  # each sheet of two roles
+    assert done.count(("batch", LANES)) >= 2  # each played batched too

@@ -64,6 +64,8 @@ SAFETY_SECONDS = 0.03
 DEFAULT_TIME = 1.0
 #: How much of a call's lateness (time past its plan) is still expected of the next call.
 LATENESS_DECAY = 0.8
+#: Seconds past its end that the start clock's search is waited for (see MCTSAgent._parallel).
+START_GRACE = 0.05
 #: Most search threads (root parallelism) an agent may run.
 MAX_THREADS = 8
 #: The weight of the goals at a leaf in the goal heuristic's leaf value (the rest: the rollout's).
@@ -294,7 +296,7 @@ class MCTSAgent(Agent):
                 if self._puzzle is not None:
                     self._puzzle.improve(state, left)
                 else:
-                    self._parallel(state, left)
+                    self._parallel(state, left, start=True)
 
     def stop(self, state: State, goals: Any) -> None:
         self.stop_pondering()
@@ -332,6 +334,11 @@ class MCTSAgent(Agent):
         seconds = budget(self.time, time_limit)
         if seconds is None and self.sims is None:
             seconds = DEFAULT_TIME
+        if seconds is not None and time_limit is not None:
+            # The time limit began with the call: stopping the thinking ahead (a chunk of rollouts, which on a
+            # loaded machine took up to 1.5 s) and listing the moves came out of it.
+            room = budget(None, time_limit - (time.perf_counter() - began))
+            seconds = max(0.01, min(seconds, room if room is not None else seconds))
         if len(legal) == 1 and self._puzzle is None:
             # Nothing to decide, but the trees move here, so that thinking on the opponents' time (ponder)
             # grows the position they are deciding in.
@@ -377,16 +384,23 @@ class MCTSAgent(Agent):
             result = tree.search(state, sims=sims, reuse=self.reuse)
         else:
             assert seconds is not None
-            result = self._parallel(state, seconds)
+            searched = self._parallel(state, seconds)
+            assert searched is not None  # (None only for the start clock's search)
+            result = searched
         self.last_simulations = result.simulations
         self.last_result = result
         return result.best(self.role)
 
-    def _parallel(self, state: State, seconds: float) -> SearchResult:
+    def _parallel(self, state: State, seconds: float, *, start: bool = False) -> SearchResult | None:
         """Search every tree from ``state`` for ``seconds``, one thread each, and merge their roots.
 
         While the exhaustive solver is on and ``state`` is not proven, it takes one thread of its own, in
         place of one tree when there are several.
+
+        ``start``: the search of the start clock, whose result is not needed. Its threads are waited for
+        until ``seconds`` and :data:`START_GRACE` have passed; one still in a chunk then (a loaded machine
+        kept a START 10 s past its clock) is told to stop and is left to end like thinking ahead, and
+        joined by the next call; the result is None.
         """
         began = time.perf_counter()
         deadline = began + seconds
@@ -400,14 +414,18 @@ class MCTSAgent(Agent):
         cpu: list[float] = []
         if solver is not None:
             jobs.append((_grow_dfs, (solver, deadline, seconds, solved, self._role_index(), cpu)))
-        if len(jobs) == 1:
+        if len(jobs) == 1 and not start:
             jobs[0][0](*jobs[0][1])
         else:
             workers = [threading.Thread(target=f, args=a, name="ggp-mcts", daemon=True) for f, a in jobs]
             for w in workers:
                 w.start()
             for w in workers:
-                w.join()
+                w.join(None if not start else max(0.0, deadline + START_GRACE - time.perf_counter()))
+            if any(w.is_alive() for w in workers):
+                solved.set()
+                self._ponder_stop, self._ponder_threads = solved, workers
+                return None
         spent = time.perf_counter() - began
         result = merge([t.result(spent) for t in trees])
         if solver is not None and solver.status != PROVEN:

@@ -13,7 +13,6 @@ it but the network's, so a sheet that compiles for minutes costs only the child'
 
 from __future__ import annotations
 
-import os
 import pickle
 import subprocess
 import sys
@@ -49,7 +48,7 @@ def start(propnet: Propnet, key: str) -> bool:
     try:
         data = pickle.dumps(propnet, protocol=pickle.HIGHEST_PROTOCOL)
         child = subprocess.Popen(
-            [sys.executable, "-m", "ggp.gdl.aside"],
+            [sys.executable, "-m", "ggp.gdl.aside_child"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -86,19 +85,3 @@ def wait(seconds: float) -> bool:
     """Wait at most ``seconds`` for the children to end; whether they all have."""
     with _lock:
         return _lock.wait_for(lambda: not _running, timeout=seconds)
-
-
-def _main() -> None:
-    # The child: niced, so that the match it works beside keeps the cores it needs.
-    from .kernel import chosen_mode
-
-    if hasattr(os, "nice"):
-        os.nice(5)
-    propnet = pickle.load(sys.stdin.buffer)
-    if not isinstance(propnet, Propnet):
-        raise SystemExit("ggp.gdl.aside reads a pickled Propnet from its standard input")
-    chosen_mode(propnet)
-
-
-if __name__ == "__main__":
-    _main()

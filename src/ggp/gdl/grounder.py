@@ -13,14 +13,14 @@ Two bottom-up passes over a checked :class:`~ggp.gdl.sheet.Program`:
    The result over-approximates every atom that can hold in any reachable
    state. Each rule instance found on the way is kept: those instances, with
    the static literals folded away, are the ground program the propnet is built
-   from. Facts that only frame rules keep (:func:`frozen_fluents`) count as
-   static, and rules are first split by variable elimination (:func:`decompose`)
+   from. Facts that only frame rules keep (:func:`~ggp.gdl.rewrite.frozen_fluents`) count as
+   static, and rules are first split by variable elimination (:func:`~ggp.gdl.rewrite.decompose`)
    so that a rule has about as many instances as the atoms it joins.
 
 Both passes are semi-naive: a rule is re-run only with the atoms new in the
 previous round, each instance found once, through hash indexes on the bound
 values of a literal's arguments and of the function terms inside them, in a
-join order chosen by the measured size of each lookup.
+join order chosen by the measured size of each lookup (:mod:`ggp.gdl.joins`).
 
 Grounding is bounded, so that no rule sheet can pin a process: at most
 :data:`MAX_ATOMS` atoms and rule instances (memory), at most :data:`MAX_RULES`
@@ -38,17 +38,18 @@ aborted). Past any bound grounding raises :class:`~ggp.gdl.sheet.GDLLimitError`.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import itertools
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..core.kif import Term
-from .sheet import Atom, GDLError, GDLLimitError, Literal, Program, Rule, check_bounds, term_vars
+from .joins import Codegen, Key, Plan, Row, Store, extractor, key_of, make_plan, partition, term_at
+from .rewrite import decompose, freeze
+from .sheet import Atom, GDLLimitError, Literal, Program, Rule, check_bounds, term_vars
 from .validity import reaches, rule_components, strongly_connected
 
 #: Grounding gives up beyond this many atoms and rule instances together (a sheet too large, or rules that
@@ -199,9 +200,6 @@ def _rss() -> int | None:
         return None
 
 
-Row = tuple[Term, ...]
-
-
 def _depth(term: Term) -> int:
     if isinstance(term, str):
         return 0
@@ -236,428 +234,20 @@ class GroundProgram:
         return self.dynamic.get(relation) or self.static.get(relation) or set()
 
 
-# --- join plans ---------------------------------------------------------------------------------
-
-#: A place in a row: the argument's index, then the indices down into its function terms.
-Path = tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class _Key:
-    """What an index looks up: the rows whose terms have the function terms ``shapes`` (path, length) and,
-    at the paths ``paths``, the key's values.
-
-    ``(true (cell ?x 3 ?p))`` with ``?x`` bound looks up ``true`` rows whose argument is a function term of
-    length 4 and whose values at (0, 0), (0, 1) and (0, 2) are ``cell``, ``?x``'s value and ``3``: a literal is
-    indexed inside its function terms, not only on its whole arguments, so that the rows of ``true`` and
-    ``does`` are found by their functor and bound arguments instead of being scanned.
-    """
-
-    shapes: tuple[tuple[Path, int], ...]
-    paths: tuple[Path, ...]
-
-
-def _key_of(args: tuple[Term, ...], bound: set[str]) -> tuple[_Key, tuple[Term, ...]]:
-    """The index key of a literal with arguments ``args`` when the variables ``bound`` are bound, and the
-    terms (ground given ``bound``) whose values the key holds."""
-    shapes: list[tuple[Path, int]] = []
-    paths: list[Path] = []
-    terms: list[Term] = []
-
-    def visit(term: Term, path: Path) -> None:
-        if term_vars(term) <= bound:
-            paths.append(path)
-            terms.append(term)
-        elif not isinstance(term, str):
-            shapes.append((path, len(term)))
-            for i, sub in enumerate(term):
-                visit(sub, (*path, i))
-
-    for p, arg in enumerate(args):
-        visit(arg, (p,))
-    return _Key(tuple(shapes), tuple(paths)), tuple(terms)
-
-
-_extractors: dict[_Key, Callable[[Row], Row | None]] = {}
-
-
-def _extractor(key: _Key) -> Callable[[Row], Row | None]:
-    """``row -> the row's key``, or None for a row without the key's shapes (it matches no literal with it)."""
-    fn = _extractors.get(key)
-    if fn is None:
-
-        def at(path: Path) -> str:
-            return "r" + "".join(f"[{i}]" for i in path)
-
-        lines = ["def key(r):"]
-        for path, length in sorted(key.shapes, key=lambda s: len(s[0])):  # parents before children
-            lines.append(f"    x = {at(path)}")
-            lines.append(f"    if x.__class__ is not tuple or len(x) != {length}: return None")
-        lines.append("    return (" + "".join(at(p) + ", " for p in key.paths) + ")")
-        namespace: dict[str, Any] = {}
-        exec(compile("\n".join(lines) + "\n", "<gdl index key>", "exec"), namespace)
-        fn = _extractors[key] = namespace["key"]
-    return fn
-
-
-@dataclass
-class _Step:
-    index: int  # of the literal in the rule's body
-    relation: str
-    args: tuple[Term, ...]
-    key: _Key  # how the step's rows are looked up (an empty key: every row)
-    key_terms: tuple[Term, ...]  # the terms the key's values are computed from
-    checks: tuple[Literal, ...]  # literals decidable once this step has matched
-
-
-@dataclass
-class _Plan:
-    rule: Rule
-    delta: int  # index of the step fed from the delta (-1: none)
-    pre: tuple[Literal, ...]  # checks decidable before any step (ground literals)
-    steps: tuple[_Step, ...]
-
-
-def _make_plan(
-    rule: Rule,
-    first: Literal | None,
-    skip_neg: set[str],
-    estimate: Callable[[str, _Key], float | None],
-    given: frozenset[str] = frozenset(),
-) -> _Plan:
-    """A join order for ``rule``: ``first`` (the delta literal) first, then greedily the most selective
-    literal: one whose variables are all bound (a lookup), then the one expected to give the fewest rows.
-
-    ``estimate(relation, key)`` is the rows a lookup with ``key`` is expected to give (None: unknown, the
-    relation has no rows yet). Negated literals of relations in ``skip_neg`` are left out (the relaxation).
-    The variables ``given`` are bound before the first step.
-    """
-    positives = [lit for lit in rule.body if lit.kind == "pos"]
-    checks = [
-        lit
-        for lit in rule.body
-        if lit.kind in ("distinct", "same") or (lit.kind == "neg" and str(lit.atom[0]) not in skip_neg)
-    ]
-    bound: set[str] = set(given)
-    pending = [c for c in checks if not term_vars(c.atom) <= bound]
-    pre = tuple(c for c in checks if term_vars(c.atom) <= bound)
-    steps: list[_Step] = []
-    remaining = list(positives)
-
-    def score(lit: Literal) -> tuple[int, float, int]:
-        free = term_vars(lit.atom) - bound
-        if not free:
-            return (0, 0.0, 0)
-        key, _ = _key_of(lit.atom[1:], bound)
-        rows = estimate(str(lit.atom[0]), key)
-        # a relation still empty (being derived) is assumed large, the more so the more it leaves free
-        return (1, rows if rows is not None else 10.0 ** min(len(free), 6), len(free))
-
-    while remaining:
-        lit = first if first is not None and not steps else min(remaining, key=score)
-        remaining.remove(lit)
-        key, terms = _key_of(lit.atom[1:], bound)
-        term_vars(lit.atom, bound)
-        ready = tuple(c for c in pending if term_vars(c.atom) <= bound)
-        pending = [c for c in pending if c not in ready]
-        steps.append(_Step(rule.body.index(lit), str(lit.atom[0]), tuple(lit.atom[1:]), key, terms, ready))
-    if pending:  # pragma: no cover - safety is checked by the parser
-        raise GDLError(f"line {rule.line}: unsafe rule", rule.line)
-    return _Plan(rule, 0 if first is not None else -1, pre, tuple(steps))
-
-
-class _Store:
-    """Relations with hash indexes (see :class:`_Key`), kept up to date as rows are added."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, set[Row]] = {}
-        self.index: dict[str, dict[_Key, tuple[Callable[[Row], Row | None], dict[Row, list[Row]]]]] = {}
-        self.stats: dict[tuple[str, _Key], tuple[int, float]] = {}  # (rows counted, average lookup)
-        self.count = 0
-
-    def relation(self, relation: str) -> set[Row]:
-        return self.rows.setdefault(relation, set())
-
-    def add(self, relation: str, row: Row) -> bool:
-        rows = self.rows.setdefault(relation, set())
-        if row in rows:
-            return False
-        rows.add(row)
-        self.count += 1
-        for extract, idx in self.index.get(relation, {}).values():
-            key = extract(row)
-            if key is not None:
-                found = idx.get(key)
-                if found is None:
-                    idx[key] = [row]
-                else:
-                    found.append(row)
-        return True
-
-    def estimate(self, relation: str, key: _Key) -> float | None:
-        """The rows a lookup of ``relation`` with ``key`` gives on average, now (None if it has no rows)."""
-        rows = self.rows.get(relation)
-        if not rows:
-            return None
-        cached = self.stats.get((relation, key))
-        # worked out again once the relation has grown by a quarter (each time it grew, the rows of a large
-        # relation were all looked at again: most of a large grounding's time went to its estimates)
-        if cached is None or (len(rows) != cached[0] and (len(rows) < 1024 or len(rows) > cached[0] * 1.25)):
-            extract = _extractor(key)
-            keys = [extract(row) for row in rows]
-            matched = [k for k in keys if k is not None]
-            cached = self.stats[(relation, key)] = (len(rows), len(matched) / max(1, len(set(matched))))
-        return cached[1]
-
-    def get_index(self, relation: str, key: _Key) -> dict[Row, list[Row]]:
-        by_rel = self.index.setdefault(relation, {})
-        entry = by_rel.get(key)
-        if entry is None:
-            entry = by_rel[key] = (_extractor(key), partition(self.rows.get(relation, ()), key))
-        return entry[1]
-
-
-def partition(rows: Iterable[Row], key: _Key) -> dict[Row, list[Row]]:
-    """``rows`` by their ``key`` (rows without its shapes left out)."""
-    extract = _extractor(key)
-    out: dict[Row, list[Row]] = {}
-    for row in rows:
-        k = extract(row)
-        if k is not None:
-            found = out.get(k)
-            if found is None:
-                out[k] = [row]
-            else:
-                found.append(row)
-    return out
-
-
-class _Codegen:
-    """Python source for one join plan: nested loops over rows, variables as locals.
-
-    Compiling each plan to a function is several times faster than matching
-    through a generic unifier with dictionaries of bindings.
-    """
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.names: dict[str, str] = {}  # GDL variable -> Python local
-        self.consts: dict[str, Any] = {}  # global name -> object
-        self.tmp = 0
-
-    def var(self, v: str) -> str:
-        name = self.names.get(v)
-        if name is None:
-            name = self.names[v] = f"v{len(self.names)}"
-        return name
-
-    def const(self, obj: Any, prefix: str) -> str:
-        name = f"{prefix}{len(self.consts)}"
-        self.consts[name] = obj
-        return name
-
-    def expr(self, term: Term) -> str:
-        """An expression for a term whose variables are all bound."""
-        if isinstance(term, str):
-            return self.names[term] if term[0] == "?" else repr(term)
-        return "(" + "".join(self.expr(t) + ", " for t in term) + ")"
-
-    def emit(self, depth: int, line: str) -> None:
-        self.lines.append("    " * depth + line)
-
-    def match(self, pattern: Term, value: str, depth: int, bound: set[str], path: Path, key: _Key) -> None:
-        """Lines that ``continue`` unless ``value`` matches ``pattern``; binds new variables. What the index
-        ``key`` the row was found by guarantees (its shapes and values) is not checked again."""
-        if path in key.paths:
-            return
-        if isinstance(pattern, str):
-            if pattern[0] != "?":
-                self.emit(depth, f"if {value} != {pattern!r}: continue")
-            elif pattern in bound:
-                self.emit(depth, f"if {value} != {self.names[pattern]}: continue")
-            else:
-                self.emit(depth, f"{self.var(pattern)} = {value}")
-                bound.add(pattern)
-            return
-        if term_vars(pattern) <= bound:
-            self.emit(depth, f"if {value} != {self.expr(pattern)}: continue")
-            return
-        t = f"t{self.tmp}"
-        self.tmp += 1
-        self.emit(depth, f"{t} = {value}")
-        if (path, len(pattern)) not in key.shapes:
-            self.emit(depth, f"if {t}.__class__ is not tuple or len({t}) != {len(pattern)}: continue")
-        for i, sub in enumerate(pattern):
-            self.match(sub, f"{t}[{i}]", depth, bound, (*path, i), key)
-
-    def check(self, lit: Literal, depth: int, static_rows: dict[str, set[Row]]) -> None:
-        if lit.kind == "distinct":
-            self.emit(depth, f"if {self.expr(lit.atom[0])} == {self.expr(lit.atom[1])}: continue")
-        elif lit.kind == "same":
-            self.emit(depth, f"if {self.expr(lit.atom[0])} != {self.expr(lit.atom[1])}: continue")
-        else:
-            rows = self.const(static_rows.setdefault(str(lit.atom[0]), set()), "s")
-            row = "(" + "".join(self.expr(t) + ", " for t in lit.atom[1:]) + ")"
-            self.emit(depth, f"if {row} in {rows}: continue")
-
-
-def _signature(term: Term) -> tuple[str, int] | None:
-    """A fluent's function name and arity (None for a variable: any fluent)."""
-    if isinstance(term, str):
-        return None if term.startswith("?") else (term, 0)
-    return (str(term[0]), len(term) - 1)
-
-
-def frozen_fluents(program: Program) -> set[tuple[str, int]]:
-    """The fluents (by :func:`_signature`) whose facts hold in every state exactly when ``init`` gives them.
-
-    A fluent is frozen when every ``next`` rule that can make one of its facts is a frame rule
-    ``(<= (next F) (true F))`` and every fact ``init`` gives it is kept by one: walls of a maze, the board's
-    geometry kept in the state. Its ``true`` literals are then as static as ``init``, which keeps rules that
-    negate them from looking as if they could reach any argument (a move through a wall, off the board).
-    """
-    frames: list[Term] = []
-    touched: set[tuple[str, int]] = set()
-    for rule in program.rules:
-        if rule.relation != "next":
-            continue
-        made = rule.head[1]
-        if len(rule.body) == 1 and rule.body[0].kind == "pos" and rule.body[0].atom == ("true", made):
-            frames.append(made)
-            continue
-        sig = _signature(made)
-        if sig is None:
-            return set()
-        touched.add(sig)
-    frozen: set[tuple[str, int]] = set()
-    thawed: set[tuple[str, int]] = set(touched)
-    for rule in program.rules:
-        if rule.relation == "init":
-            fact = rule.head[1]
-            sig = _signature(fact)
-            if sig is None or sig in thawed:
-                continue
-            if any(_instance_of(fact, frame, {}) for frame in frames):
-                frozen.add(sig)
-            else:  # a fact no frame rule keeps: gone after the first move
-                frozen.discard(sig)
-                thawed.add(sig)
-    return frozen
-
-
-def _instance_of(term: Term, pattern: Term, binding: dict[str, Term]) -> bool:
-    """Whether the ground ``term`` is an instance of ``pattern`` (extending ``binding``)."""
-    if isinstance(pattern, str):
-        if pattern.startswith("?"):
-            if pattern in binding:
-                return binding[pattern] == term
-            binding[pattern] = term
-            return True
-        return pattern == term
-    if isinstance(term, str) or len(term) != len(pattern):
-        return False
-    return all(_instance_of(t, p, binding) for t, p in zip(term, pattern, strict=True))
-
-
-def _freeze(program: Program) -> Program:
-    """``program`` with the ``true`` literals of frozen fluents read as ``init`` literals."""
-    frozen = frozen_fluents(program)
-    if not frozen:
-        return program
-
-    def thaw(lit: Literal) -> Literal:
-        if lit.kind in ("pos", "neg") and lit.atom[0] == "true" and _signature(lit.atom[1]) in frozen:
-            return Literal(lit.kind, ("init", lit.atom[1]), lit.line)
-        return lit
-
-    rules = [Rule(r.head, tuple(thaw(lit) for lit in r.body), r.line) for r in program.rules]
-    return dataclasses.replace(program, rules=rules)
-
-
-def _vars_of(lits: Iterable[Literal]) -> set[str]:
-    out: set[str] = set()
-    for lit in lits:
-        term_vars(lit.atom, out)
-    return out
-
-
-def decompose(rule: Rule, dynamic: set[str], names: Iterator[int]) -> list[Rule]:
-    """``rule`` split into rules with fewer variables each, that together derive the same head atoms.
-
-    A rule's instances are every combination of its variables' values, so a rule that joins literals on
-    variables its head does not show can have far more instances than atoms it derives: the frame rule
-    ``(<= (next (cell ?x ?y ?p)) (does ?r (move ?a ?b ?c ?d)) (true (cell ?x ?y ?p)) (distinct ...))`` has one
-    per move, cell and piece. Variables are eliminated one at a time, as in bucket elimination: the literals
-    that use variable ``?v`` (with a literal whose relation is dynamic among them) become a rule of their own
-    whose head keeps only the variables the rest of the rule needs, ``(aux ?x ?y)``, and the rule uses that
-    head instead (one instance per move and cell, then one per cell and piece). The variable whose
-    elimination leaves the fewest shared variables goes first; a literal is only split off with every
-    variable of its negations and ``distinct`` bound by its own positive literals. ``names`` numbers the
-    new relations (one counter for the whole program: the rules an ``or`` expands to share their line).
-    """
-    head_vars = term_vars(rule.head)
-    lits = list(rule.body)
-    out: list[Rule] = []
-    dynamic = set(dynamic)
-    while True:
-        best: tuple[tuple[int, int, str], list[Literal], list[str]] | None = None
-        for v in sorted(_vars_of(lits) - head_vars):
-            positives = [lit for lit in lits if lit.kind == "pos" and v in term_vars(lit.atom)]
-            inside = _vars_of(positives)
-            # positive literals over those variables only just filter: in with them (no chain of parts)
-            positives += [
-                lit for lit in lits if lit.kind == "pos" and lit not in positives and term_vars(lit.atom) <= inside
-            ]
-            rest = [lit for lit in lits if lit.kind == "pos" and lit not in positives]
-            others = [lit for lit in lits if lit.kind != "pos"]
-            # conditions go inside when all their variables are bound there, and must if they use one that goes
-            conds = [lit for lit in others if term_vars(lit.atom) and term_vars(lit.atom) <= inside]
-            outside = head_vars | _vars_of(rest) | _vars_of(lit for lit in others if lit not in conds)
-            gone = inside - outside
-            if not gone or any(term_vars(lit.atom) & gone and not term_vars(lit.atom) <= inside for lit in others):
-                continue
-            bucket = positives + conds
-            if len(bucket) == len(lits) or not any(str(lit.atom[0]) in dynamic for lit in bucket):
-                continue
-            keep = sorted(inside & outside)
-            score = (len(inside), len(keep), v)
-            if best is None or score < best[0]:
-                best = (score, bucket, keep)
-        if best is None:
-            break
-        _, bucket, keep = best
-        aux = (f"{rule.relation} {rule.line}.{next(names)}", *keep)  # with a space: no symbol of a sheet
-        out.append(Rule(aux, tuple(bucket), rule.line))
-        dynamic.add(aux[0])
-        lits = [lit for lit in lits if lit not in bucket] + [Literal("pos", aux, rule.line)]
-    if not out:
-        return [rule]
-    return [*out, Rule(rule.head, tuple(lits), rule.line)]
-
-
-def _at(term: Term, path: Path) -> Term | None:
-    """The subterm of ``term`` at ``path`` (None if ``term`` has no function term on the way there)."""
-    for i in path:
-        if isinstance(term, str) or i >= len(term):
-            return None
-        term = term[i]
-    return term
-
-
 class Grounder:
     def __init__(self, program: Program) -> None:
-        program = _freeze(program)
+        program = freeze(program)
         self.program = program
-        self.store = _Store()
+        self.store = Store()
         self.dynamic_relations = reaches(program, {"true", "does"})
         self.where = f"{program.name}: "
         self.budget = _Budget(self.where)
         #: Static relations computed on demand (see :meth:`lookup`): relation -> its rules.
         self.lazy: dict[str, list[Rule]] = {}
-        self.lookups: dict[tuple[str, _Key], Callable[[Row], list[Row]]] = {}
+        self.lookups: dict[tuple[str, Key], Callable[[Row], list[Row]]] = {}
         self.deferred_rows = 0
 
-    def lookup(self, relation: str, key: _Key) -> Callable[[Row], list[Row]]:
+    def lookup(self, relation: str, key: Key) -> Callable[[Row], list[Row]]:
         """``values -> rows``: the rows of the deferred static ``relation`` with ``key``'s ``values``, computed
         on the first call for those values by running the relation's rules with the head arguments the key
         gives bound (a relation too large to compute in full is often asked about few arguments: a path's
@@ -670,15 +260,15 @@ class Grounder:
             given: list[tuple[str, int]] = []
             equal: list[tuple[int, Term]] = []
             for i, path in enumerate(key.paths):
-                term = _at(rule.head[path[0] + 1], path[1:])
+                term = term_at(rule.head[path[0] + 1], path[1:])
                 if isinstance(term, str) and term.startswith("?"):
                     given.append((term, i))
                 elif term is not None and not term_vars(term):
                     equal.append((i, term))
-            plan = _make_plan(rule, None, set(), self.store.estimate, frozenset(v for v, _ in given))
+            plan = make_plan(rule, None, set(), self.store.estimate, frozenset(v for v, _ in given))
             runs.append((equal, self._compile(plan, False, set(), tuple(given))))
         memo: dict[Row, list[Row]] = {}
-        extract = _extractor(key)
+        extract = extractor(key)
         budget = self.budget
         no_seen: set[Any] = set()
         no_kept: list[GroundRule] = []
@@ -697,16 +287,16 @@ class Grounder:
         self.lookups[(relation, key)] = rows_for
         return rows_for
 
-    def _check(self, cg: _Codegen, lit: Literal, depth: int) -> None:
+    def _check(self, cg: Codegen, lit: Literal, depth: int) -> None:
         if lit.kind == "neg" and str(lit.atom[0]) in self.lazy:
-            key, terms = _key_of(lit.atom[1:], term_vars(lit.atom))
+            key, terms = key_of(lit.atom[1:], term_vars(lit.atom))
             fn = cg.const(self.lookup(str(lit.atom[0]), key), "lk")
             self_key = "(" + "".join(cg.expr(t) + ", " for t in terms) + ")"
             cg.emit(depth, f"if {fn}({self_key}): continue")
         else:
             cg.check(lit, depth, self.store.rows)
 
-    def _compile(self, plan: _Plan, keep: bool, recursive: set[str], given: tuple[tuple[str, int], ...] = ()) -> Any:
+    def _compile(self, plan: Plan, keep: bool, recursive: set[str], given: tuple[tuple[str, int], ...] = ()) -> Any:
         """``run(delta, fresh, new, seen, kept, tick, lim)`` for ``plan``: adds the head rows it derives to ``new``
         and, if ``keep``, its rule instances to ``kept``; returns its join steps, calling ``tick`` each time they
         reach ``lim`` (see :class:`_Budget`).
@@ -719,7 +309,7 @@ class Grounder:
         head's argument ``delta[i]`` must equal: the rule then runs for the arguments a lookup gives.
         """
         self.budget.spend(COMPILE_STEPS)
-        cg = _Codegen()
+        cg = Codegen()
         rule = plan.rule
         bound: set[str] = set()
         for v, i in given:
@@ -827,7 +417,7 @@ class Grounder:
         # (its instances come later, from the new rows of that relation)
         stored = self.store.rows
         full_plans = [
-            _make_plan(r, None, skip_neg, self.store.estimate)
+            make_plan(r, None, skip_neg, self.store.estimate)
             for r in rules
             if all(stored.get(str(lit.atom[0])) or str(lit.atom[0]) in self.lazy for lit in r.body if lit.kind == "pos")
         ]
@@ -835,11 +425,11 @@ class Grounder:
             self._foresee(sum(self._instances(plan) for plan in full_plans), len(kept))
         full = [(str(plan.rule.head[0]), self._compile(plan, keeping, recursive)) for plan in full_plans]
         # per relation, the rules to run on its new rows: (head, key of the delta literal, its values, run)
-        by_delta: dict[str, list[tuple[str, _Key, Row, Any, _Plan]]] = {}
+        by_delta: dict[str, list[tuple[str, Key, Row, Any, Plan]]] = {}
         for r in rules:
             for lit in r.body:
                 if lit.kind == "pos" and str(lit.atom[0]) in recursive:
-                    plan = _make_plan(r, lit, skip_neg, self.store.estimate)
+                    plan = make_plan(r, lit, skip_neg, self.store.estimate)
                     fn = self._compile(plan, keeping, recursive)
                     key = plan.steps[0].key
                     values = tuple(plan.steps[0].key_terms)  # ground: nothing is bound before the first step
@@ -884,7 +474,7 @@ class Grounder:
             todo: list[tuple[str, Any, list[Row]]] = []
             foreseen = 0.0
             for rel, rows in delta.items():
-                parts: dict[_Key, dict[Row, list[Row]]] = {}
+                parts: dict[Key, dict[Row, list[Row]]] = {}
                 for head_rel, key, values, fn, plan in by_delta.get(rel, ()):
                     part = parts.get(key)
                     if part is None:
@@ -900,7 +490,7 @@ class Grounder:
                 run(head_rel, fn, bucket)
         self.budget.watch = lambda: None
 
-    def _instances(self, plan: _Plan, first: int | None = None) -> float:
+    def _instances(self, plan: Plan, first: int | None = None) -> float:
         """About how many instances ``plan`` finds: the product of its steps' average lookup sizes in the rows
         held now (``first``: the rows fed to its first step). Checks (``distinct``, negations) are left out, so
         this over-estimates rather than under (0 if a step's relation has no rows: the plan finds nothing)."""

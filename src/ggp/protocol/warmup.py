@@ -11,6 +11,8 @@ saying ``warm: K/N WHAT (S s) [KEY]`` after each. The parent reads those lines: 
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import re
 import subprocess
 import sys
@@ -195,9 +197,13 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
             for text in texts:
                 game = gdl_game(parse_terms(text))
                 prime(game, game.initial_state())
+                solving(game)
                 for spec in specs:
-                    with contextlib.suppress(Exception):  # an agent that cannot play these sheets has nothing to warm
-                        play_a_move(make_agent(spec), game)
+                    for twin in (game, batched(game)):
+                        with contextlib.suppress(
+                            Exception
+                        ):  # an agent that cannot play these sheets has nothing to warm
+                            play_a_move(make_agent(spec), twin)
 
         return run
 
@@ -253,6 +259,33 @@ def run_warm_steps(steps: list[tuple[str, str, Callable[[], None]]], say: Log) -
         with contextlib.suppress(Exception):  # warming only saves time: what fails here fails again later
             step()
         say(f"warm: {i}/{len(steps)} {what} ({time.monotonic() - began:.1f} s) [{key}]")
+
+
+def solving(game: Game) -> None:
+    """Run the exhaustive solver a little on ``game`` (of two roles or more), so that its code compiles: in a
+    warm-up match the tree proves a tiny sheet before the solver's thread takes its first step, and a first
+    match's first move then compiled it (5 s idle, past a 2 s play clock)."""
+    from ..agents.solver import DFSolver
+
+    if len(game.roles) < 2:
+        return
+    solver = DFSolver(game)
+    solver.reset(game.initial_state())
+    solver.run(64)
+
+
+def batched(game: Game) -> Game:
+    """``game`` with its rollouts played in batches of :data:`~ggp.gdl.lanes.LANES` (a large sheet's are, a
+    tiny one's are not): playing it compiles the search's batched code too, which a first match on a large
+    sheet had otherwise compiled in its start clock (10 s on a busy machine, a START answered late)."""
+    from ..gdl.lanes import LANES
+
+    kernel = getattr(game, "kernel", None)
+    if kernel is None:
+        return game
+    twin = copy.copy(game)
+    twin.kernel = dataclasses.replace(kernel, rollout_batch=lambda: LANES)  # type: ignore[attr-defined]
+    return twin
 
 
 def play_a_move(agent: Agent, game: Game) -> None:
