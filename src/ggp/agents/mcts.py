@@ -113,8 +113,13 @@ def budget(own: float | None, time_limit: float | None) -> float | None:
     """
     if time_limit is None:
         return own
-    room = max(0.01, time_limit * (1 - SAFETY) - SAFETY_SECONDS)
+    room = _room(time_limit)
     return room if own is None else min(own, room)
+
+
+def _room(time_limit: float) -> float:
+    # the time limit less the safety margins, at least 10 ms
+    return max(0.01, time_limit * (1 - SAFETY) - SAFETY_SECONDS)
 
 
 def merge(results: list[SearchResult]) -> SearchResult:
@@ -337,8 +342,7 @@ class MCTSAgent(Agent):
         if seconds is not None and time_limit is not None:
             # The time limit began with the call: stopping the thinking ahead (a chunk of rollouts, which on a
             # loaded machine took up to 1.5 s) and listing the moves came out of it.
-            room = budget(None, time_limit - (time.perf_counter() - began))
-            seconds = max(0.01, min(seconds, room if room is not None else seconds))
+            seconds = min(seconds, _room(time_limit - (time.perf_counter() - began)))
         if len(legal) == 1 and self._puzzle is None:
             # Nothing to decide, but the trees move here, so that thinking on the opponents' time (ponder)
             # grows the position they are deciding in.

@@ -75,12 +75,6 @@ def start(propnet: Propnet, key: str) -> bool:
     return True
 
 
-def running() -> int:
-    """How many children are compiling."""
-    with _lock:
-        return len(_running)
-
-
 def wait(seconds: float) -> bool:
     """Wait at most ``seconds`` for the children to end; whether they all have."""
     with _lock:

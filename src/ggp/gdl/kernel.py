@@ -255,21 +255,25 @@ def chosen_mode(propnet: Propnet) -> int:
     (``$GGP_CACHE``, else ``~/.cache/ggp``): a later process, or another load of the same sheet, reads the
     choice instead of measuring both evaluators again. A cache that cannot be read or written is measured
     around (the choice is only ever a matter of speed)."""
+    return _choose(propnet)[0]
+
+
+def _choose(propnet: Propnet) -> tuple[int, bool]:
+    # (the mode, and whether it is the network's final choice: False while a child compiles it aside)
     kept = recorded_mode(propnet)
     if kept is not None:
-        return kept
+        return kept, True
     if aside.aside():
         # (the choice is written by the child, or here if the network is not worth compiling)
         _, best = _interpreted(propnet, 0.05)
-        interpreted = min(best, key=lambda mode: best[mode])
+        mode = min(best, key=lambda m: best[m])
         if _worth_compiling(propnet, best):
             aside.start(propnet, str(_mode_file(propnet)))
-            return interpreted
-        mode = interpreted
+            return mode, False
     else:
         mode = fastest_mode(propnet)
     write_whole(_mode_file(propnet), str(mode).encode("ascii"))
-    return mode
+    return mode, True
 
 
 def recorded_mode(propnet: Propnet) -> int | None:
@@ -368,11 +372,10 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
                     return provisional[0]
                 chosen.append(kept)
             else:
-                got = chosen_mode(propnet)
-                if recorded_mode(propnet) is None:
-                    provisional.append(got)
+                got, final = _choose(propnet)
+                (chosen if final else provisional).append(got)
+                if not final:
                     return got
-                chosen.append(got)
         return chosen[0]
 
     def make_context() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

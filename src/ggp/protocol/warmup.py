@@ -200,9 +200,8 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
                 solving(game)
                 for spec in specs:
                     for twin in (game, batched(game)):
-                        with contextlib.suppress(
-                            Exception
-                        ):  # an agent that cannot play these sheets has nothing to warm
+                        # (an agent that cannot play these sheets has nothing to warm)
+                        with contextlib.suppress(Exception):
                             play_a_move(make_agent(spec), twin)
 
         return run
