@@ -100,3 +100,20 @@ def test_a_killed_driver_is_resumed_without_losing_or_repeating_games(tmp_path: 
     summary = run_tournament(path, backend="ray", on_event=events.append)
     assert summary.reclaimed == counts["running"] and summary.finished == scheduled - 4
     check_complete(path, scheduled)
+
+
+def test_a_run_sized_by_its_workers_starts_its_own_instance_beside_a_running_cluster(
+    tmp_path: Path, cluster: Any
+) -> None:
+    """Without ``--address``, ``--workers N`` starts a local instance of N CPUs, even where a cluster runs on
+    the machine (``ray.init`` would otherwise join that one and refuse the size, as a tutorial's self-play did
+    beside this module's cluster)."""
+    selfplay = ["selfplay", "wallmaze", "--agent", "mcts:sims=20", "--games", "2", "--workers", "2"]
+    run = subprocess.run(
+        [sys.executable, "-m", "ggp", *selfplay, "--out", str(tmp_path / "sp"), "--backend", "ray"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "played 2 game(s)" in run.stdout

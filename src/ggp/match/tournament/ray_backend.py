@@ -77,6 +77,9 @@ def connected(address: str | None, num_cpus: int | None = None) -> Iterator[Any]
                 f"{num_cpus} workers on a Ray instance started on this machine: at most {MAX_LOCAL_CPUS}; "
                 "start a cluster (see docs/ray.md) and give its --address"
             )
+        # a new instance of this size, even where a cluster runs on this machine (ray.init would join that one,
+        # and refuse the size: a test's cluster beside a tutorial's self-play did so)
+        kwargs["address"] = "local"
         kwargs["num_cpus"] = num_cpus
     try:
         ray.init(**kwargs)
