@@ -23,12 +23,12 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
 from .errors import GameOverError, IllegalMoveError, MoveSyntaxError, StateFormatError
-from .kif import Term, parse_term
+from .kif import Term, parse_term, term_text
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -37,10 +37,12 @@ class Move:
 
     Build moves with :meth:`Game.parse_move`, which checks the text against the
     game's vocabulary and restores the rule sheet's spelling; ``Move(text)``
-    trusts its argument.
+    trusts its argument. A move keeps its term once read (from the wire, or
+    the first time :attr:`term` is asked), so that no text is parsed twice.
     """
 
     text: str
+    _term: Term | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.text
@@ -51,7 +53,11 @@ class Move:
     @property
     def term(self) -> Term:
         """The move as a KIF term: ``('move', '1', '3', '1', '4')``."""
-        return parse_term(self.text)
+        term = self._term
+        if term is None:
+            term = parse_term(self.text)
+            object.__setattr__(self, "_term", term)  # a cache of a value: the move itself does not change
+        return term
 
 
 class State(ABC):
@@ -123,13 +129,43 @@ class Game(ABC):
         if self.is_terminal(state):
             raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
         joint = joint_list(self, joint_move)
-        actions = []
-        for role, raw in zip(self.roles, joint, strict=True):
-            move = coerce_move(self, state, role, raw)
-            action = self.move_to_action(state, role, move)
-            if action < 0 or action not in self.legal_actions(state, role):
+        return self.play(
+            state, [self.check_move(state, role, raw) for role, raw in zip(self.roles, joint, strict=True)]
+        )
+
+    def check_move(self, state: State, role: str, move: object) -> Move:
+        """The game's own legal move for ``move`` (a :class:`Move` or KIF text) of ``role`` in ``state``.
+
+        The one legality check of ggp, as python-chess's ``parse_uci``: every
+        door (the web, the GGP player and host, a referee judging an agent)
+        checks a move here once, and :meth:`play` trusts what it returns.
+        Raises :class:`~ggp.IllegalMoveError` naming some legal moves.
+
+        >>> import ggp
+        >>> game = ggp.load("wallmaze")
+        >>> s = game.initial_state()
+        >>> game.check_move(s, "white", "( MOVE 2 5 3 5 )")
+        Move('(move 2 5 3 5)')
+        """
+        found = coerce_move(self, state, role, move)
+        for legal in self.legal_moves(state, role):
+            if legal == found:
+                return legal
+        raise illegal_move_error(self, state, role, found)
+
+    def play(self, state: State, joint: Sequence[Move]) -> State:
+        """The state after ``joint``, one move per role already known legal (from :meth:`legal_moves` or
+        :meth:`check_move`): python-chess's ``push``, which checks nothing again.
+
+        Raises :class:`~ggp.GameOverError` if ``state`` is terminal; a move that stands for no action at all
+        is refused too, so that the compiled rules never see one.
+        """
+        if self.is_terminal(state):
+            raise GameOverError(f"{self.name}: the game is over; no move can be made from a terminal state")
+        actions = [self.move_to_action(state, role, move) for role, move in zip(self.roles, joint, strict=True)]
+        for role, move, action in zip(self.roles, joint, actions, strict=True):
+            if action < 0:
                 raise illegal_move_error(self, state, role, move)
-            actions.append(action)
         return self._apply_legal(state, actions)
 
     @abstractmethod
@@ -143,6 +179,11 @@ class Game(ABC):
         The rule sheet defines goals in every state; they are the result only
         in a terminal state.
         """
+
+    def move_from_term(self, term: Term) -> Move:
+        """The move written by an already parsed KIF ``term`` (a GGP message's): :meth:`parse_move` without
+        reading the text again. Raises :class:`~ggp.MoveSyntaxError` as it does."""
+        return self.parse_move(term_text(term))
 
     @abstractmethod
     def parse_move(self, text: str) -> Move:

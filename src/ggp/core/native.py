@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -27,12 +26,14 @@ from .kif import KifSyntaxError, Term, parse_term, term_text
 class NativeState(State):
     """A state of a native game: its array, read-only, and the game it belongs to."""
 
-    __slots__ = ("_array", "_game", "_hash")
+    __slots__ = ("_array", "_game", "_hash", "_memo")
 
     def __init__(self, game: NativeGame, array: np.ndarray) -> None:
         self._game = game
         self._array = array  # private and never written after this point
         self._hash: int | None = None
+        # Each role's legal actions (under r) and moves (under (r,)), worked out once: a state is a value.
+        self._memo: dict[Any, Any] | None = None
 
     @property
     def game(self) -> NativeGame:
@@ -114,13 +115,12 @@ class KernelGame(Game):
     :meth:`array_of`) and the meaning of actions (:meth:`action_to_move`,
     :meth:`move_to_action`); the rules are the kernel's. Each thread asks the
     kernel through a context of its own, so one game object serves many threads.
-    Legal moves are remembered for the last few states asked about, since a
-    caller (a web page, a referee) asks about the same state many times.
+    Each state's legal moves are worked out once and kept with the state, since
+    a caller (a web page, a referee, an agent) asks about one state many times.
     """
 
     dtype: np.dtype[Any]
     kernel: Kernel
-    _LEGAL_CACHE = 64
 
     def _context(self) -> Any:
         local = self.__dict__.get("_local")
@@ -157,8 +157,8 @@ class KernelGame(Game):
 
     # --- the action core ------------------------------------------------------
     def legal_actions(self, state: State, role: str) -> np.ndarray:
-        """The legal actions of ``role`` (ints, in the kernel's order)."""
-        return self._legal(self._array_of(state), self.role_index(role))
+        """The legal actions of ``role`` (ints, in the kernel's order; a read-only array)."""
+        return self._legal_of(state, self.role_index(role))
 
     def _apply_legal(self, state: State, actions: Sequence[int]) -> State:
         out = self._array_of(state).copy()
@@ -172,26 +172,25 @@ class KernelGame(Game):
     # --- the Game API -------------------------------------------------------
     def legal_moves(self, state: State, role: str) -> tuple[Move, ...]:
         r = self.role_index(role)
-        cache = self.__dict__.setdefault("_legal_cache", OrderedDict())
-        key = (state, r)
-        with self._cache_lock:
-            moves = cache.get(key)
-            if moves is not None:
-                cache.move_to_end(key)
-                return moves
-        moves = tuple(self.action_to_move(state, role, int(a)) for a in self._legal(self._array_of(state), r))
-        with self._cache_lock:
-            cache[key] = moves
-            if len(cache) > self._LEGAL_CACHE:
-                cache.popitem(last=False)
+        memo = self._memo_of(state)
+        moves: tuple[Move, ...] | None = memo.get((r,))
+        if moves is None:
+            moves = memo[(r,)] = tuple(self.action_to_move(state, role, a) for a in self._legal_of(state, r).tolist())
         return moves
 
-    @property
-    def _cache_lock(self) -> threading.Lock:
-        lock = self.__dict__.get("_lock_")
-        if lock is None:
-            lock = self.__dict__.setdefault("_lock_", threading.Lock())
-        return lock
+    def _legal_of(self, state: State, r: int) -> np.ndarray:
+        # role r's legal actions in state, read-only, worked out once per state
+        memo = self._memo_of(state)
+        actions: np.ndarray | None = memo.get(r)
+        if actions is None:
+            actions = self._legal(self._array_of(state), r)
+            actions.flags.writeable = False
+            memo[r] = actions
+        return actions
+
+    def _memo_of(self, state: State) -> dict[Any, Any]:
+        """What this game has worked out about ``state`` (a value: the answers never change)."""
+        raise NotImplementedError
 
     def is_terminal(self, state: State) -> bool:
         return bool(self.kernel.terminal(self._context(), self._array_of(state)))
@@ -240,11 +239,21 @@ class NativeGame(KernelGame):
     def _wrap(self, array: np.ndarray) -> NativeState:
         return NativeState(self, array)
 
+    def _memo_of(self, state: State) -> dict[Any, Any]:
+        s = self._state_of(state)
+        memo = s._memo
+        if memo is None:
+            memo = s._memo = {}
+        return memo
+
     def _array_of(self, state: State) -> np.ndarray:
+        return self._state_of(state)._array
+
+    def _state_of(self, state: State) -> NativeState:
         if not isinstance(state, NativeState) or state.game.name != self.name:
             got = state.game.name if isinstance(state, State) else type(state).__name__
             raise TypeError(f"{self.name}: expected a state of {self.name}, got {got}")
-        return state._array
+        return state
 
     @property
     def rules(self) -> NativeRules:
@@ -252,10 +261,11 @@ class NativeGame(KernelGame):
         assert self.kernel.native is not None
         return self.kernel.native
 
-    def _move(self, text: str) -> Move:
+    def _move(self, text: str, term: Term | None = None) -> Move:
+        # one Move per text, shared: its term, once read, is read for every state it is legal in
         move = self._moves.get(text)
         if move is None:
-            move = self._moves[text] = Move(text)
+            move = self._moves[text] = Move(text, term)
         return move
 
     # --- the action core ------------------------------------------------------
@@ -281,10 +291,17 @@ class NativeGame(KernelGame):
             term = parse_term(text)
         except KifSyntaxError as exc:
             raise MoveSyntaxError(f"{self.name}: {text!r} is not a move ({exc}); {self.move_help}") from None
+        return self._from_term(term, text)
+
+    def move_from_term(self, term: Term) -> Move:
+        return self._from_term(term, None)
+
+    def _from_term(self, term: Term, text: str | None) -> Move:
         canon = match_move_form(term, self.move_forms)
         if canon is None:
-            raise MoveSyntaxError(f"{self.name}: {text!r} is not a move of this game; {self.move_help}")
-        return self._move(term_text(canon))
+            shown = text if text is not None else term_text(term)
+            raise MoveSyntaxError(f"{self.name}: {shown!r} is not a move of this game; {self.move_help}")
+        return self._move(term_text(canon), canon)
 
     def state_from_dict(self, data: dict[str, Any]) -> NativeState:
         if not isinstance(data, dict):

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.errors import MoveSyntaxError, StateFormatError
 from ..core.game import Move, State
 from ..core.kernels import rng_state
-from ..core.kif import KifSyntaxError, parse_term, term_text
+from ..core.kif import KifSyntaxError, Term, parse_term, term_text
 from ..core.native import KernelGame
 from .differential_step import dn_playouts
 from .evaluate import pn_goals, pn_load, pn_playouts
@@ -218,20 +218,12 @@ class GDLGame(FactsView, KernelGame):
             memo[(r,)] = moves
         return moves
 
-    def legal_actions(self, state: State, role: str) -> np.ndarray:
-        return self._legal_of(self._state(state), self.role_index(role))
-
-    def _legal_of(self, s: GDLState, r: int) -> np.ndarray:
-        # role r's legal actions in s, read-only, worked out once per state
+    def _memo_of(self, state: State) -> dict[Any, Any]:
+        s = self._state(state)
         memo = s._memo
         if memo is None:
             memo = s._memo = {}
-        actions: np.ndarray | None = memo.get(r)
-        if actions is None:
-            actions = self._legal(s.array, r)
-            actions.flags.writeable = False
-            memo[r] = actions
-        return actions
+        return memo
 
     def is_terminal(self, state: State) -> bool:
         s = self._state(state)
@@ -310,10 +302,17 @@ class GDLGame(FactsView, KernelGame):
             term = parse_term(text)
         except KifSyntaxError as exc:
             raise MoveSyntaxError(f"{self.name}: {text!r} is not a move ({exc})") from None
+        return self._from_term(term, text)
+
+    def move_from_term(self, term: Term) -> Move:
+        return self._from_term(term, None)
+
+    def _from_term(self, term: Term, text: str | None) -> Move:
         move = self._vocabulary.get(term_text(term).lower())
         if move is None:
             some = ", ".join(sorted({m.text for ms in self._moves for m in ms})[:6])
-            raise MoveSyntaxError(f"{self.name}: {text!r} is not a move of this game; moves look like: {some}")
+            shown = text if text is not None else term_text(term)
+            raise MoveSyntaxError(f"{self.name}: {shown!r} is not a move of this game; moves look like: {some}")
         return move
 
     # --- presentation and storage --------------------------------------------------------------

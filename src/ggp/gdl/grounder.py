@@ -37,17 +37,16 @@ aborted). Past any bound grounding raises :class:`~ggp.gdl.sheet.GDLLimitError`.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..core.kif import Term
 from .joins import Codegen, Key, Plan, Row, Store, extractor, key_of, make_plan, partition, term_at
+from .memory import no_cyclic_gc, resident_bytes
 from .rewrite import decompose, freeze
 from .sheet import Atom, GDLLimitError, Literal, Program, Rule, check_bounds, term_vars
 from .validity import reaches, rule_components, strongly_connected
@@ -134,7 +133,7 @@ class _Budget:
         self.where = where
         self.used = 0  # steps of the calls that have returned
         self.began = time.thread_time()
-        self.rss0 = _rss()
+        self.rss0 = resident_bytes()
         self.looked = 0.0
         #: How many atoms and rule instances are held, new ones included (set by the grounder).
         self.size: Callable[[], int] = lambda: 0
@@ -179,25 +178,13 @@ class _Budget:
             check_bounds(self.where, "grounding")
             return
         self.looked = now
-        rss = _rss()
+        rss = resident_bytes()
         if rss is not None and self.rss0 is not None and rss - self.rss0 > MAX_MEMORY:
             raise GroundingTooLarge(
                 f"{self.where}grounding gave up once it held {(rss - self.rss0) / (1 << 20):,.0f} MB (the bound is "
                 f"{MAX_MEMORY / (1 << 20):,.0f} MB): the sheet is too large to ground"
             )
         check_bounds(self.where, "grounding")
-
-
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def _rss() -> int | None:
-    """The process's resident memory in bytes (None where /proc cannot tell: the other bounds still hold)."""
-    try:
-        with open("/proc/self/statm", "rb") as fh:
-            return int(fh.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def _depth(term: Term) -> int:
@@ -587,16 +574,3 @@ def ground(program: Program) -> GroundProgram:
     """The ground program of a checked rule sheet; :class:`GDLLimitError` past a bound (see the module)."""
     with no_cyclic_gc():
         return Grounder(program).ground()
-
-
-@contextlib.contextmanager
-def no_cyclic_gc() -> Iterator[None]:
-    """Python's cyclic garbage collector paused: grounding makes millions of tuples and no cycles, and the
-    collector, run again and again over all of them as they pile up, would take most of the time."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()

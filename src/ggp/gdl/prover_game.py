@@ -218,10 +218,14 @@ class ProverGame(FactsView, Game):
         if not isinstance(text, str):
             raise MoveSyntaxError(f"{self.name}: a move is KIF text, not {type(text).__name__}")
         try:
-            term = _lower(parse_term(text))
+            term = parse_term(text)
         except KifSyntaxError as exc:
             raise MoveSyntaxError(f"{self.name}: {text!r} is not a move ({exc})") from None
-        return Move(show(term, self._spelling))
+        return self.move_from_term(term)
+
+    def move_from_term(self, term: Term) -> Move:
+        text = show(_lower(term), self._spelling)
+        return Move(text)
 
     # --- the action core -------------------------------------------------------------------------
     def num_actions(self, role: str) -> int:
@@ -244,9 +248,8 @@ class ProverGame(FactsView, Game):
         return moves[action]
 
     def move_to_action(self, state: State | None, role: str, move: Move | str) -> int:
-        text = move.text if isinstance(move, Move) else self.parse_move(move).text
         try:
-            term = _lower(parse_term(text))
+            term = _lower(move.term if isinstance(move, Move) else self.parse_move(move).term)
         except KifSyntaxError:
             return -1
         r = self.role_index(role)

@@ -56,7 +56,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..agents.base import Agent
-from ..core.game import Game, Move, State, illegal_move_error
+from ..core.errors import IllegalMoveError
+from ..core.game import Game, Move, State
 from .clock import Clock
 
 #: The longest clock, in seconds, that the referee, the ``ggp`` commands and the GGP player accept: a day.
@@ -173,24 +174,20 @@ def exception_fault(
     return Fault(role, str(kind), text if kind == "timeout" else f"{type(exc).__name__}: {text}", phase, step)
 
 
-def judge(
-    game: Game, state: State, role: str, answer: object, *, step: int | None = None, legal: Sequence[Move] | None = None
-) -> Move | Fault:
+def judge(game: Game, state: State, role: str, answer: object, *, step: int | None = None) -> Move | Fault:
     """The game's own legal move equal to an agent's ``answer`` to select_move, or the fault saying why there is none.
 
-    ``legal`` is ``role``'s legal moves in ``state`` when the caller has them already.
+    This is the answer's one check (:meth:`~ggp.Game.check_move`); the step that plays it trusts it.
     """
-    moves = tuple(game.legal_moves(state, role)) if legal is None else tuple(legal)
     if not isinstance(answer, Move):
         shown = show(answer)
         why = f"select_move returned {shown} (a {type(answer).__name__}), not a Move"
         return Fault(role, "not_a_move", why, "play", step, returned=shown)
     try:
-        if answer in moves:
-            return moves[moves.index(answer)]
+        return game.check_move(state, role, answer)
+    except IllegalMoveError as exc:
         # A move's text can be anything a remote player sent (up to a megabyte): faults keep a clipped copy.
-        why = clip(str(illegal_move_error(game, state, role, answer)), 1000)
-        return Fault(role, "illegal", why, "play", step, returned=clip(str(answer)))
+        return Fault(role, "illegal", clip(str(exc), 1000), "play", step, returned=clip(str(answer)))
     except Exception as exc:  # a Move subclass whose comparison or text fails: no move of the game
         shown = show(answer)
         why = f"select_move returned {shown} (a {type(answer).__name__}) that cannot be read as a move: {type(exc).__name__}"
@@ -326,7 +323,7 @@ class Caller:
         legal = tuple(game.legal_moves(state, role))
         limit = time_limit(clock) if told is None else told
         answer = self.call(role, "select_move", agent.select_move, state, limit, clock=clock, phase="play", step=step)
-        verdict = answer.fault or judge(game, state, role, answer.result, step=step, legal=legal)
+        verdict = answer.fault or judge(game, state, role, answer.result, step=step)
         if isinstance(verdict, Move):
             return verdict, answer.elapsed, None
         move, fault = fallback(verdict, legal, rng)

@@ -144,7 +144,7 @@ class Referee:
                 if fault is not None:
                     step_faults.append(fault)
             texts = tuple(str(m) for m in joint)
-            state = game.next_state(state, joint)
+            state = game.play(state, joint)  # each move judged once by the caller
             moves.append(JointMove(step=step, joint=texts, times=tuple(times), faults=tuple(step_faults)))
             if self.on_step is not None:
                 self.on_step(step, texts)

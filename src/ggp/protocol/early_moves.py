@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 
-from ..core.kif import term_text
 from ..gdl.sheet import bounded
 from ..match.clock import AnyOf
 from .player_match import PlayerMatch
@@ -37,7 +36,7 @@ def early_move(match: PlayerMatch, deadline: float, say: Log) -> str | None:
                 game = match.prover
                 state = game.initial_state()
                 for joint in joints:
-                    state = game.next_state(state, [game.parse_move(term_text(m)) for m in joint])
+                    state = game.next_state(state, [game.move_from_term(m) for m in joint])
                 role = next(r for r in game.roles if r.lower() == match.role.lower())
                 legal = game.legal_moves(state, role)
                 if legal and not game.is_terminal(state):

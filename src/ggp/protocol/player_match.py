@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..agents import Agent
 from ..core.errors import GGPError
 from ..core.game import Game, State
-from ..core.kif import Term
+from ..core.kif import Term, term_text
 from ..match.calls import MAX_CLOCK, Caller, margin
 from ..match.clock import Clock
 from .messages import Start
@@ -105,17 +105,18 @@ class PlayerMatch:
         self.rng = random.Random(seed)
 
 
-def apply_joint(match: PlayerMatch, texts: tuple[str, ...]) -> str | None:
-    """Apply the joint move ``texts`` to the match's state and history; returns what is wrong, if anything."""
+def apply_joint(match: PlayerMatch, terms: tuple[Term, ...]) -> str | None:
+    """Apply the game manager's joint move (the terms its message was read into) to the match's state and
+    history; returns what is wrong, if anything. Each move is read from its term, not its text again."""
     game, state = match.game, match.state
     assert game is not None and state is not None
-    if len(texts) != len(game.roles):
-        return f"a joint move has {len(game.roles)} moves (one per role: {' '.join(game.roles)}), not {len(texts)}"
+    if len(terms) != len(game.roles):
+        return f"a joint move has {len(game.roles)} moves (one per role: {' '.join(game.roles)}), not {len(terms)}"
     try:
-        joint = [game.parse_move(t) for t in texts]
+        joint = [game.move_from_term(t) for t in terms]
         match.state = game.next_state(state, joint)
     except GGPError as exc:
-        return f"cannot apply the joint move ({' '.join(texts)}): {exc}"
+        return f"cannot apply the joint move ({' '.join(term_text(t) for t in terms)}): {exc}"
     match.history.append(tuple(str(m) for m in joint))
     return None
 

@@ -34,27 +34,27 @@ def catch_up(match: PlayerMatch, moves: tuple[Term, ...] | None, start_agent: St
 
 def advance(match: PlayerMatch, moves: tuple[Term, ...], start_agent: StartAgent, say: Log) -> str | None:
     """Apply the game manager's joint move; returns what is wrong, if anything."""
-    texts = tuple(term_text(m) for m in moves)
-    problem = apply_joint(match, texts)
+    problem = apply_joint(match, moves)
     if problem is None:
         return None
     # The native engine refuses a joint move: if the rule sheet's own reasoner takes it, the sheet differs
     # from the built-in game after all, and the match goes on there. A joint move that the reasoner refuses
     # too is the game manager's mistake, and the match stays where it is.
     game = match.game
-    arity_ok = game is not None and len(texts) == len(game.roles)
-    if match.native is not None and arity_ok and switch_to_reasoner(match, texts, start_agent, say):
+    arity_ok = game is not None and len(moves) == len(game.roles)
+    if match.native is not None and arity_ok and switch_to_reasoner(match, moves, start_agent, say):
         return None
     return problem
 
 
-def switch_to_reasoner(match: PlayerMatch, texts: tuple[str, ...], start_agent: StartAgent, say: Log) -> bool:
-    """Replay the match and then ``texts`` on the reasoner; on success go on there and return True."""
+def switch_to_reasoner(match: PlayerMatch, moves: tuple[Term, ...], start_agent: StartAgent, say: Log) -> bool:
+    """Replay the match and then ``moves`` on the reasoner; on success go on there and return True."""
     try:
         with bounded(cancel=match.cancelled):
             game = match.gdl if match.gdl is not None else gdl_game(match.rules)
         # moves the sheet does not know are refused before its kernel is compiled (seconds, on a cold cache)
-        joints = [[game.parse_move(t) for t in joint] for joint in (*match.history, texts)]
+        joints = [[game.parse_move(t) for t in joint] for joint in match.history]
+        joints.append([game.move_from_term(t) for t in moves])
         state = game.initial_state()
         for joint in joints:
             state = game.next_state(state, joint)
@@ -62,11 +62,11 @@ def switch_to_reasoner(match: PlayerMatch, texts: tuple[str, ...], start_agent: 
         say(f"match {match.match_id}: the rule sheet's reasoner refuses the match too: {exc}")
         return False
     say(
-        f"match {match.match_id}: the native engine refused {' '.join(texts)}; the rule sheet's reasoner "
+        f"match {match.match_id}: the native engine refused {' '.join(map(term_text, moves))}; the rule sheet's reasoner "
         "takes it, so the match goes on there"
     )
     match.game, match.gdl, match.state, match.native = game, game, state, None
-    match.history.append(tuple(str(game.parse_move(t)) for t in texts))
+    match.history.append(tuple(str(m) for m in joints[-1]))
     match.role = next(r for r in game.roles if r.lower() == match.role.lower())
     match.how = "GDL reasoner (the native engine disagreed with the game manager)"
     match.caller = Caller(clock=match.clock)  # a new agent: the old one's overrunning call does not make it busy

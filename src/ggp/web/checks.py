@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.errors import GGPError, MoveSyntaxError
+from ..core.errors import GGPError, IllegalMoveError, MoveSyntaxError
 from ..core.game import Game, Move, State, illegal_move_error
 from .live_match import LiveMatch, MoveRejected
 from .settings import token_matches
@@ -64,8 +64,6 @@ def read_move(match: LiveMatch, role: str, text: Any, step: int, echo_chars: int
     if role in match.pending:
         raise MoveRejected(409, f"{role} has already moved in step {match.step}; waiting for the other roles")
     game = match.game
-    legal = game.legal_moves(match.state, role)
-    legal_texts = sorted(str(m) for m in legal)
     if not isinstance(text, str) or not text.strip():
         example = "a move is KIF text such as (move 2 5 3 5)"
         if isinstance(text, str):
@@ -73,13 +71,17 @@ def read_move(match: LiveMatch, role: str, text: Any, step: int, echo_chars: int
         else:
             shown = clip(repr(text), echo_chars)
             err = illegal_move_error(game, match.state, role, shown, f"a {type(text).__name__}, not text; {example}")
-        raise MoveRejected(400, str(err), legal_texts)
+        raise MoveRejected(400, str(err), err.legal)
     move = _parse(game, match.state, role, text)
-    if move is None or move not in legal:
-        why = "not a move of this game" if move is None else ""
+    try:
+        if move is None:
+            raise illegal_move_error(game, match.state, role, text, "not a move of this game")
+        return game.check_move(match.state, role, move)  # the move's one check; the referee's step trusts it
+    except IllegalMoveError as exc:
         shown_text = clip(text.strip(), echo_chars)
-        raise MoveRejected(400, str(illegal_move_error(game, match.state, role, shown_text, why)), legal_texts)
-    return move
+        why = "not a move of this game" if move is None else ""
+        err = illegal_move_error(game, match.state, role, shown_text, why)
+        raise MoveRejected(400, str(err), err.legal) from exc
 
 
 def clip(text: str, limit: int) -> str:

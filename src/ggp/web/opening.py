@@ -86,9 +86,7 @@ def restore(stored: StoredMatch, games: Catalog, limits: Limits, clock: Callable
     for role, text in stored.pending.items():
         if role in game.roles and match.is_human(role):
             with contextlib.suppress(GGPError):
-                move = game.parse_move(text)
-                if move in game.legal_moves(match.state, role):
-                    match.pending[role] = move
+                match.pending[role] = game.check_move(match.state, role, text)
     return match
 
 

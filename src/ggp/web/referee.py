@@ -152,7 +152,7 @@ class Referee:
             except Exception as exc:
                 verdict = exception_fault(role, exc, step=step + 1)
             else:
-                verdict = judge(match.game, state, role, answer, step=step + 1, legal=legal)
+                verdict = judge(match.game, state, role, answer, step=step + 1)
             if job.began is not None:
                 elapsed = round(job.elapsed if job.elapsed is not None else time.perf_counter() - job.began, 4)
         match.thinking.pop(role, None)
@@ -173,7 +173,7 @@ class Referee:
     def _apply(self, match: LiveMatch) -> None:
         game = match.game
         joint = [match.pending[r] for r in match.roles]
-        new = game.next_state(match.state, joint)
+        new = game.play(match.state, joint)  # each move was checked once: by read_move, judge or the legal list
         terminal = game.is_terminal(new)
         goals = tuple(int(g) for g in game.goals(new)) if terminal else None
         result = describe_goals(match.roles, goals) if goals is not None else None
