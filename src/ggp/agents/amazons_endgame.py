@@ -246,6 +246,132 @@ def _part_queens(q: np.ndarray, m: int, part_of: np.ndarray, k: int, out: np.nda
 # The phases of a frame of the search below.
 _ENTER, _AMAZON, _DEST, _ARROW, _CHILD, _SUM, _SUMMED = 0, 1, 2, 3, 4, 5, 6
 
+# A frame of :func:`_turns` is one row of a table of ints, with these columns: its phase, its amazons'
+# count, its region (lo, hi bits) and empty squares, its table slot and code, the turns found (a search)
+# or summed (parts) and the flag saying some count below is a lower bound, the amazon (or part), the
+# destination and arrow being tried with their counts and level, the move's squares and the parts' count.
+_PH, _M, _LO, _HI, _E, _SLOT, _CODE, _BEST, _FLAG, _I, _J, _KD, _KA, _LEVEL, _T, _SRC, _DST, _PARTS = range(18)
+_COLUMNS = 18
+# The parts a frame's region split into: for each, which amazons (of), and its region (lo, hi, empties).
+_OF, _PLO, _PHI, _PE = 0, 1, 2, 3
+
+
+@nb.njit(cache=True)
+def _enter(
+    board: np.ndarray,
+    offsets: np.ndarray,
+    cell: np.ndarray,
+    table: np.ndarray,
+    work: np.ndarray,
+    fr: np.ndarray,
+    fq: np.ndarray,
+    fp: np.ndarray,
+    f: int,
+    nodes: int,
+) -> tuple[int, int, int]:
+    """A frame entered: its parts to sum, a known or exhausted answer (popped), or its amazons to try."""
+    q = fq[f]
+    if fr[f, _E] == 0:
+        return f - 1, 0, nodes
+    # After a split the parts are searched apart (a sum, not a product, of searches); squares no amazon
+    # reaches drop out of the bound.
+    parts = _parts(board, offsets, q, fr[f, _M], cell, work, fp[f, _OF], fp[f, _PLO], fp[f, _PHI], fp[f, _PE])
+    if parts > 1:
+        fr[f, _PARTS] = parts
+        fr[f, _I] = 0
+        fr[f, _BEST] = 0
+        fr[f, _FLAG] = 0
+        fr[f, _PH] = _SUM
+        return f, 0, nodes
+    fr[f, _LO] = fp[f, _PLO, 0]
+    fr[f, _HI] = fp[f, _PHI, 0]
+    fr[f, _E] = fp[f, _PE, 0]
+    if fr[f, _E] == 0:
+        return f - 1, 0, nodes
+    code = _code(q, fr[f, _M], cell)
+    slot = _slot(table, fr[f, _LO], fr[f, _HI], code)
+    fr[f, _CODE] = code
+    fr[f, _SLOT] = slot
+    known = table[slot, 2] == code + 1 and table[slot, 0] == fr[f, _LO] and table[slot, 1] == fr[f, _HI]
+    if known and (f > 0 or table[slot, 3] == 0):  # the root still needs its move
+        return f - 1, table[slot, 3], nodes
+    if nodes <= 0:
+        return f - 1, _INEXACT, nodes
+    fr[f, _BEST] = 0
+    fr[f, _FLAG] = 0
+    fr[f, _I] = 0
+    fr[f, _PH] = _AMAZON
+    return f, 0, nodes - 1
+
+
+@nb.njit(cache=True)
+def _amazon(
+    board: np.ndarray, offsets: np.ndarray, table: np.ndarray, fr: np.ndarray, fq: np.ndarray, dests: np.ndarray, f: int
+) -> tuple[int, int]:
+    """The next amazon's destinations, or the frame's answer (stored when exact) once all are tried."""
+    if fr[f, _I] >= fr[f, _M] or fr[f, _BEST] == fr[f, _E]:
+        if fr[f, _BEST] == fr[f, _E]:
+            fr[f, _FLAG] = 0  # the bound is met: nothing unsearched could do better
+        if fr[f, _FLAG] == 0:
+            slot = fr[f, _SLOT]
+            table[slot, 0] = fr[f, _LO]
+            table[slot, 1] = fr[f, _HI]
+            table[slot, 2] = fr[f, _CODE] + 1
+            table[slot, 3] = fr[f, _BEST]
+        return f - 1, fr[f, _BEST] | fr[f, _FLAG]
+    fr[f, _SRC] = fq[f, fr[f, _I]]
+    fr[f, _KD] = ray_targets(board, offsets, fr[f, _SRC], dests[f])
+    fr[f, _J] = 0
+    fr[f, _PH] = _DEST
+    return f, 0
+
+
+@nb.njit(cache=True)
+def _arrow(
+    board: np.ndarray, cell: np.ndarray, fr: np.ndarray, fq: np.ndarray, arrows: np.ndarray, crowd: np.ndarray, f: int
+) -> int:
+    """The next arrow of the move being tried, entering the child frame; or the next destination."""
+    t, level = _next_arrow(fr[f, _T], fr[f, _LEVEL], fr[f, _KA], crowd[f], fr[f, _BEST], fr[f, _E])
+    if level >= 9 or fr[f, _BEST] == fr[f, _E]:
+        _step_back(board, fq[f], fr[f, _I], fr[f, _SRC], fr[f, _DST])
+        fr[f, _J] += 1
+        fr[f, _PH] = _DEST
+        return f
+    fr[f, _T] = t
+    fr[f, _LEVEL] = level
+    a = arrows[f, t]
+    board[a] = ARROW
+    # dst and a are filled, src freed.
+    nlo, nhi = _flip(fr[f, _LO], fr[f, _HI], cell[fr[f, _DST]])
+    nlo, nhi = _flip(nlo, nhi, cell[fr[f, _SRC]])
+    nlo, nhi = _flip(nlo, nhi, cell[a])
+    fr[f, _PH] = _CHILD
+    g = f + 1
+    fq[g, :] = fq[f]
+    fr[g, _M] = fr[f, _M]
+    fr[g, _LO] = nlo
+    fr[g, _HI] = nhi
+    fr[g, _E] = fr[f, _E] - 1
+    fr[g, _PH] = _ENTER
+    return g
+
+
+@nb.njit(cache=True)
+def _child(board: np.ndarray, fr: np.ndarray, arrows: np.ndarray, f: int, ret: int, best_move: np.ndarray) -> None:
+    """A child frame's answer ``ret`` taken in: the arrow taken back, the best count (and root move) kept."""
+    a = arrows[f, fr[f, _T]]
+    board[a] = EMPTY
+    fr[f, _FLAG] |= ret & _INEXACT
+    v = 1 + (ret & (_INEXACT - 1))
+    if v > fr[f, _BEST]:
+        fr[f, _BEST] = v
+        if f == 0:
+            best_move[0] = fr[f, _SRC]
+            best_move[1] = fr[f, _DST]
+            best_move[2] = a
+    fr[f, _T] += 1
+    fr[f, _PH] = _ARROW
+
 
 @nb.njit(cache=True)
 def _turns(
@@ -274,169 +400,62 @@ def _turns(
     size = board.shape[0]
     frames = 2 * _MAX_DEPTH + 8
     width = 4 * int(np.sqrt(size) - 3)  # most squares a queen reaches: 4 (n - 1)
-    phase = np.zeros(frames, dtype=np.int64)
-    fq = np.empty((frames, 4), dtype=np.int64)  # the frame's amazons
-    fm = np.empty(frames, dtype=np.int64)
-    flo = np.empty(frames, dtype=np.int64)
-    fhi = np.empty(frames, dtype=np.int64)
-    fe = np.empty(frames, dtype=np.int64)  # empty squares
-    fslot = np.empty(frames, dtype=np.int64)
-    fcode = np.empty(frames, dtype=np.int64)
-    fbest = np.empty(frames, dtype=np.int64)  # turns found (a search) or summed (parts)
-    fflag = np.empty(frames, dtype=np.int64)  # _INEXACT if some count below is a lower bound
-    fi = np.empty(frames, dtype=np.int64)  # amazon, or part, being tried
-    fj = np.empty(frames, dtype=np.int64)  # destination index
-    fkd = np.empty(frames, dtype=np.int64)
-    fka = np.empty(frames, dtype=np.int64)
-    flevel = np.empty(frames, dtype=np.int64)
-    ft = np.empty(frames, dtype=np.int64)  # arrow index
-    fsrc = np.empty(frames, dtype=np.int64)
-    fdst = np.empty(frames, dtype=np.int64)
+    fr = np.zeros((frames, _COLUMNS), dtype=np.int64)
+    fq = np.empty((frames, 4), dtype=np.int64)  # each frame's amazons
+    fp = np.empty((frames, 4, 4), dtype=np.int64)  # each frame's parts
     dests = np.empty((frames, width), dtype=np.int64)
     arrows = np.empty((frames, width), dtype=np.int64)
     crowd = np.empty((frames, width), dtype=np.int64)
-    part_of = np.empty((frames, 4), dtype=np.int64)
-    part_lo = np.empty((frames, 4), dtype=np.int64)
-    part_hi = np.empty((frames, 4), dtype=np.int64)
-    part_e = np.empty((frames, 4), dtype=np.int64)
-    fparts = np.empty(frames, dtype=np.int64)
     work = np.zeros(1 + 3 * size, dtype=np.int64)
     nodes = budget
     ret = 0
 
     f = 0
-    phase[0] = _ENTER
+    fr[0, _PH] = _ENTER
     fq[0, :m] = queens[:m]
-    fm[0] = m
-    flo[0] = lo
-    fhi[0] = hi
-    fe[0] = empties
+    fr[0, _M] = m
+    fr[0, _LO] = lo
+    fr[0, _HI] = hi
+    fr[0, _E] = empties
     while f >= 0:
-        ph = phase[f]
-        q = fq[f]
+        ph = fr[f, _PH]
         if ph == _ENTER:
-            if fe[f] == 0:
-                ret = 0
-                f -= 1
-                continue
-            # After a split the parts are searched apart (a sum, not a product,
-            # of searches); squares no amazon reaches drop out of the bound.
-            parts = _parts(board, offsets, q, fm[f], cell, work, part_of[f], part_lo[f], part_hi[f], part_e[f])
-            if parts > 1:
-                fparts[f] = parts
-                fi[f] = 0
-                fbest[f] = 0
-                fflag[f] = 0
-                phase[f] = _SUM
-                continue
-            flo[f] = part_lo[f, 0]
-            fhi[f] = part_hi[f, 0]
-            fe[f] = part_e[f, 0]
-            if fe[f] == 0:
-                ret = 0
-                f -= 1
-                continue
-            code = _code(q, fm[f], cell)
-            slot = _slot(table, flo[f], fhi[f], code)
-            fcode[f] = code
-            fslot[f] = slot
-            known = table[slot, 2] == code + 1 and table[slot, 0] == flo[f] and table[slot, 1] == fhi[f]
-            if known and (f > 0 or table[slot, 3] == 0):  # the root still needs its move
-                ret = table[slot, 3]
-                f -= 1
-                continue
-            if nodes <= 0:
-                ret = _INEXACT
-                f -= 1
-                continue
-            nodes -= 1
-            fbest[f] = 0
-            fflag[f] = 0
-            fi[f] = 0
-            phase[f] = _AMAZON
+            f, ret, nodes = _enter(board, offsets, cell, table, work, fr, fq, fp, f, nodes)
         elif ph == _AMAZON:
-            if fi[f] >= fm[f] or fbest[f] == fe[f]:
-                if fbest[f] == fe[f]:
-                    fflag[f] = 0  # the bound is met: nothing unsearched could do better
-                if fflag[f] == 0:
-                    slot = fslot[f]
-                    table[slot, 0] = flo[f]
-                    table[slot, 1] = fhi[f]
-                    table[slot, 2] = fcode[f] + 1
-                    table[slot, 3] = fbest[f]
-                ret = fbest[f] | fflag[f]
-                f -= 1
-                continue
-            fsrc[f] = q[fi[f]]
-            fkd[f] = ray_targets(board, offsets, fsrc[f], dests[f])
-            fj[f] = 0
-            phase[f] = _DEST
+            f, ret = _amazon(board, offsets, table, fr, fq, dests, f)
         elif ph == _DEST:
-            if fj[f] >= fkd[f] or fbest[f] == fe[f]:
-                fi[f] += 1
-                phase[f] = _AMAZON
+            if fr[f, _J] >= fr[f, _KD] or fr[f, _BEST] == fr[f, _E]:
+                fr[f, _I] += 1
+                fr[f, _PH] = _AMAZON
                 continue
-            fdst[f] = dests[f, fj[f]]
-            fka[f] = _step_queen(board, offsets, q, fi[f], fsrc[f], fdst[f], arrows[f], crowd[f])
-            flevel[f] = 0
-            ft[f] = 0
-            phase[f] = _ARROW
+            fr[f, _DST] = dests[f, fr[f, _J]]
+            fr[f, _KA] = _step_queen(board, offsets, fq[f], fr[f, _I], fr[f, _SRC], fr[f, _DST], arrows[f], crowd[f])
+            fr[f, _LEVEL] = 0
+            fr[f, _T] = 0
+            fr[f, _PH] = _ARROW
         elif ph == _ARROW:
-            t, level = _next_arrow(ft[f], flevel[f], fka[f], crowd[f], fbest[f], fe[f])
-            if level >= 9 or fbest[f] == fe[f]:
-                _step_back(board, q, fi[f], fsrc[f], fdst[f])
-                fj[f] += 1
-                phase[f] = _DEST
-                continue
-            ft[f] = t
-            flevel[f] = level
-            a = arrows[f, t]
-            board[a] = ARROW
-            # dst and a are filled, src freed.
-            nlo, nhi = _flip(flo[f], fhi[f], cell[fdst[f]])
-            nlo, nhi = _flip(nlo, nhi, cell[fsrc[f]])
-            nlo, nhi = _flip(nlo, nhi, cell[a])
-            phase[f] = _CHILD
-            g = f + 1
-            fq[g, :] = q
-            fm[g] = fm[f]
-            flo[g] = nlo
-            fhi[g] = nhi
-            fe[g] = fe[f] - 1
-            phase[g] = _ENTER
-            f = g
+            f = _arrow(board, cell, fr, fq, arrows, crowd, f)
         elif ph == _CHILD:
-            a = arrows[f, ft[f]]
-            board[a] = EMPTY
-            fflag[f] |= ret & _INEXACT
-            v = 1 + (ret & (_INEXACT - 1))
-            if v > fbest[f]:
-                fbest[f] = v
-                if f == 0:
-                    best_move[0] = fsrc[f]
-                    best_move[1] = fdst[f]
-                    best_move[2] = a
-            ft[f] += 1
-            phase[f] = _ARROW
+            _child(board, fr, arrows, f, ret, best_move)
         elif ph == _SUM:
-            k = fi[f]
-            if k >= fparts[f]:
-                ret = fbest[f] | fflag[f]
+            k = fr[f, _I]
+            if k >= fr[f, _PARTS]:
+                ret = fr[f, _BEST] | fr[f, _FLAG]
                 f -= 1
                 continue
             g = f + 1
-            fm[g] = _part_queens(q, fm[f], part_of[f], k, fq[g])
-            flo[g] = part_lo[f, k]
-            fhi[g] = part_hi[f, k]
-            fe[g] = part_e[f, k]
-            phase[g] = _ENTER
-            phase[f] = _SUMMED
+            fr[g, _M] = _part_queens(fq[f], fr[f, _M], fp[f, _OF], k, fq[g])
+            fr[g, _LO] = fp[f, _PLO, k]
+            fr[g, _HI] = fp[f, _PHI, k]
+            fr[g, _E] = fp[f, _PE, k]
+            fr[g, _PH] = _ENTER
+            fr[f, _PH] = _SUMMED
             f = g
         else:  # _SUMMED
-            fbest[f] += ret & (_INEXACT - 1)
-            fflag[f] |= ret & _INEXACT
-            fi[f] += 1
-            phase[f] = _SUM
+            fr[f, _BEST] += ret & (_INEXACT - 1)
+            fr[f, _FLAG] |= ret & _INEXACT
+            fr[f, _I] += 1
+            fr[f, _PH] = _SUM
     return ret
 
 
