@@ -37,7 +37,7 @@ def free_port() -> int:
 
 def start_server(port: int, db: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "GGP_WEB_MAX_LIVE_MATCHES": "128"}
-    cmd = [sys.executable, "-m", "ggp.cli", "web", "--port", str(port), "--db", str(db)]
+    cmd = [sys.executable, "-m", "ggp", "web", "--port", str(port), "--db", str(db)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
