@@ -23,6 +23,7 @@ import ggp
 from conftest import SHARED
 from ggp.gdl import GDLGame, ProverGame
 from ggp.gdl.game import from_text, load_text
+from ggp.testing import check_game
 
 CORPUS = SHARED / "corpus"
 
@@ -159,6 +160,8 @@ def test_sheet_loads_and_replays_every_traced_game(name: str) -> None:
     game = ggp.load(CORPUS / "kif" / f"{name}.kif")
     assert isinstance(game, ProverGame if name in ON_PROVER else GDLGame), f"{name}: {type(game).__name__}"
     assert replay(game, name) > 0
+    # and the Game API's promises, along a random walk (short on the prover, which steps slowly)
+    assert check_game(game, walks=1, max_steps=5 if name in ON_PROVER else 40, moves_per_role=8) > 0
 
 
 @pytest.mark.usefixtures("fresh_cache")

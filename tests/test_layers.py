@@ -6,7 +6,7 @@ collected, absolute and relative, at module level and inside functions alike,
 and each must point to the same layer or a lower one:
 
 ====  ===========================================================================
-0     ``ggp.core``: the Game API, errors, KIF, kernels
+0     ``ggp.core``: the Game API, errors, KIF, kernels; ``ggp.testing``, the Game API's conformance check
 1     ``ggp.games``, ``ggp.gdl``: the games themselves
 1.5   ``ggp`` (the package's ``__init__``) and ``ggp.registry``: the front door,
       ``ggp.load``. They sit above the games because they list them, and below
@@ -41,6 +41,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: Layer of each part of the package, by the longest matching module-name prefix.
 LAYERS: dict[str, float] = {
     "ggp.core": 0,
+    "ggp.testing": 0,
     "ggp.games": 1,
     "ggp.gdl": 1,
     "ggp": 1.5,
