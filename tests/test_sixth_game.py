@@ -23,6 +23,7 @@ from ggp.core.errors import StateFormatError
 from ggp.core.kernels import make_kernel
 from ggp.core.native import NativeGame, NativeState
 from ggp.registry import register, unregister
+from ggp.testing import check_game
 
 # --8<-- [start:kernel]
 STONES, TURN = 0, 1  # the state array: stones left, the role to take
@@ -158,6 +159,7 @@ def test_the_registry_and_the_game_api_know_it(nim: ggp.Game) -> None:
     s = nim.apply_actions(s, [0, 3])
     assert nim.state_to_dict(s) == {"game": "nim", "stones": 1, "to_take": "first"}
     assert isinstance(s, NativeState) and nim.state_from_json(nim.state_to_json(s)) == s
+    assert check_game(nim, walks=5) > 5  # and every promise of the Game API, along random games
 
 
 def test_the_command_line_serves_it(nim: ggp.Game, capsys: pytest.CaptureFixture[str]) -> None:
