@@ -23,10 +23,18 @@ from .kernels import Kernel, NativeRules
 from .kif import KifSyntaxError, Term, parse_term, term_text
 
 
-class NativeState(State):
+class KernelState(State):
+    """A state of a :class:`KernelGame`, which keeps with it what the game has worked out about it (each
+    role's legal actions and moves): a state is a value, so the answers never change."""
+
+    __slots__ = ("_memo",)
+    _memo: dict[Any, Any] | None
+
+
+class NativeState(KernelState):
     """A state of a native game: its array, read-only, and the game it belongs to."""
 
-    __slots__ = ("_array", "_game", "_hash", "_memo")
+    __slots__ = ("_array", "_game", "_hash")
 
     def __init__(self, game: NativeGame, array: np.ndarray) -> None:
         self._game = game
@@ -189,7 +197,15 @@ class KernelGame(Game):
         return actions
 
     def _memo_of(self, state: State) -> dict[Any, Any]:
-        """What this game has worked out about ``state`` (a value: the answers never change)."""
+        """What this game has worked out about ``state`` (a value: the answers never change), kept with it."""
+        s = self._state_of(state)
+        memo: dict[Any, Any] | None = s._memo
+        if memo is None:
+            memo = s._memo = {}
+        return memo
+
+    def _state_of(self, state: State) -> KernelState:
+        """``state``, checked to be one of this game's; TypeError for another game's state."""
         raise NotImplementedError
 
     def is_terminal(self, state: State) -> bool:
@@ -238,13 +254,6 @@ class NativeGame(KernelGame):
 
     def _wrap(self, array: np.ndarray) -> NativeState:
         return NativeState(self, array)
-
-    def _memo_of(self, state: State) -> dict[Any, Any]:
-        s = self._state_of(state)
-        memo = s._memo
-        if memo is None:
-            memo = s._memo = {}
-        return memo
 
     def _array_of(self, state: State) -> np.ndarray:
         return self._state_of(state)._array

@@ -16,7 +16,7 @@ from ..core.errors import MoveSyntaxError, StateFormatError
 from ..core.game import Move, State
 from ..core.kernels import rng_state
 from ..core.kif import KifSyntaxError, Term, parse_term, term_text
-from ..core.native import KernelGame
+from ..core.native import KernelGame, KernelState
 from .differential_step import dn_playouts
 from .evaluate import pn_goals, pn_load, pn_playouts
 from .grounder import GroundingTooLarge, ground
@@ -44,10 +44,10 @@ def _stage(what: str | None) -> None:
         _STAGES[threading.get_ident()] = what
 
 
-class GDLState(State):
+class GDLState(KernelState):
     """A state of a GDL game: which base propositions hold (one byte each, 0 or 1)."""
 
-    __slots__ = ("_array", "_bits", "_game", "_hash", "_memo")
+    __slots__ = ("_array", "_bits", "_game", "_hash")
 
     def __init__(self, game: GDLGame, bits: bytes) -> None:
         self._game = game
@@ -164,7 +164,7 @@ class GDLGame(FactsView, KernelGame):
         _stage(None)
 
     # --- evaluation --------------------------------------------------------------------------
-    def _state(self, state: State) -> GDLState:
+    def _state_of(self, state: State) -> GDLState:
         if not isinstance(state, GDLState) or (state._game is not self and state._game.fingerprint != self.fingerprint):
             got = state.game.name if isinstance(state, State) else type(state).__name__
             raise TypeError(f"{self.name}: expected a state of {self.name}, got {got}")
@@ -204,11 +204,9 @@ class GDLGame(FactsView, KernelGame):
         return self._initial
 
     def legal_moves(self, state: State, role: str) -> tuple[Move, ...]:
-        s = self._state(state)
+        s = self._state_of(state)
         r = self.role_index(role)
-        memo = s._memo
-        if memo is None:
-            memo = s._memo = {}
+        memo = self._memo_of(s)
         moves: tuple[Move, ...] | None = memo.get((r,))
         if moves is None:
             listed = self._moves[r]
@@ -218,18 +216,9 @@ class GDLGame(FactsView, KernelGame):
             memo[(r,)] = moves
         return moves
 
-    def _memo_of(self, state: State) -> dict[Any, Any]:
-        s = self._state(state)
-        memo = s._memo
-        if memo is None:
-            memo = s._memo = {}
-        return memo
-
     def is_terminal(self, state: State) -> bool:
-        s = self._state(state)
-        memo = s._memo
-        if memo is None:
-            memo = s._memo = {}
+        s = self._state_of(state)
+        memo = self._memo_of(s)
         over: bool | None = memo.get(-1)
         if over is None:
             over = memo[-1] = bool(self.kernel.terminal(self._context(), s.array))
@@ -258,13 +247,13 @@ class GDLGame(FactsView, KernelGame):
         return GDLState(self, arr.tobytes())
 
     def _array_of(self, state: State) -> np.ndarray:
-        return self._state(state).array
+        return self._state_of(state).array
 
     def _wrap(self, array: np.ndarray) -> GDLState:
         return GDLState(self, array.tobytes())
 
     def goals(self, state: State) -> tuple[int, ...]:
-        s = self._state(state)
+        s = self._state_of(state)
         vals = self._values(s).copy()
         n = len(self.roles)
         best = np.zeros(n, dtype=np.int64)
@@ -317,7 +306,7 @@ class GDLGame(FactsView, KernelGame):
 
     # --- presentation and storage --------------------------------------------------------------
     def state_facts(self, state: State) -> list[str]:
-        s = self._state(state)
+        s = self._state_of(state)
         texts = self.propnet.base_texts
         bits = s._bits
         return [texts[i] for i in range(len(bits)) if bits[i]]
@@ -393,7 +382,7 @@ class GDLGame(FactsView, KernelGame):
         """
         if incremental is None:
             incremental = self._incremental_is_faster()
-        start = self._state(state) if state is not None else self._initial
+        start = self._state_of(state) if state is not None else self._initial
         goals = np.zeros((count, len(self.roles)), dtype=np.int64)
         lengths = np.zeros(count, dtype=np.int64)
         error = np.zeros(2, dtype=np.int64)
