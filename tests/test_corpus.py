@@ -177,6 +177,7 @@ def test_sheet_ggp_base_could_not_trace_loads_and_plays(name: str) -> None:
         joint = [game.legal_moves(state, role)[0] for role in game.roles]
         state = game.next_state(state, joint)
     assert game.state_facts(state)
+    assert check_game(game, walks=1, max_steps=5, moves_per_role=8) > 0
 
 
 def test_ci_third_holds_the_slowest_sheets_and_a_third_of_all() -> None:
