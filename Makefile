@@ -25,11 +25,17 @@ play: $(BIN)/.installed
 ## NUMBA_BOUNDSCHECK, so the first run compiles into a cache of its own. It installs Debian's chromium for the
 ## browser tests first when it is missing and you may install packages (root or password-less sudo); otherwise
 ## those tests are skipped and the run's last line says how many and how to enable them.
+## The first match after a bare start runs alone, as a first match does: beside the suite's other worker its
+## 2 s moves ran out of time now and then (a search batch that ends late on a crowded machine), which says
+## nothing about readiness. Beside a CPU hog on every core it played 0 random moves of 68 (README).
+FIRST_MATCH := tests/test_first_match.py::test_a_bare_installs_first_match_on_an_unseen_sheet_plays_no_random_move
 BOUNDS := NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-boundscheck
 test: $(BIN)/.installed chromium
 	status=0; \
 	$(BOUNDS) $(BIN)/python -m pytest -q -n 2 --dist worksteal --durations 15 -m "bounds_checked and not slow" || status=$$?; \
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations 15 -m "not bounds_checked or slow" || status=$$?; \
+	$(BIN)/python -m pytest -q -p no:xdist $(FIRST_MATCH) || status=$$?; \
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations 15 -m "not bounds_checked or slow" \
+		--deselect $(FIRST_MATCH) || status=$$?; \
 	exit $$status
 
 ## make test-stress: the timing-sensitive tests (marked timing) beside a CPU hog, a busy process on every core,
