@@ -15,9 +15,9 @@ import pytest
 
 import ggp
 from ggp.agents import make_agent
-from ggp.agents.amazons_endgame import new_table, solve
 from ggp.core.kernels import rng_state
-from ggp.games.amazons import random_turns
+from ggp.games.amazons.endgame import new_table, solve
+from ggp.games.amazons.rules import random_turns
 from rules_reference import amazons_board, queen_reach
 
 GAME = ggp.load("amazons_8x8")

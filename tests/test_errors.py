@@ -53,14 +53,15 @@ def test_game_names_lists_the_built_in_games_after_a_game_is_loaded() -> None:
 
 
 def test_every_built_in_game_has_a_rule_sheet() -> None:
-    """A game is a module, a rule sheet in ggp/games/rules and a register line: the two lists agree."""
+    """A built-in game is named in its family's FAMILY record and has a sheet in the family's folder: the two
+    lists agree."""
     from ggp.gdl import BUILTIN_RULES
 
     assert list(BUILTIN_RULES) == ggp.game_names() == GAME_NAMES
 
 
 def test_a_registered_game_loads_by_name_once_and_is_listed() -> None:
-    from ggp.games.wallmaze import WallMaze
+    from ggp.games.wallmaze.rules import WallMaze
     from ggp.registry import unregister
 
     made: list[object] = []
@@ -85,7 +86,7 @@ def test_a_registered_game_loads_by_name_once_and_is_listed() -> None:
 def test_a_game_registered_by_reference_is_imported_on_its_first_load() -> None:
     from ggp.registry import unregister
 
-    ggp.register("maze_by_name", "ggp.games.wallmaze:WallMaze")
+    ggp.register("maze_by_name", "ggp.games.wallmaze.rules:WallMaze")
     try:
         assert ggp.load("maze_by_name").name == "wallmaze"
     finally:
@@ -95,10 +96,10 @@ def test_a_game_registered_by_reference_is_imported_on_its_first_load() -> None:
 @pytest.mark.parametrize(
     ("name", "factory", "why"),
     [
-        ("wallmaze", "ggp.games.wallmaze:WallMaze", "already registered"),
-        ("Big Maze", "ggp.games.wallmaze:WallMaze", "lower case letters"),
-        ("", "ggp.games.wallmaze:WallMaze", "lower case letters"),
-        ("maze2", "ggp.games.wallmaze.WallMaze", "package.module:attribute"),
+        ("wallmaze", "ggp.games.wallmaze.rules:WallMaze", "already registered"),
+        ("Big Maze", "ggp.games.wallmaze.rules:WallMaze", "lower case letters"),
+        ("", "ggp.games.wallmaze.rules:WallMaze", "lower case letters"),
+        ("maze2", "ggp.games.wallmaze.rules.WallMaze", "package.module:attribute"),
         ("maze2", 42, "a callable"),
     ],
 )

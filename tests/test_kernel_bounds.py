@@ -380,9 +380,9 @@ def test_an_amazon_that_cannot_fire_ends_the_rollout() -> None:
     assert game.is_terminal(state) and game.goals(state) == (0, 100)
     assert rollouts(game.kernel, state.array, 30, seed=1).tolist() == [[0, 100]] * 30
 
-    from ggp.agents.amazons import evaluate
     from ggp.core.kernels import rng_state
-    from ggp.games.amazons import random_turns
+    from ggp.games.amazons.player import evaluate
+    from ggp.games.amazons.rules import random_turns
 
     s = state.array.copy()
     assert not random_turns(s, rng_state(1), 5)
@@ -514,9 +514,9 @@ def test_vector_game_refuses_bad_seeds(seed: Any) -> None:
 
 # --- the players' own compiled code ----------------------------------------------------------------
 def test_amazons_endgame_solver_on_tiny_tables_and_budgets() -> None:
-    from ggp.agents.amazons_endgame import MAX_TABLE_BITS, new_table, solve
     from ggp.core.kernels import rng_state
-    from ggp.games.amazons import random_turns
+    from ggp.games.amazons.endgame import MAX_TABLE_BITS, new_table, solve
+    from ggp.games.amazons.rules import random_turns
 
     game = native("amazons_8x8")
     rng = rng_state(7)
@@ -555,7 +555,7 @@ def test_amazons_endgame_solver_on_tiny_tables_and_budgets() -> None:
 
 def test_amazons_player_and_evaluation_along_a_game() -> None:
     from ggp.agents import make_agent
-    from ggp.agents.amazons import evaluate
+    from ggp.games.amazons.player import evaluate
 
     game = native("amazons_8x8")
     for state in random_game(game, seed=3, every=5):
@@ -576,7 +576,7 @@ def test_amazons_player_and_evaluation_along_a_game() -> None:
 
 def test_wallmaze_player_helpers_check_their_arguments() -> None:
     from ggp.agents.uct import UCTSearch
-    from ggp.agents.wallmaze import hold_values, move_chances, reply_values, solve, table, wallmaze_leaf
+    from ggp.games.wallmaze.player import hold_values, move_chances, reply_values, solve, table, wallmaze_leaf
 
     game = native("wallmaze")
     actions, chances = np.empty(5, dtype=np.int64), np.empty(5)
@@ -608,7 +608,7 @@ def test_wallmaze_player_helpers_check_their_arguments() -> None:
 
 
 def test_bomberman_solver_on_a_small_graph_and_a_full_table() -> None:
-    from ggp.agents.bomberman import ILLEGAL, NA, _explore_template, _solve, _values_vs_random, solution
+    from ggp.games.bomberman.player import ILLEGAL, NA, _explore_template, _solve, _values_vs_random, solution
 
     # Three positions: 0 -> 1 -> 2 -> 0 by (noop, noop); from 0, role 0's move 1 burns role 1, role 1's move 1 burns 0.
     succ = np.full((3, NA, NA), ILLEGAL, dtype=np.int32)

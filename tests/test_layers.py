@@ -7,12 +7,12 @@ and each must point to the same layer or a lower one:
 
 ====  ===========================================================================
 0     ``ggp.core``: the Game API, errors, KIF, kernels; ``ggp.testing``, the Game API's conformance check
-1     ``ggp.games``, ``ggp.gdl``: the games themselves
+1     ``ggp.games``, ``ggp.gdl``: the games themselves (a family's rules, kernel, notation and view)
 1.5   ``ggp`` (the package's ``__init__``) and ``ggp.registry``: the front door,
       ``ggp.load``. They sit above the games because they list them, and below
       everything that plays them. They import the games and ``ggp.gdl`` only
       inside functions, so that ``import ggp`` stays light (checked below).
-2     ``ggp.agents``
+2     ``ggp.agents``, and each game family's player (``ggp.games.FAMILY.player``), which builds on them
 3     ``ggp.match``
 4     ``ggp.protocol``, ``ggp.web``, ``ggp.cli``, ``ggp.vector`` (the RL API),
       ``ggp.rl`` (PettingZoo, Gymnasium, OpenSpiel), ``ggp.bench``, ``ggp.__main__``
@@ -135,6 +135,10 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
 
 
 def layer_of(name: str) -> float | None:
+    # a family's player sits with the agents it builds on; the rest of its package with the games
+    parts = name.split(".")
+    if parts[:2] == ["ggp", "games"] and len(parts) >= 4 and parts[3] == "player":
+        return LAYERS["ggp.agents"]
     # "ggp" names the package's __init__ alone: a module of ggp that no entry covers has no layer
     best = max((p for p in LAYERS if name == p or (p != "ggp" and name.startswith(p + "."))), key=len, default=None)
     return None if best is None else LAYERS[best]
@@ -366,7 +370,14 @@ def test_checker_names_a_module_of_no_layer(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "layer"),
-    [("ggp.core.kif", 0), ("ggp.games.amazons", 1), ("ggp.registry", 1.5), ("ggp.cli.play", 4), ("ggp", 1.5)],
+    [
+        ("ggp.core.kif", 0),
+        ("ggp.games.amazons.rules", 1),
+        ("ggp.games.amazons.player", 2),
+        ("ggp.registry", 1.5),
+        ("ggp.cli.play", 4),
+        ("ggp", 1.5),
+    ],
 )
 def test_layer_of_uses_the_longest_prefix(name: str, layer: float) -> None:
     assert layer_of(name) == layer

@@ -11,7 +11,7 @@ import pytest
 import ggp
 from conftest import read_traces
 from ggp.agents import make_agent
-from ggp.agents.amazons import evaluate
+from ggp.games.amazons.player import evaluate
 
 SPECS = {
     "amazons_10x10": ["random", "mcts:sims=60", "amazons:sims=60"],

@@ -182,8 +182,8 @@ def test_observation_planes_of_the_built_in_games() -> None:
     white = obs["white"]["observation"]
     assert white[..., 4].all() and white[..., 5].sum() == 1  # fire phase; the amazon that moved fires
     assert np.array_equal(white[..., 5] * white[..., 0], white[..., 5])
-    from ggp.games.bomberman import BLOCKED_EAST, BLOCKED_NORTH
-    from ggp.games.wallmaze import MAP
+    from ggp.games.bomberman.rules import BLOCKED_EAST, BLOCKED_NORTH
+    from ggp.games.wallmaze.rules import MAP
 
     wm = rl.parallel_env("wallmaze")
     obs, _ = wm.reset()

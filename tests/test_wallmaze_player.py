@@ -11,10 +11,10 @@ import pytest
 
 import ggp
 from ggp.agents import make_agent
-from ggp.agents.wallmaze import RACER_GREED, OpponentModel, move_chances, reply_values, table
 from ggp.core.game import State
-from ggp.games.wallmaze import apply as apply_moves
-from ggp.games.wallmaze import cell, legal
+from ggp.games.wallmaze.player import RACER_GREED, OpponentModel, move_chances, reply_values, table
+from ggp.games.wallmaze.rules import apply as apply_moves
+from ggp.games.wallmaze.rules import cell, legal
 
 GAME = ggp.load("wallmaze")
 

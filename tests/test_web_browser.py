@@ -138,7 +138,7 @@ def test_an_amazons_move_takes_three_clicks(server: BackgroundServer, page: Any)
 def test_bomberman_bomb_counts_down_and_burns(server: BackgroundServer, page: Any) -> None:
     gid = new_game(page, server, "bomberman2p", {"bomberman": "human", "bomberwoman": "random:seed=2"})
     page.goto(f"{server.url}/games/{gid}")
-    expect(page.locator("#drop-bomb")).to_be_enabled()
+    expect(page.locator("#move-bomb")).to_be_enabled()
     page.keyboard.press(" ")  # drop a bomb on (1,1)
     step_is(page, 1)
     timers = page.locator("#board text.bomb-timer")

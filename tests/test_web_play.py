@@ -76,7 +76,7 @@ def test_home_names_the_games_and_offers_one_click_play(client: TestClient) -> N
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
 def test_play_the_computer_at_a_level(client: TestClient, level: str) -> None:
-    spec, seconds = ui.LEVELS["wallmaze"][level]
+    spec, seconds = ui.levels(ggp.load("wallmaze"))[level]
     view = play(client, game="wallmaze", mode="computer", level=level, side="black")
     assert view["players"] == {"white": spec, "black": "human"}
     assert view["mine"] == ["black"] and view["settings"]["agent_time"] == min(seconds, FAST.max_agent_time)
@@ -84,9 +84,10 @@ def test_play_the_computer_at_a_level(client: TestClient, level: str) -> None:
 
 
 def test_levels_differ_and_bad_choices_are_refused(client: TestClient) -> None:
-    for family, table in ui.LEVELS.items():
-        assert list(table) == ["easy", "medium", "hard"], family
-        assert table["easy"] != table["hard"], family
+    for name in ggp.game_names():
+        table = ui.levels(ggp.load(name))
+        assert list(table) == ["easy", "medium", "hard"], name
+        assert table["easy"] != table["hard"], name
     assert client.post("/api/play", json={"game": "wallmaze", "level": "expert"}).status_code == 400
     r = client.post("/api/play", json={"game": "wallmaze", "side": "red"})
     assert r.status_code == 400 and "no role 'red'" in r.json()["detail"]

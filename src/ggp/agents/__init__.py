@@ -15,42 +15,85 @@ the class), and each value is converted by that parameter's annotation
 ValueError naming the agent, the option and its range, and so does the agent
 class itself when its ``__init__`` is wrapped by :func:`check_options`, as every
 built-in agent's is. A new agent plugs in with one line:
-``AGENTS["mcts"] = MCTSAgent``.
+``AGENTS["mcts"] = MCTSAgent``. A game family's own agents (the Amazons
+player, say) come from its :class:`~ggp.core.family.Family` record and are
+imported the first time they are asked for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-from .amazons import AmazonsAgent
+from ..registry import family_agents, resolve
 from .base import Agent
-from .bomberman import BombermanAgent
 from .mcts import MCTSAgent
 from .options import Range, check_option, check_options, convert_option, option_types
 from .uniform import RandomAgent
-from .wallmaze import WallMazeAgent
 
 #: Something that builds an agent from keyword options: usually the agent class.
 AgentFactory = Callable[..., Agent]
 
+
+class AgentRegistry(MutableMapping[str, AgentFactory]):
+    """Agents by spec name: those set here, then every game family's own (imported when first asked for).
+
+    It is a mapping like a dict: ``AGENTS["mine"] = MyAgent`` adds one, ``del AGENTS["mine"]`` removes
+    one (a family's agent too, until it is set again).
+    """
+
+    def __init__(self, own: dict[str, AgentFactory]) -> None:
+        self._own = dict(own)
+        self._hidden: set[str] = set()
+
+    def _families(self) -> dict[str, str]:
+        return {name: ref for name, (_, ref) in family_agents().items() if name not in self._hidden}
+
+    def __getitem__(self, name: str) -> AgentFactory:
+        if name in self._own:
+            return self._own[name]
+        ref = self._families().get(name)
+        if ref is None:
+            raise KeyError(name)
+        return resolve(ref)
+
+    def __setitem__(self, name: str, factory: AgentFactory) -> None:
+        self._own[name] = factory
+        self._hidden.discard(name)
+
+    def __delitem__(self, name: str) -> None:
+        if name in self._own:
+            del self._own[name]
+        elif name in self._families():
+            self._hidden.add(name)
+        else:
+            raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._own
+        yield from (name for name in self._families() if name not in self._own)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._own or name in self._families()
+
+    def __repr__(self) -> str:
+        return f"AgentRegistry({sorted(self)})"
+
+
 #: The agents :func:`make_agent` knows, by spec name (lower case).
-AGENTS: dict[str, AgentFactory] = {
-    "random": RandomAgent,
-    "mcts": MCTSAgent,
-    "amazons": AmazonsAgent,
-    "bomberman": BombermanAgent,
-    "wallmaze": WallMazeAgent,
-}
+AGENTS: AgentRegistry = AgentRegistry({"random": RandomAgent, "mcts": MCTSAgent})
 
 __all__ = [
     "AGENTS",
     "Agent",
     "AgentFactory",
+    "AgentRegistry",
     "MCTSAgent",
     "RandomAgent",
     "Range",
-    "WallMazeAgent",
     "agent_options",
     "check_options",
     "describe_agents",

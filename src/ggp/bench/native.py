@@ -38,7 +38,7 @@ def _pathfinding_grid() -> str:
     That format cannot put a destination on a start cell, so each destination
     (a, b) is the open cell next to the other's start (A, B).
     """
-    from ..games.wallmaze import MAP
+    from ..games.wallmaze.rules import MAP
 
     rows = [row.replace("#", "*") for row in MAP]
     middle = len(rows) // 2

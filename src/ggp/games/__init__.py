@@ -1,6 +1,9 @@
-"""The built-in games, one module per family: amazons, bomberman, wallmaze; their rule sheets in ``rules/``.
+"""The built-in game families, one package each: ``amazons``, ``bomberman``, ``wallmaze``.
 
-``ggp.load(name)`` builds them (:mod:`ggp.registry` lists them by name, and
-``ggp.game_names()`` returns the names). A game module knows nothing of
-agents, matches or the web: it imports ``ggp.core`` only.
+A family's package holds its rules and kernel (``rules``), its player, its
+page view and its rule sheets (``*.kif``); its ``__init__`` defines ``FAMILY``
+(:class:`ggp.core.family.Family`), which names them. ``ggp.load(name)`` builds
+the games (:mod:`ggp.registry` finds the families), and a new family is one
+more package here. A family's rules import ``ggp.core`` only; its player may
+build on ``ggp.agents``; nothing here knows of matches, the web or the CLI.
 """

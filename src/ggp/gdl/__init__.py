@@ -31,6 +31,7 @@ returns it and :func:`builtin` plays it through the reasoner:
 from __future__ import annotations
 
 from importlib import resources
+from typing import Any
 
 from ..core.errors import UnknownGameError
 from .game import GDLGame, GDLState, from_text, load_file, load_text
@@ -38,14 +39,20 @@ from .parser import parse_program
 from .prover_game import ProverGame
 from .sheet import GDLError
 
-#: The games ggp ships a rule sheet for: every ``ggp/games/rules/NAME.kif`` (a new game's sheet is found there).
-BUILTIN_RULES: tuple[str, ...] = tuple(
-    sorted(
-        p.name[: -len(".kif")]
-        for p in resources.files("ggp.games").joinpath("rules").iterdir()
+
+def _sheets() -> dict[str, Any]:
+    """ggp's own rule sheets, each in its family's folder: ``ggp/games/FAMILY/NAME.kif`` by NAME."""
+    return {
+        p.name[: -len(".kif")]: p
+        for family in resources.files("ggp.games").iterdir()
+        if family.is_dir()
+        for p in family.iterdir()
         if p.name.endswith(".kif")
-    )
-)
+    }
+
+
+#: The games ggp ships a rule sheet for: every ``ggp/games/FAMILY/NAME.kif`` (a new game's sheet is found there).
+BUILTIN_RULES: tuple[str, ...] = tuple(sorted(_sheets()))
 
 
 def rules_text(name: str) -> str:
@@ -57,7 +64,7 @@ def rules_text(name: str) -> str:
     key = str(name).strip().lower()
     if key not in BUILTIN_RULES:
         raise UnknownGameError(f"no rule sheet for {name!r}; the built-in games are: {', '.join(BUILTIN_RULES)}")
-    return resources.files("ggp.games").joinpath("rules", f"{key}.kif").read_text(encoding="utf-8")
+    return str(_sheets()[key].read_text(encoding="utf-8"))
 
 
 def builtin(name: str) -> GDLGame:

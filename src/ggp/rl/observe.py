@@ -52,7 +52,7 @@ _WM_W, _WM_H, _WM_STEPS = 13, 9, 30
 
 def _wallmaze_blank() -> np.ndarray:
     """The planes of an empty maze, flat: the walls set, every other channel 0 (copied, then filled in)."""
-    from ..games import wallmaze as wm
+    from ..games.wallmaze import rules as wm
 
     planes = np.zeros((_WM_H, _WM_W, 5), dtype=np.float32)
     for c in range(_WM_W * _WM_H):
@@ -95,7 +95,7 @@ _BM_N, _BM_STEPS = 8, 50
 
 def _bomberman_blank() -> np.ndarray:
     """The planes of an empty board, flat: the barriers set, every other channel 0 (copied, then filled in)."""
-    from ..games import bomberman as bm
+    from ..games.bomberman import rules as bm
 
     planes = np.zeros((_BM_N, _BM_N, 11), dtype=np.float32)
     for x in range(1, _BM_N + 1):
@@ -224,19 +224,19 @@ class Observer:
         self.encoder: Any = _flat_enc
         #: Whether every value lies in [0, 1], so that bytes (``dtype=np.uint8``) can carry it.
         self.unit = True
-        if kind == "ggp.games.wallmaze":
-            from ..games import wallmaze as wm
+        if kind == "ggp.games.wallmaze.rules":
+            from ..games.wallmaze import rules as wm
 
             self.shape: tuple[int, ...] = (_WM_H, _WM_W, 5)
             self._one, self._batch = _wallmaze_one, _wallmaze_batch
             self._args = (_wallmaze_blank(), np.asarray(wm.TARGET, dtype=np.int64))
             self.encoder = _wallmaze_enc
-        elif kind == "ggp.games.bomberman":
+        elif kind == "ggp.games.bomberman.rules":
             self.shape = (_BM_N, _BM_N, 11)
             self._one, self._batch = _bomberman_one, _bomberman_batch
             self._args = (_bomberman_blank(), bool(getattr(game, "alternating", False)))
             self.encoder = _bomberman_enc
-        elif kind == "ggp.games.amazons":
+        elif kind == "ggp.games.amazons.rules":
             n = round((len(game.initial_array()) - 3) ** 0.5)
             self.shape = (n, n, 6)
             self._one, self._batch = _amazons_one, _amazons_batch

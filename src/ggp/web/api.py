@@ -143,7 +143,7 @@ def _catalog_routes(router: APIRouter, api: _Api) -> None:
                     "roles": list(game.roles),
                     "description": entry.description,
                     "agents": ui.agents_for(game, AGENTS),
-                    "levels": list(ui.LEVELS[ui.family(game)]),
+                    "levels": list(ui.levels(game)),
                 }
             )
         sheets = [

@@ -158,7 +158,7 @@ async def sheet_info(manager: Manager, key: str, echo: int) -> dict[str, Any]:
         "description": entry.description,
         "source": entry.source,
         "roles": list(game.roles),
-        "levels": list(ui.LEVELS["other"]),
+        "levels": list(ui.levels(game)),
         # propnet, or prover for a sheet too large to ground (slower, and only agents without a kernel play it)
         "engine": getattr(game, "engine", "native"),
     }

@@ -33,17 +33,15 @@ from typing import Any
 from ..core.errors import GGPError
 from ..core.game import Game
 from ..gdl import load_file, load_text
-from ..registry import game_names, load
+from ..registry import families, game_names, load
 from .store import Store
 
-#: Human names and one-line descriptions of the built-in games.
-BUILTIN_TITLES: dict[str, tuple[str, str]] = {
-    "amazons_10x10": ("Amazons", "Move a queen, then shoot an arrow that walls off a square; the last to move wins."),
-    "amazons_8x8": ("Amazons 8x8", "Amazons on a smaller board: quicker games, the same wall-building fight."),
-    "wallmaze": ("Wall maze", "Race your marker through a one-lane maze to the other's start; both move at once."),
-    "bomberman": ("Bomberman (turns)", "Take turns to walk and drop bombs; catch the other in the blast."),
-    "bomberman2p": ("Bomberman (simultaneous)", "Both move at once; a bomb's fire sweeps its whole row and column."),
-}
+
+def game_titles() -> dict[str, tuple[str, str]]:
+    """The registered games' human names and one-line descriptions, as their families give them."""
+    return {name: title for family in families().values() for name, title in family.titles.items()}
+
+
 #: The most sheets a directory catalog lists.
 MAX_SHEETS = 2000
 #: The largest rule sheet accepted by upload.
@@ -109,8 +107,9 @@ class Catalog:
 
     def entry(self, key: str) -> Entry:
         """The catalog entry of ``key`` (its title is the key itself when nothing better is known)."""
-        if key in BUILTIN_TITLES:
-            title, description = BUILTIN_TITLES[key]
+        titles = game_titles()
+        if key in titles:
+            title, description = titles[key]
             return Entry(key, title, description, "builtin")
         if key.startswith("sheet:"):
             stem = key[6:]

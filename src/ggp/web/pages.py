@@ -10,7 +10,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from ..agents import AGENTS
-from ..registry import game_names
+from ..registry import game_names, view_of
 from . import seats as seat_cookies
 from . import ui
 from .api_shared import NewMatch, QuickPlay, detail, quick_play, record_of, sheet_info
@@ -97,7 +97,7 @@ def _home_routes(router: APIRouter, pages: _Pages) -> None:
                     "name": name,
                     "title": entry.title,
                     "description": entry.description,
-                    "levels": list(ui.LEVELS[ui.family(game)]),
+                    "levels": list(ui.levels(game)),
                     "roles": game.roles,
                     "svg": game.svg(game.initial_state(), 260),
                     "rules": list(game.rules_summary),
@@ -259,6 +259,8 @@ def _match_routes(router: APIRouter, pages: _Pages) -> None:
             {
                 "m": pages.show(match, request, svg=True),
                 "family": page_family(match.game),
+                "controls": ui.controls(match.game),
+                "view": view_of(match.game),
                 "rules": list(match.game.rules_summary),
             },
         )

@@ -63,8 +63,18 @@ def serve(
     return 0
 
 
-#: The agents the web app's levels use (see ``ggp.web.ui.LEVELS``): warmed at launch.
-WARM_AGENTS = ("mcts", "amazons", "wallmaze", "bomberman")
+def warm_agents() -> tuple[str, ...]:
+    """The agents the web app's levels use (every family view's, see :func:`ggp.web.ui.levels`): warmed at launch.
+
+    >>> warm_agents()
+    ('amazons', 'bomberman', 'mcts', 'wallmaze')
+    """
+    from ..core.family import DEFAULT_LEVELS
+    from ..registry import families, resolve
+
+    tables = [DEFAULT_LEVELS] + [resolve(f.resolve(f.view)).levels for f in families().values() if f.view]
+    names = {spec.split(":")[0] for table in tables for spec, _ in table.values()}
+    return tuple(sorted(names - {"random"}))
 
 
 def warm_in_background() -> WarmUp:
@@ -77,7 +87,7 @@ def warm_in_background() -> WarmUp:
         print(f"ggp web: {line}", file=sys.stderr, flush=True)
 
     log("warm: compiling the games and the agents in a child process (minutes on a first start)")
-    return WarmUp(WARM_AGENTS, log, games_first=True, nice=10)
+    return WarmUp(warm_agents(), log, games_first=True, nice=10)
 
 
 def with_hosts(limits: Limits, hosts: Iterable[str]) -> Limits:

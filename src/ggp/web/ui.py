@@ -1,8 +1,10 @@
 """What the pages need to know about each game beyond the Game API.
 
-Rules in short, how each role is drawn, the board size on the play page, and
-:func:`annotate`, which tells the browser where a legal move starts and ends
-on the board (so that it can highlight cells and map clicks and keys to moves).
+A game's family says it through its view (:class:`ggp.core.family.View`):
+how moves read, what the board adds, the levels, and :func:`annotate`, which
+tells the browser where a legal move starts and ends on the board (so that it
+can highlight cells and map clicks and keys to moves). A rule sheet gets the
+generic grid view here.
 
 >>> import ggp
 >>> game = ggp.load("wallmaze")
@@ -17,68 +19,41 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.family import square as square
 from ..core.game import Game, Move, State
 from ..gdl.grid import grid_of
+from ..registry import family_agents, view_of
 
 
 def family(game: Game) -> str:
-    """``amazons``, ``bomberman``, ``wallmaze`` or ``other``: which controls the play page offers (the game says)."""
+    """The family the game belongs to (``amazons``, ``wallmaze``, ...), or ``other``: the game says."""
     return game.board_kind
 
 
-def board_svg(game: Game, state: State, size: int | None = None) -> str:
-    """The game's SVG of ``state`` at the play page's size, with what the page adds on top.
+def controls(game: Game) -> str:
+    """How the play page takes moves on the board: the family view's scheme (``move-and-shoot``,
+    ``directions``), else ``grid`` for a rule sheet whose facts describe a grid, else ``list``."""
+    scheme = view_of(game).controls
+    if scheme != "list":
+        return scheme
+    return "grid" if family(game) == "other" and grid_of(game) is not None else "list"
 
-    Bomberman: a bomb under a player gets a badge with its countdown in the cell's corner (the player's disc
-    hides the bomb's own). Wall maze: both targets are outlined on top, so that a marker does not hide them.
+
+def board_svg(game: Game, state: State, size: int | None = None) -> str:
+    """The game's SVG of ``state`` at the play page's size, with what its family's view adds on top.
+
     A rule sheet whose facts describe a grid is drawn as that grid (:func:`generic_svg`).
     """
-    fam = family(game)
-    if fam == "other" and grid_of(game) is not None:
+    if family(game) == "other" and grid_of(game) is not None:
         return generic_svg(game, state, game.board_size if size is None else size)[0]
-    svg = game.svg(state, game.board_size if size is None else size)
-    extra = ""
-    if fam == "bomberman":
-        doc = game.state_to_dict(state)
-        players = [tuple(doc[r]) for r in game.roles if isinstance(doc.get(r), list)]
-        for x, y, timer in doc.get("bombs", []):
-            box = _cell_box(svg, x, y)
-            if (x, y) in players and box is not None:
-                bx, by, w, _ = box
-                r = w / 4.2
-                cx, cy = bx + w - r, by + r
-                extra += (
-                    f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="#111" stroke="#fff" stroke-width="1"/>'
-                    f'<text x="{cx:.1f}" y="{cy + r / 2:.1f}" font-size="{1.4 * r:.0f}" fill="#fff" '
-                    f'text-anchor="middle" class="bomb-timer bomb-under">{int(timer)}</text>'
-                )
-    elif fam == "wallmaze":
-        start = game.state_to_dict(game.initial_state())
-        for role, other in zip(game.roles, reversed(game.roles), strict=True):
-            where = start.get(other)
-            box = _cell_box(svg, *where) if isinstance(where, list) else None
-            if box is not None:
-                bx, by, w, h = box
-                extra += (
-                    f'<rect x="{bx + 1:.1f}" y="{by + 1:.1f}" width="{w - 2:.1f}" height="{h - 2:.1f}" fill="none" '
-                    f'stroke="#d97706" stroke-width="2" stroke-dasharray="3 2" class="target target-{role}" '
-                    f'pointer-events="none"><title>{role}\'s target</title></rect>'
-                )
-    return svg.replace("</svg>", extra + "</svg>") if extra else svg
-
-
-def _cell_box(svg: str, x: int, y: int) -> tuple[float, float, float, float] | None:
-    """The x, y, width and height of the rectangle of cell (x, y) in a game's SVG."""
-    found = re.search(
-        rf'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"[^>]*data-cell="{x} {y}"', svg
-    )
-    return tuple(float(v) for v in found.groups()) if found else None  # type: ignore[return-value]
+    return view_of(game).decorate(game, state, game.svg(state, game.board_size if size is None else size))
 
 
 def agents_for(game: Game, registered: Mapping[str, Any]) -> list[str]:
     """The registered agents (name -> factory) to offer for ``game``: all but those made for another game.
 
-    An agent made for one game says so by its ``plays`` attribute (a Game class).
+    A family's own agents play its games only; any other agent made for one game says so by its ``plays``
+    attribute (a Game class).
 
     >>> import ggp
     >>> from ggp.agents import AGENTS
@@ -86,20 +61,21 @@ def agents_for(game: Game, registered: Mapping[str, Any]) -> list[str]:
     >>> agents_for(ggp.load("wallmaze"), built_in)
     ['mcts', 'random', 'wallmaze']
     """
+    owners = family_agents()
     out = []
-    for name, factory in registered.items():
-        plays = getattr(factory, "plays", None)
+    for name in registered:
+        if name in owners:
+            if owners[name][0] == family(game):
+                out.append(name)
+            continue
+        plays = getattr(registered[name], "plays", None)
         if plays is None or isinstance(game, plays):
             out.append(name)
     return sorted(out)
 
 
-_DIRS = {(0, 1): "north", (0, -1): "south", (1, 0): "east", (-1, 0): "west"}
-_DELTA = {v: k for k, v in _DIRS.items()}
-
-
 def annotate(game: Game, state: State, role: str, moves: list[Move] | None = None) -> list[dict[str, Any]]:
-    """Each legal move of ``role`` with where it acts on the board.
+    """Each legal move of ``role`` with where it acts on the board (the family's view says).
 
     A dict per move: ``move`` (KIF text), ``kind`` (``move``/``fire`` for
     Amazons, ``step``/``bomb``/``noop`` otherwise), ``from`` and ``to`` as
@@ -107,55 +83,17 @@ def annotate(game: Game, state: State, role: str, moves: list[Move] | None = Non
     """
     if moves is None:
         moves = sorted(game.legal_moves(state, role))
-    fam = family(game)
-    where: list[int] | None = None
-    if fam == "bomberman":
-        doc = game.state_to_dict(state)
-        where = list(doc[role])
-    out = []
-    for move in moves:
-        out.append(_annotate_one(fam, move, where))
-    return out
-
-
-def _annotate_one(fam: str, move: Move, where: list[int] | None) -> dict[str, Any]:
-    info: dict[str, Any] = {"move": move.text, "kind": "other", "from": None, "to": None, "dir": None}
-    term = move.term
-    if isinstance(term, str):
-        if term == "noop":
-            info.update(kind="noop", dir="stay" if fam == "wallmaze" else None)
-        elif term == "dropBomb" and where is not None:
-            info.update(kind="bomb", to=where)
-        return info
-    head, *args = term
-    nums = [int(a) for a in args if isinstance(a, str) and a.isdigit()]
-    if fam == "amazons" and head == "move" and len(nums) == 4:
-        info.update(kind="move", **{"from": nums[:2], "to": nums[2:]})
-    elif fam == "amazons" and head == "fire" and len(nums) == 2:
-        info.update(kind="fire", to=nums)
-    elif fam == "wallmaze" and head == "move" and len(nums) == 4:
-        delta = (nums[2] - nums[0], nums[3] - nums[1])
-        info.update(kind="step", dir=_DIRS.get(delta), **{"from": nums[:2], "to": nums[2:]})
-    elif fam == "bomberman" and head == "move" and len(args) == 1 and where is not None:
-        d = str(args[0])
-        if d == "nowhere":
-            info.update(kind="step", dir="stay", to=where, **{"from": where})
-        elif d in _DELTA:
-            dx, dy = _DELTA[d]
-            info.update(kind="step", dir=d, to=[where[0] + dx, where[1] + dy], **{"from": where})
-    return info
+    return view_of(game).annotate(game, state, role, moves)
 
 
 # --- levels: "play the computer" -------------------------------------------------------------------
-#: The levels offered by "Play the computer", easiest first, per board kind: (agent spec, seconds per move).
-#: Easy is a random player (or a shallow search where random play is no game at all); hard is the strongest
-#: agent made for the game, given more time.
-LEVELS: dict[str, dict[str, tuple[str, float]]] = {
-    "amazons": {"easy": ("mcts:sims=60", 0.5), "medium": ("amazons", 1.0), "hard": ("amazons", 4.0)},
-    "wallmaze": {"easy": ("random", 0.5), "medium": ("mcts", 1.0), "hard": ("wallmaze", 2.0)},
-    "bomberman": {"easy": ("random", 0.5), "medium": ("mcts", 1.0), "hard": ("bomberman", 1.0)},
-    "other": {"easy": ("random", 0.5), "medium": ("mcts", 1.0), "hard": ("mcts", 3.0)},
-}
+def levels(game: Game) -> Mapping[str, tuple[str, float]]:
+    """The levels "play the computer" offers for ``game``, easiest first: (agent spec, seconds per move).
+
+    Easy is a random player (or a shallow search where random play is no game at all); hard is the strongest
+    agent made for the game, given more time.
+    """
+    return view_of(game).levels
 
 
 def level(game: Game, name: str, max_time: float) -> tuple[str, float]:
@@ -169,7 +107,7 @@ def level(game: Game, name: str, max_time: float) -> tuple[str, float]:
     ...
     ValueError: level must be one of easy, medium, hard, not 'expert'
     """
-    table = LEVELS.get(family(game), LEVELS["other"])
+    table = levels(game)
     if name not in table:
         raise ValueError(f"level must be one of {', '.join(table)}, not {name!r}")
     spec, seconds = table[name]
@@ -177,11 +115,6 @@ def level(game: Game, name: str, max_time: float) -> tuple[str, float]:
 
 
 # --- readable moves ------------------------------------------------------------------------------------
-def square(x: int, y: int) -> str:
-    """A board square in chess-like notation: (3, 5) is ``c5``."""
-    return f"{chr(ord('a') + x - 1)}{y}" if 1 <= x <= 26 else f"({x},{y})"
-
-
 def readable(game: Game, move: str) -> str:
     """A move as a person reads it: ``c1-c5``, ``arrow c8``, ``east``, ``bomb``; the KIF text otherwise.
 
@@ -191,28 +124,7 @@ def readable(game: Game, move: str) -> str:
     >>> readable(ggp.load("wallmaze"), "(move 2 5 3 5)"), readable(ggp.load("bomberman"), "dropBomb")
     ('east', 'bomb')
     """
-    fam = family(game)
-    text = move.strip()
-    words = text.strip("()").split()
-    nums = [int(w) for w in words[1:] if w.isdigit()]
-    if fam == "amazons":
-        if words[:1] == ["move"] and len(nums) == 4:
-            return f"{square(nums[0], nums[1])}-{square(nums[2], nums[3])}"
-        if words[:1] == ["fire"] and len(nums) == 2:
-            return f"arrow {square(nums[0], nums[1])}"
-    elif fam == "wallmaze":
-        if words[:1] == ["move"] and len(nums) == 4:
-            return _DIRS.get((nums[2] - nums[0], nums[3] - nums[1]), text)
-        if text == "noop":
-            return "wait"
-    elif fam == "bomberman":
-        if text == "dropBomb":
-            return "bomb"
-        if words[:1] == ["move"] and len(words) == 2:
-            return "stay" if words[1] == "nowhere" else words[1]
-        if text == "noop":
-            return "wait"
-    return text
+    return view_of(game).readable(game, move)
 
 
 # --- the generic view: any rule sheet ----------------------------------------------------------------
@@ -353,16 +265,4 @@ def explain(game: Game, before: State, joint: dict[str, str], after: State) -> l
     >>> explain(maze, s, joint, maze.next_state(s, list(joint.values())))
     ['white and black both stepped onto (7, 5), so neither moved']
     """
-    if family(game) != "wallmaze":
-        return []
-    targets: dict[tuple[int, ...], list[str]] = {}
-    for role, text in joint.items():
-        words = text.strip("()").split()
-        if words[:1] == ["move"] and len(words) == 5 and all(w.isdigit() for w in words[1:]):
-            targets.setdefault(tuple(int(w) for w in words[3:]), []).append(role)
-    doc_before, doc_after = game.state_to_dict(before), game.state_to_dict(after)
-    out = []
-    for cell, roles in targets.items():
-        if len(roles) > 1 and all(doc_before.get(r) == doc_after.get(r) for r in roles):
-            out.append(f"{' and '.join(roles)} both stepped onto ({cell[0]}, {cell[1]}), so neither moved")
-    return out
+    return view_of(game).explain(game, before, joint, after)

@@ -11,6 +11,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ..core.game import Game
+from ..registry import view_of
 from . import ui
 from .live_match import LiveMatch
 from .manager import Manager
@@ -82,6 +83,8 @@ def view(
         "game": match.key,
         "title": title if title is not None else match.key,
         "family": fam,
+        "controls": ui.controls(game),
+        "turn": None if over else view_of(game).turn(game, state),
         "roles": list(match.roles),
         "players": dict(zip(match.roles, match.players, strict=True)),
         "settings": asdict(match.settings),
@@ -138,7 +141,7 @@ def summary(m: StoredMatch) -> dict[str, Any]:
 
 
 def page_family(game: Game) -> str:
-    """Which controls the play page offers: the game's own board kind, else ``grid`` for a rule sheet whose
+    """What the play page draws: the game's family (its own board), else ``grid`` for a rule sheet whose
     facts describe a board, else ``facts`` (a list of facts and the legal moves)."""
     fam = ui.family(game)
     if fam != "other":

@@ -217,7 +217,9 @@
   // --- the play / watch page ----------------------------------------------------------------------
   function playPage(hub) {
     const id = document.body.dataset.gameId;
-    const family = document.body.dataset.family;
+    // how the board takes moves: the family view's scheme (move-and-shoot, directions), grid, or list
+    const controls = document.body.dataset.controls;
+    const buttons = JSON.parse(document.body.dataset.buttons || "{}"); // more buttons of the direction pad, by move kind
     const board = $("board");
     let view = JSON.parse($("initial-view").textContent);
     let mine = new Set(view.mine || []); // the seats this browser owns (its cookie holds their tokens)
@@ -468,13 +470,10 @@
 
     function describeTurn() {
       if (view.terminal) return "Game over";
-      const s = view.state;
       const parts = [];
       const doing = view.to_act.filter((r) => !view.submitted.includes(r) || view.awaiting.includes(r));
-      if (family === "amazons") {
-        const who = s.to_act;
-        const what = s.phase === "move" ? "to move an amazon" : `to fire an arrow from (${s.just_moved.join(", ")})`;
-        parts.push(`${who} ${what}`);
+      if (view.turn) {
+        parts.push(view.turn);
       } else if (view.to_act.length > 1) {
         parts.push(`${view.to_act.join(" and ")} move together`);
       } else if (view.to_act.length === 1) {
@@ -522,7 +521,7 @@
         return;
       }
       box.append(el("div", { class: "you" }, `Your move as `, el("b", {}, role)));
-      if (family === "bomberman" || family === "wallmaze") {
+      if (controls === "directions") {
         const pad = el("div", { class: "dpad" });
         for (const [dir, glyph, title] of DIR_BUTTONS) {
           const m = moves.find((mv) => mv.dir === dir);
@@ -541,17 +540,13 @@
           );
         }
         box.append(pad);
-        if (family === "bomberman") {
-          const bomb = moves.find((mv) => mv.kind === "bomb");
+        for (const [kind, label] of Object.entries(buttons)) {
+          const m = moves.find((mv) => mv.kind === kind);
           box.append(
-            el(
-              "button",
-              { class: "bomb", id: "drop-bomb", disabled: !bomb, onclick: () => bomb && submit(bomb.move) },
-              "drop bomb (space)",
-            ),
+            el("button", { class: kind, id: `move-${kind}`, disabled: !m, onclick: () => m && submit(m.move) }, label),
           );
         }
-      } else if (family === "amazons") {
+      } else if (controls === "move-and-shoot") {
         const fire = moves.some((m) => m.kind === "fire");
         box.append(
           el(
@@ -566,7 +561,7 @@
                   : "Click one of your amazons (green) to pick it.",
           ),
         );
-      } else if (family === "grid") {
+      } else if (controls === "grid") {
         box.append(
           el(
             "p",
@@ -591,12 +586,12 @@
 
     function highlight() {
       clearMarks(board);
-      if (family === "amazons") lastAmazonsMove();
+      if (controls === "move-and-shoot") lastAmazonsMove();
       if (cursor) markCursor();
       if (view.terminal) return;
       const moves = legal();
-      if (family === "grid") return highlightGrid(moves);
-      if (family === "amazons") {
+      if (controls === "grid") return highlightGrid(moves);
+      if (controls === "move-and-shoot") {
         const fire = moves.filter((m) => m.kind === "fire");
         if (view.state.just_moved) mark(board, view.state.just_moved, "sel");
         if (fire.length) {
@@ -675,7 +670,7 @@
     }
 
     function markCursor() {
-      if (family === "grid") markGrid(cursor.join(" "), "cursor");
+      if (controls === "grid") markGrid(cursor.join(" "), "cursor");
       else mark(board, cursor, "cursor");
     }
 
@@ -901,7 +896,7 @@
     function cellClick(xy) {
       const moves = legal();
       if (!xy || !moves.length || sending) return;
-      if (family === "amazons") {
+      if (controls === "move-and-shoot") {
         const fire = moves.filter((m) => m.kind === "fire");
         if (fire.length) {
           const m = fire.find((f) => same(f.to, xy));
@@ -941,7 +936,7 @@
     }
 
     board.addEventListener("click", (ev) => {
-      if (family === "grid") {
+      if (controls === "grid") {
         const rect = ev.target.closest && ev.target.closest("[data-gcell]");
         if (rect && legal().length && !sending) {
           cursor = rect.getAttribute("data-gcell").split(" ").map(Number);
@@ -957,7 +952,7 @@
     // The cursor of the boards played by picking squares: arrow keys move it, Enter or space picks its square.
     function moveCursor(key) {
       const DELTA = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
-      if (family === "grid") {
+      if (controls === "grid") {
         const cells = [...board.querySelectorAll("[data-gcell]")].map((r) => r.getAttribute("data-gcell").split(" ").map(Number));
         if (!cells.length) return;
         const nx = Math.max(...cells.map((c) => c[0])) + 1;
@@ -973,7 +968,7 @@
         cursor = [Math.min(n, Math.max(1, cursor[0] + d[0])), Math.min(n, Math.max(1, cursor[1] + d[1]))];
       }
       highlight();
-      const name = family === "grid" ? `square ${cursor[0] + 1}, ${cursor[1] + 1}` : `square ${sq(cursor)}`;
+      const name = controls === "grid" ? `square ${cursor[0] + 1}, ${cursor[1] + 1}` : `square ${sq(cursor)}`;
       $("announce").textContent = name;
     }
 
@@ -982,20 +977,20 @@
       // Enter and space on a focused button or link work that button, not the board
       if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest && ev.target.closest("button, a, summary")) return;
       if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-      if (family !== "bomberman" && family !== "wallmaze") {
+      if (controls !== "directions") {
         if (ev.key === "Escape" && (selected || dest)) {
           if (dest) dest = null;
           else selected = null;
           renderControls();
           return;
         }
-        if (family !== "amazons" && family !== "grid") return;
+        if (controls !== "move-and-shoot" && controls !== "grid") return;
         if (ev.key in { ArrowUp: 1, ArrowDown: 1, ArrowLeft: 1, ArrowRight: 1 }) {
           ev.preventDefault();
           moveCursor(ev.key);
         } else if ((ev.key === "Enter" || ev.key === " ") && cursor) {
           ev.preventDefault();
-          if (family === "grid") gridClick(cursor.join(" "));
+          if (controls === "grid") gridClick(cursor.join(" "));
           else cellClick(cursor);
         }
         return;

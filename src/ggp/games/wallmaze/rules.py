@@ -22,10 +22,10 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from ..core.errors import MoveSyntaxError, StateFormatError
-from ..core.game import Move, State
-from ..core.kernels import make_kernel
-from ..core.native import NativeGame
+from ...core.errors import MoveSyntaxError, StateFormatError
+from ...core.game import Move, State
+from ...core.kernels import make_kernel
+from ...core.native import NativeGame
 
 W, H = 13, 9
 MAP = (  # y = 9 at the top, as in RULES.md

@@ -22,10 +22,10 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from ..core.errors import MoveSyntaxError, StateFormatError
-from ..core.game import Move, State
-from ..core.kernels import make_kernel
-from ..core.native import NativeGame
+from ...core.errors import MoveSyntaxError, StateFormatError
+from ...core.game import Move, State
+from ...core.kernels import make_kernel
+from ...core.native import NativeGame
 
 N = 8
 MAN, WOMAN, STEP, BOMB3, BOMB2, BOMB1, BOMB0, FIRE = range(8)

@@ -23,10 +23,10 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from ..core.errors import MoveSyntaxError, StateFormatError
-from ..core.game import Move, State
-from ..core.kernels import make_kernel, rng_below, with_sizes
-from ..core.native import NativeGame
+from ...core.errors import MoveSyntaxError, StateFormatError
+from ...core.game import Move, State
+from ...core.kernels import make_kernel, rng_below, with_sizes
+from ...core.native import NativeGame
 
 EMPTY, WHITE, BLACK, ARROW = 0, 1, 2, 3
 NONE = 255

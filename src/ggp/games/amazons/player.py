@@ -23,7 +23,7 @@ side left without moves scores as lost.
 
 Once the board itself has split into regions that each hold one side's
 amazons only, the player stops searching and plays the endgame solved by
-:mod:`ggp.agents.amazons_endgame`: a turn that keeps the most turns for itself.
+:mod:`ggp.games.amazons.endgame`: a turn that keeps the most turns for itself.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..core.errors import StateFormatError
-from ..core.game import Game, Move, State
-from ..games.amazons import EMPTY, Amazons, check_array, padded_board, random_turns
-from .amazons_endgame import BUDGET, Endgame, new_table, solve
-from .mcts import MCTSAgent, budget
+from ...agents.mcts import MCTSAgent, budget
+from ...core.errors import StateFormatError
+from ...core.game import Game, Move, State
+from .endgame import BUDGET, Endgame, new_table, solve
+from .rules import EMPTY, Amazons, check_array, padded_board, random_turns
 
 FAR = 99  # distance of a square a side cannot reach
 PLIES = 2  # random turns played below a leaf before it is scored

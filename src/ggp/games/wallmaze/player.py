@@ -53,11 +53,11 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from ..core.game import Game, Move, State
-from ..core.kernels import rng_below
-from ..games.wallmaze import NEXT, NOOP, OPEN, STEP, TARGET, TIMEOUT, WallMaze, check_array, goals, legal, terminal
-from ..games.wallmaze import apply as apply_moves
-from .mcts import MCTSAgent
+from ...agents.mcts import MCTSAgent
+from ...core.game import Game, Move, State
+from ...core.kernels import rng_below
+from .rules import NEXT, NOOP, OPEN, STEP, TARGET, TIMEOUT, WallMaze, check_array, goals, legal, terminal
+from .rules import apply as apply_moves
 
 OWN_GREED = 0.8  # chance that our own rollout step follows a shortest path
 PRIOR = (0.5, 4.0)  # the opponent's greed before any evidence: mean and weight in moves

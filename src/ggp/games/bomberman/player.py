@@ -31,12 +31,12 @@ from typing import Annotated
 import numba as nb
 import numpy as np
 
-from ..core.cache import cache_folder, write_whole
-from ..core.game import Game, Move, State
-from ..core.kernels import Kernel
-from ..games.bomberman import ACTIONS, BOMB0, BOMB1, BOMB2, BOMB3, DROP, MAN, NEXT, STEP, WOMAN, Bomberman
-from .base import Agent
-from .options import MAX_SEED, Range, check_options
+from ...agents.base import Agent
+from ...agents.options import MAX_SEED, Range, check_options
+from ...core.cache import cache_folder, write_whole
+from ...core.game import Game, Move, State
+from ...core.kernels import Kernel
+from .rules import ACTIONS, BOMB0, BOMB1, BOMB2, BOMB3, DROP, MAN, NEXT, STEP, WOMAN, Bomberman
 
 ILLEGAL = -9  # no such joint action
 BURNED = (-2, -3, -4)  # role 0 burned alone, role 1 burned alone, both burned

@@ -38,8 +38,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..core.native import NativeState
-from ..games.amazons import ARROW, EMPTY, check_array, padded_board, ray_targets
+from ...core.native import NativeState
+from .rules import ARROW, EMPTY, check_array, padded_board, ray_targets
 
 #: Nodes one region's search may visit by default (a few tenths of a second at most).
 BUDGET = 100_000
