@@ -45,7 +45,8 @@ class Family:
     ``name`` is what its games' :attr:`~ggp.Game.board_kind` says, so a game finds its family.
     ``games`` maps each game's name to its factory's reference and the arguments it is built with;
     ``agents`` maps agent spec names to factories made for these games only; ``view`` refers to
-    the family's :class:`View` (an instance); ``titles`` gives each game's catalog title and blurb.
+    the family's :class:`View` (an instance); ``titles`` gives each game's catalog title and blurb;
+    ``planes`` refers to a function giving a game's :class:`Planes`.
     """
 
     name: str
@@ -53,6 +54,8 @@ class Family:
     agents: Mapping[str, str] = field(default_factory=dict)
     view: str = ""
     titles: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: A function ``planes(game) -> Planes``: how ggp.rl observes its games (none: the state array as numbers).
+    planes: str = ""
     #: The package the relative references are read in (set when the family is registered).
     package: str = ""
 
@@ -61,6 +64,33 @@ class Family:
         if reference.startswith(".") and self.package:
             return self.package + reference
         return reference
+
+
+@dataclass(frozen=True)
+class Planes:
+    """How ``ggp.rl`` observes a family's game: image-like planes ``(rows, columns, channels)`` for one role.
+
+    Compiled functions write an observation as one flat row, channels last; ``tables`` are the game's
+    constant tables (a first table that is an array holds the blank planes, and is scaled with the
+    observation) and ``scale`` is 1.0 for float32 observations, 255.0 for bytes:
+
+    - ``one(s, role, *tables, scale, out)`` and ``batch(states, role, *tables, scale, out)``;
+    - ``encode(s, role, aux, out)`` with ``aux = (*tables, scale)``, one signature for compiled loops;
+    - ``update(old, new, role, aux, out)``: ``out``, the observation of ``old``, made that of ``new`` by
+      rewriting only what differs (see :mod:`ggp.rl.planes`).
+
+    ``palette`` colours the channels a picture shows (None: a whole-board channel, not drawn), and ``under``
+    names the channels painted first.
+    """
+
+    shape: tuple[int, ...]
+    tables: tuple[Any, ...]
+    one: Any
+    batch: Any
+    encode: Any
+    update: Any
+    palette: Sequence[tuple[int, int, int] | None] = ()
+    under: tuple[int, ...] = ()
 
 
 class View:

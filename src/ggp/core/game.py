@@ -102,6 +102,10 @@ class Game(ABC):
     #: The kind of board a viewer draws and the controls it offers: ``amazons``, ``bomberman``,
     #: ``wallmaze``, or ``other`` (the game's SVG and a list of legal moves).
     board_kind: str = "other"
+    #: The most joint moves a match lasts, when the rules bound it (None: not known).
+    max_steps: int | None = None
+    #: Whether the goals of every end add up to the same total (a win for one is a loss for the others).
+    constant_sum: bool = False
     #: The board's width in pixels on a play page (its SVG scales with the window).
     board_size: int = 520
 

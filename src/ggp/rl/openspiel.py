@@ -47,14 +47,6 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame  # type: 
 from ..core.native import KernelGame
 from .core import RLGame
 
-#: Known built-in game lengths (joint moves) and whether the game is constant-sum.
-_BUILT_IN = {
-    "wallmaze": (30, False),
-    "bomberman": (50, True),
-    "bomberman2p": (50, True),
-    "amazons_8x8": (2 * 64, True),
-    "amazons_10x10": (2 * 100, True),
-}
 #: Random playouts run to tell a rule sheet's kind and length.
 PROBES = 24
 
@@ -102,15 +94,14 @@ def openspiel_game(
 
     ``simultaneous`` forces the dynamics (None: found by random playouts);
     ``max_game_length`` is what the game tells OpenSpiel about its length
-    (None: the built-in games' own bound, for a rule sheet ten times the
-    longest of a few random playouts, at least 100).
+    (None: the game's own bound, :attr:`~ggp.Game.max_steps`, else ten times
+    the longest of a few random playouts, at least 100).
     """
     rg = RLGame.of(game)
     name = short_name(rg.game)
-    known = _BUILT_IN.get(rg.name) if type(rg.game).__module__.startswith("ggp.games.") else None
     sim, longest = _probe(rg, simultaneous)
-    length = max_game_length or (known[0] if known else max(100, 10 * longest))
-    constant_sum = bool(known and known[1])
+    length = max_game_length or rg.game.max_steps or max(100, 10 * longest)
+    constant_sum = rg.game.constant_sum
     game_type = pyspiel.GameType(
         short_name=name,
         long_name=f"ggp {rg.name}",

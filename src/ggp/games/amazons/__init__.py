@@ -8,6 +8,7 @@ FAMILY = Family(
     games={"amazons_10x10": (".rules:Amazons", (10,)), "amazons_8x8": (".rules:Amazons", (8,))},
     agents={"amazons": ".player:AmazonsAgent"},
     view=".view:VIEW",
+    planes=".planes:planes",
     titles={
         "amazons_10x10": (
             "Amazons",

@@ -291,9 +291,11 @@ class Amazons(NativeGame):
     )
 
     board_kind = "amazons"
+    constant_sum = True
 
     def __init__(self, n: int) -> None:
         self.n = n
+        self.max_steps = 2 * n * n  # a turn is two steps, and each fills a square
         self.init_args = (n,)
         self.board_size = 560 if n == 10 else 520
         self.rules_summary = _RULES_10 if n == 10 else _RULES_8

@@ -8,6 +8,7 @@ FAMILY = Family(
     games={"bomberman": (".rules:Bomberman", (True,)), "bomberman2p": (".rules:Bomberman", (False,))},
     agents={"bomberman": ".player:BombermanAgent"},
     view=".view:VIEW",
+    planes=".planes:planes",
     titles={
         "bomberman": ("Bomberman (turns)", "Take turns to walk and drop bombs; catch the other in the blast."),
         "bomberman2p": (

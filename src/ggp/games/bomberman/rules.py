@@ -272,6 +272,8 @@ class Bomberman(NativeGame):
     shorthand_help = "n/s/e/w (or north, up, ...) to move, . to stay, b to drop a bomb"
 
     board_kind = "bomberman"
+    max_steps = TIMEOUT
+    constant_sum = True
 
     def __init__(self, alternating: bool) -> None:
         self.alternating = alternating

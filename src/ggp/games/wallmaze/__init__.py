@@ -8,6 +8,7 @@ FAMILY = Family(
     games={"wallmaze": (".rules:WallMaze", ())},
     agents={"wallmaze": ".player:WallMazeAgent"},
     view=".view:VIEW",
+    planes=".planes:planes",
     titles={
         "wallmaze": ("Wall maze", "Race your marker through a one-lane maze to the other's start; both move at once."),
     },

@@ -181,6 +181,7 @@ class WallMaze(NativeGame):
     description = "Wall maze: race your marker to the other's start through a one-lane maze; both move at once"
 
     board_kind = "wallmaze"
+    max_steps = TIMEOUT
     board_size = 600
     #: The rules in a few lines, for people (from RULES.md's facts).
     rules_summary = (
