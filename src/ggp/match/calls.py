@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..agents.base import Agent
+from ..agents.base import Agent, Choice, Limit
 from ..core.errors import IllegalMoveError
 from ..core.game import Game, Move, State
 from .clock import Clock
@@ -321,9 +321,11 @@ class Caller:
         the fault (None if the agent's move is played).
         """
         legal = tuple(game.legal_moves(state, role))
-        limit = time_limit(clock) if told is None else told
-        answer = self.call(role, "select_move", agent.select_move, state, limit, clock=clock, phase="play", step=step)
-        verdict = answer.fault or judge(game, state, role, answer.result, step=step)
+        limit = Limit(time=time_limit(clock) if told is None else told)
+        answer = self.call(role, "select_move", agent.choose, state, limit, clock=clock, phase="play", step=step)
+        # an agent's own choose may answer anything: only a Choice carries a move, anything else is judged as is
+        said = answer.result.move if isinstance(answer.result, Choice) else answer.result
+        verdict = answer.fault or judge(game, state, role, said, step=step)
         if isinstance(verdict, Move):
             return verdict, answer.elapsed, None
         move, fault = fallback(verdict, legal, rng)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import GGPError
+
+if TYPE_CHECKING:
+    from ..agents.base import Choice
 
 #: Most joint moves of one game (every built-in game ends far sooner; a rule sheet without a step limit may not).
 MAX_STEPS = 100_000
@@ -34,7 +37,7 @@ def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | No
     :class:`SelfplayError` (training data must hold legal moves only).
     ``on_step`` is called with the step number after every joint move.
     """
-    from ..agents import make_agent
+    from ..agents import Limit, make_agent
     from ..registry import load
     from .series import agent_seed
 
@@ -52,15 +55,14 @@ def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | No
             raise SelfplayError(f"{game.name} game {index} did not end in {MAX_STEPS} moves")
         joint, actions, pol_actions, pol_visits = [], [], [], []
         for role, agent in zip(roles, agents, strict=True):
-            if hasattr(agent, "last_result"):
-                agent.last_result = None  # so that a result seen below is this move's search
-            move = agent.select_move(state, None)
+            choice = agent.choose(state, Limit())
+            move = choice.move
             legal = {str(m) for m in game.legal_moves(state, role)}
             if str(move) not in legal:
                 raise SelfplayError(f"{task['agent']} played {move!r}, not a legal move of {role}, in game {index}")
             joint.append(move)
             actions.append(int(game.move_to_action(state, role, move)))
-            acts, visits = _root_policy(game, agent, state, role, len(legal))
+            acts, visits = _root_policy(game, choice, state, role, len(legal))
             pol_actions.append(acts)
             pol_visits.append(visits)
         cols["step"].append(step)
@@ -82,15 +84,10 @@ def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | No
     return cols
 
 
-def _root_policy(game: Any, agent: Any, state: Any, role: str, legal: int) -> tuple[list[int], list[int]]:
-    """The visit counts of ``role``'s moves at the root the agent just searched, if it searched ``state``.
-
-    Read from the agent's ``last_result`` (mcts and its game-specific players
-    keep their last search there); an agent without one gives no policy.
-    """
-    result = getattr(agent, "last_result", None)
-    if result is None or legal < 2 or role not in result.roles:
+def _root_policy(game: Any, choice: Choice, state: Any, role: str, legal: int) -> tuple[list[int], list[int]]:
+    """The actions of ``role``'s moves and their visits at the root the agent just searched (its Choice's
+    policy); none when it did not search or had one move."""
+    if legal < 2 or not choice.policy:
         return [], []
-    r = result.roles.index(role)
-    acts = [int(game.move_to_action(state, role, m)) for m in result.moves[r]]
-    return acts, [int(v) for v in result.visits[r]]
+    acts = [int(game.move_to_action(state, role, m)) for m, _ in choice.policy]
+    return acts, [v for _, v in choice.policy]
