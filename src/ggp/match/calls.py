@@ -194,6 +194,12 @@ def judge(game: Game, state: State, role: str, answer: object, *, step: int | No
         return Fault(role, "not_a_move", clip(why, 1000), "play", step, returned=shown)
 
 
+def said(answer: object) -> object:
+    """The move an agent's answer to ``choose`` gives: a :class:`Choice`'s move; anything else, as it is (an
+    agent's own ``choose`` may answer anything, and :func:`judge` says what is wrong with it)."""
+    return answer.move if isinstance(answer, Choice) else answer
+
+
 def fallback(fault: Fault, legal: Sequence[Move], rng: random.Random) -> tuple[Move, Fault]:
     """A random legal move to play instead, and ``fault`` saying it was played."""
     move = legal[rng.randrange(len(legal))]
@@ -323,9 +329,7 @@ class Caller:
         legal = tuple(game.legal_moves(state, role))
         limit = Limit(time=time_limit(clock) if told is None else told)
         answer = self.call(role, "select_move", agent.choose, state, limit, clock=clock, phase="play", step=step)
-        # an agent's own choose may answer anything: only a Choice carries a move, anything else is judged as is
-        said = answer.result.move if isinstance(answer.result, Choice) else answer.result
-        verdict = answer.fault or judge(game, state, role, said, step=step)
+        verdict = answer.fault or judge(game, state, role, said(answer.result), step=step)
         if isinstance(verdict, Move):
             return verdict, answer.elapsed, None
         move, fault = fallback(verdict, legal, rng)
@@ -371,6 +375,7 @@ __all__ = [
     "exception_fault",
     "fallback",
     "judge",
+    "said",
     "margin",
     "time_limit",
     "timeout_fault",

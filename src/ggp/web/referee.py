@@ -16,8 +16,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..agents.base import Limit
 from ..core.game import Move
-from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, time_limit, timeout_fault
+from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, said, time_limit, timeout_fault
 from .agent_pool import AgentPool, Dropped
 from .limits import Limits
 from .live_match import LiveMatch, describe_goals
@@ -137,7 +138,7 @@ class Referee:
         else:
             # Asked on the shared pool, not a thread of its own (see AgentPool); judged as the referee judges.
             job = self._thinkers.submit(
-                match.id, agent.select_move, state, time_limit(clock), background=not match.has_humans
+                match.id, agent.choose, state, Limit(time=time_limit(clock)), background=not match.has_humans
             )
             try:
                 await job.started
@@ -152,7 +153,7 @@ class Referee:
             except Exception as exc:
                 verdict = exception_fault(role, exc, step=step + 1)
             else:
-                verdict = judge(match.game, state, role, answer, step=step + 1)
+                verdict = judge(match.game, state, role, said(answer), step=step + 1)
             if job.began is not None:
                 elapsed = round(job.elapsed if job.elapsed is not None else time.perf_counter() - job.began, 4)
         match.thinking.pop(role, None)
