@@ -200,6 +200,25 @@ def said(answer: object) -> object:
     return answer.move if isinstance(answer, Choice) else answer
 
 
+def settle(
+    game: Game,
+    state: State,
+    role: str,
+    answer: object,
+    rng: random.Random,
+    *,
+    fault: Fault | None = None,
+    step: int | None = None,
+) -> tuple[Move, Fault | None]:
+    """The move ``role`` plays for ``answer`` (an agent's :class:`Choice`, or whatever it returned): the game's
+    own legal move if it judges so (:func:`judge`), else a random legal one, with the fault saying why. A
+    ``fault`` given (the call failed) is not judged again."""
+    verdict = fault if fault is not None else judge(game, state, role, said(answer), step=step)
+    if isinstance(verdict, Move):
+        return verdict, None
+    return fallback(verdict, game.legal_moves(state, role), rng)
+
+
 def fallback(fault: Fault, legal: Sequence[Move], rng: random.Random) -> tuple[Move, Fault]:
     """A random legal move to play instead, and ``fault`` saying it was played."""
     move = legal[rng.randrange(len(legal))]
@@ -326,13 +345,9 @@ class Caller:
         ``clock``). Returns the move, the think time (None if not asked) and
         the fault (None if the agent's move is played).
         """
-        legal = tuple(game.legal_moves(state, role))
         limit = Limit(time=time_limit(clock) if told is None else told)
         answer = self.call(role, "select_move", agent.choose, state, limit, clock=clock, phase="play", step=step)
-        verdict = answer.fault or judge(game, state, role, said(answer.result), step=step)
-        if isinstance(verdict, Move):
-            return verdict, answer.elapsed, None
-        move, fault = fallback(verdict, legal, rng)
+        move, fault = settle(game, state, role, answer.result, rng, fault=answer.fault, step=step)
         return move, answer.elapsed, fault
 
     def runaway_threads(self) -> list[threading.Thread]:
@@ -375,8 +390,9 @@ __all__ = [
     "exception_fault",
     "fallback",
     "judge",
-    "said",
     "margin",
+    "said",
+    "settle",
     "time_limit",
     "timeout_fault",
 ]

@@ -6,6 +6,7 @@ importing the driver's side of self-play, which imports them.
 
 from __future__ import annotations
 
+import random
 import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,8 @@ def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | No
     """
     from ..agents import Limit, make_agent
     from ..registry import load
+    from .calls import Fault, judge
+    from .loop import Steps
     from .series import agent_seed
 
     game = load(task["game"])
@@ -48,33 +51,30 @@ def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | No
     for role, agent in zip(roles, agents, strict=True):
         agent.start(game, role, None, None)
     cols: dict[str, list[Any]] = {name: [] for name in COLUMNS}
-    state = game.initial_state()
-    step = 0
-    while not game.is_terminal(state):
-        if step >= MAX_STEPS:
+    steps = Steps(game, random.Random(seed), on_step=None if on_step is None else lambda step, _: on_step(step))
+    while not steps.over:
+        state = steps.state
+        if steps.step > MAX_STEPS:
             raise SelfplayError(f"{game.name} game {index} did not end in {MAX_STEPS} moves")
         joint, actions, pol_actions, pol_visits = [], [], [], []
         for role, agent in zip(roles, agents, strict=True):
             choice = agent.choose(state, Limit())
-            move = choice.move
-            legal = {str(m) for m in game.legal_moves(state, role)}
-            if str(move) not in legal:
-                raise SelfplayError(f"{task['agent']} played {move!r}, not a legal move of {role}, in game {index}")
-            joint.append(move)
-            actions.append(int(game.move_to_action(state, role, move)))
-            acts, visits = _root_policy(game, choice, state, role, len(legal))
+            verdict = judge(game, state, role, choice.move, step=steps.step)
+            if isinstance(verdict, Fault):  # training data holds legal moves only: no random move instead
+                raise SelfplayError(f"{task['agent']} in game {index}: {verdict.message}")
+            joint.append(steps.take(role, verdict))
+            actions.append(int(game.move_to_action(state, role, verdict)))
+            acts, visits = _root_policy(game, choice, state, role, len(steps.legal(role)))
             pol_actions.append(acts)
             pol_visits.append(visits)
-        cols["step"].append(step)
+        cols["step"].append(steps.step - 1)
         cols["state"].append(game.state_to_json(state))
         cols["moves"].append([str(m) for m in joint])
         cols["actions"].append(actions)
         cols["policy_actions"].append(pol_actions)
         cols["policy_visits"].append(pol_visits)
-        state = game.next_state(state, joint)
-        step += 1
-        if on_step is not None:
-            on_step(step)
+        steps.play()
+    state, step = steps.state, steps.step - 1
     goals = [int(g) for g in game.goals(state)]
     for agent in agents:
         agent.stop(state, tuple(goals))
