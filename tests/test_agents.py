@@ -194,3 +194,62 @@ def test_random_agent_plays_noop_when_idle() -> None:
     agent = RandomAgent(seed=3)
     agent.start(game, "black")
     assert str(agent.select_move(game.initial_state())) == "noop"
+
+
+# --- choose: a Limit in, a Choice out ------------------------------------------------------------------------
+def test_an_agent_that_only_selects_moves_answers_choose_with_its_move() -> None:
+    game = ggp.load("wallmaze")
+    agent = RandomAgent(seed=1)
+    agent.start(game, "white")
+    choice = agent.choose(game.initial_state(), ggp.agents.Limit(time=1.0))
+    assert choice.move in game.legal_moves(game.initial_state(), "white")
+    assert choice.policy == () and dict(choice.info) == {}
+
+
+def test_mcts_chooses_with_the_visits_of_every_legal_move_and_its_figures() -> None:
+    game = ggp.load("wallmaze")
+    agent = make_agent("mcts:sims=300,seed=2,threads=1")
+    agent.start(game, "white")
+    state = game.initial_state()
+    choice = agent.choose(state, ggp.agents.Limit())
+    legal = game.legal_moves(state, "white")
+    assert sorted(m for m, _ in choice.policy) == sorted(legal)  # one entry per legal move
+    assert sum(v for _, v in choice.policy) <= choice.info["simulations"] and choice.info["simulations"] >= 300
+    assert choice.move in legal and 0.0 <= choice.info["value"] <= 100.0
+    # one legal move (black waits while white moves in Amazons): nothing to decide, no search, no policy
+    amazons = ggp.load("amazons_8x8")
+    agent.start(amazons, "black")
+    waiting = agent.choose(amazons.initial_state())
+    assert waiting.move.text == "noop" and waiting.policy == ()
+
+
+def test_the_caller_plays_a_choice_and_judges_what_else_an_agent_answers() -> None:
+    import random
+
+    from ggp.match.calls import Caller
+
+    game = ggp.load("wallmaze")
+    state = game.initial_state()
+
+    class Answers(Agent):
+        def __init__(self, answer: object) -> None:
+            super().__init__()
+            self.answer = answer
+
+        def select_move(self, state: ggp.State, time_limit: float | None = None) -> ggp.Move:
+            raise AssertionError("the caller asks choose")
+
+        def choose(self, state: ggp.State, limit: ggp.agents.Limit = ggp.agents.Limit()) -> ggp.agents.Choice:  # type: ignore[override]  # noqa: B008
+            return self.answer  # type: ignore[return-value]
+
+    east = game.parse_move("(move 2 5 3 5)")
+    for answer, kind in [
+        (ggp.agents.Choice(east), None),
+        (ggp.agents.Choice(game.parse_move("(move 2 5 2 6)")), "illegal"),
+        ("(move 2 5 3 5)", "not_a_move"),
+    ]:
+        agent = Answers(answer)
+        agent.start(game, "white")
+        move, _, fault = Caller().ask(agent, game, state, "white", clock=None, rng=random.Random(1))
+        assert (fault.kind if fault else None) == kind
+        assert move in game.legal_moves(state, "white") and (kind is not None or move == east)

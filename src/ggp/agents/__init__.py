@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from ..registry import family_agents, resolve
-from .base import Agent
+from .base import Agent, Choice, Limit
 from .mcts import MCTSAgent
 from .options import Range, check_option, check_options, convert_option, option_types
 from .uniform import RandomAgent
@@ -91,6 +91,8 @@ __all__ = [
     "Agent",
     "AgentFactory",
     "AgentRegistry",
+    "Choice",
+    "Limit",
     "MCTSAgent",
     "RandomAgent",
     "Range",

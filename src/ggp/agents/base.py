@@ -1,18 +1,54 @@
 """The :class:`Agent` interface: what every player (random, MCTS, a person's own) implements.
 
 An agent is told the game and its role once (:meth:`Agent.start`), is asked
-for a move in each state where it must act (:meth:`Agent.select_move`), and
-hears the result at the end (:meth:`Agent.stop`). This mirrors the GGP
-protocol's START, PLAY and STOP messages, so one agent class serves the
-terminal, a local match runner and a GGP server alike.
+for a move in each state where it must act (:meth:`Agent.choose`, which an
+agent writes as :meth:`Agent.select_move`), and hears the result at the end
+(:meth:`Agent.stop`). This mirrors the GGP protocol's START, PLAY and STOP
+messages, so one agent class serves the terminal, a local match runner and a
+GGP server alike.
+
+Callers speak to agents in value objects, as python-chess's engine module
+does: a :class:`Limit` in, a :class:`Choice` out (the move, and what the
+search saw of it), so that no caller probes an agent's attributes.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.game import Game, Move, State
+
+
+@dataclass(frozen=True)
+class Limit:
+    """How long an agent may think about one move: ``time`` seconds from the call (None: its own setting).
+
+    >>> Limit(time=2.5)
+    Limit(time=2.5)
+    """
+
+    time: float | None = None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An agent's answer for one state: its ``move``, and what its search saw.
+
+    ``policy`` pairs each legal move of the role with how often the search tried it (empty when the
+    agent does not search, or had nothing to decide); ``info`` holds the search's figures for logs
+    and people (``simulations``, ``seconds``, ``value``: the move's mean goal, 0-100).
+
+    >>> import ggp
+    >>> Choice(ggp.load("wallmaze").parse_move("noop"))
+    Choice(move=Move('noop'), policy=(), info={})
+    """
+
+    move: Move
+    policy: tuple[tuple[Move, int], ...] = ()
+    info: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Agent(ABC):
@@ -67,6 +103,20 @@ class Agent(ABC):
     @abstractmethod
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         """The move this agent's role makes in ``state``: one of ``game.legal_moves(state, role)``."""
+
+    def choose(self, state: State, limit: Limit = Limit()) -> Choice:
+        """The agent's :class:`Choice` in ``state`` within ``limit``: what every caller asks.
+
+        The default is :meth:`select_move`'s move and nothing more; a searching agent also says what its
+        search saw (the policy, the simulations).
+        """
+        return Choice(self.select_move(state, limit.time))
+
+    def ponder(self) -> None:  # noqa: B027 - an optional hook
+        """Think on the opponents' time until the next call (after answering a PLAY). The default does nothing."""
+
+    def stop_pondering(self) -> None:  # noqa: B027 - an optional hook
+        """End the thinking :meth:`ponder` began; the next call does it anyway. The default does nothing."""
 
     def stop(self, state: State, goals: Sequence[int]) -> None:  # noqa: B027 - an optional hook
         """The match is over: ``state`` is terminal and ``goals`` holds each role's goal, in role order.

@@ -49,7 +49,7 @@ import numpy as np
 
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
-from .base import Agent
+from .base import Agent, Choice, Limit
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
 from .solver import FULL, PROVEN, SEARCHING, DFSolver
@@ -329,6 +329,19 @@ class MCTSAgent(Agent):
             decisive=self.decisive and self.plays is None,
             batch=None if self.batched else 1,
         )
+
+    def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
+        """The move, with the search's visits of each legal move (its policy) and its figures."""
+        self.last_result = None
+        move = self.select_move(state, limit.time)
+        result = self.last_result
+        if result is None or self.role not in result.roles:  # nothing to decide, or not searched here
+            return Choice(move)
+        r = result.roles.index(self.role)
+        policy = tuple((m, int(v)) for m, v in zip(result.moves[r], result.visits[r], strict=True))
+        values = dict(zip(result.moves[r], result.values[r], strict=True))
+        info = {"simulations": result.simulations, "seconds": result.seconds, "value": float(values.get(move, 0.0))}
+        return Choice(move, policy, info)
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         began = time.perf_counter()

@@ -16,6 +16,7 @@ from ..agents import Agent
 from ..core.errors import GGPError, IllegalMoveError, MoveSyntaxError
 from ..core.game import Game, Move, State, illegal_move_error
 from ..match.calls import Caller, Fault
+from ..match.loop import Steps
 from .common import HUMAN
 
 _HINT_TAIL = "; help or ? lists the legal moves (a number picks one), quit leaves"
@@ -51,22 +52,23 @@ def play(game: Game, players: dict[str, Agent | None], rng: random.Random | None
             started = caller.call(role, "start", agent.start, game, role, clock=None, phase="start")
             _tell(started.fault)
     queued: dict[str, list[Move]] = {role: [] for role in game.roles}
-    state = game.initial_state()
-    step = 0
-    while not game.is_terminal(state):
+    steps = Steps(game, rng)
+    while not steps.over:
         print()
-        print(state)
-        joint: dict[str, Move] = {}
+        print(steps.state)
         for role, agent in players.items():
             if agent is None:
-                joint[role] = _human_move(game, state, role, queued[role])
+                steps.take(role, _human_move(game, steps.state, role, queued[role]))
         for role, agent in players.items():
             if agent is not None:
-                joint[role], _, fault = caller.ask(agent, game, state, role, clock=None, rng=rng, step=step + 1)
-                _tell(fault)
-        step += 1
-        print(f"move {step}: " + ", ".join(f"{role} {joint[role]}" for role in game.roles))
-        state = game.next_state(state, [joint[role] for role in game.roles])
+                steps.ask(caller, agent, role, clock=None)
+                for fault in steps.faults(role):
+                    _tell(fault)
+        record = steps.play()
+        print(
+            f"move {record.step}: " + ", ".join(f"{role} {m}" for role, m in zip(game.roles, record.joint, strict=True))
+        )
+    state = steps.state
     print()
     print(state)
     goals = game.goals(state)

@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..agents.base import Agent
+from ..agents.base import Agent, Choice, Limit
 from ..core.errors import IllegalMoveError
 from ..core.game import Game, Move, State
 from .clock import Clock
@@ -194,6 +194,31 @@ def judge(game: Game, state: State, role: str, answer: object, *, step: int | No
         return Fault(role, "not_a_move", clip(why, 1000), "play", step, returned=shown)
 
 
+def said(answer: object) -> object:
+    """The move an agent's answer to ``choose`` gives: a :class:`Choice`'s move; anything else, as it is (an
+    agent's own ``choose`` may answer anything, and :func:`judge` says what is wrong with it)."""
+    return answer.move if isinstance(answer, Choice) else answer
+
+
+def settle(
+    game: Game,
+    state: State,
+    role: str,
+    answer: object,
+    rng: random.Random,
+    *,
+    fault: Fault | None = None,
+    step: int | None = None,
+) -> tuple[Move, Fault | None]:
+    """The move ``role`` plays for ``answer`` (an agent's :class:`Choice`, or whatever it returned): the game's
+    own legal move if it judges so (:func:`judge`), else a random legal one, with the fault saying why. A
+    ``fault`` given (the call failed) is not judged again."""
+    verdict = fault if fault is not None else judge(game, state, role, said(answer), step=step)
+    if isinstance(verdict, Move):
+        return verdict, None
+    return fallback(verdict, game.legal_moves(state, role), rng)
+
+
 def fallback(fault: Fault, legal: Sequence[Move], rng: random.Random) -> tuple[Move, Fault]:
     """A random legal move to play instead, and ``fault`` saying it was played."""
     move = legal[rng.randrange(len(legal))]
@@ -320,13 +345,9 @@ class Caller:
         ``clock``). Returns the move, the think time (None if not asked) and
         the fault (None if the agent's move is played).
         """
-        legal = tuple(game.legal_moves(state, role))
-        limit = time_limit(clock) if told is None else told
-        answer = self.call(role, "select_move", agent.select_move, state, limit, clock=clock, phase="play", step=step)
-        verdict = answer.fault or judge(game, state, role, answer.result, step=step)
-        if isinstance(verdict, Move):
-            return verdict, answer.elapsed, None
-        move, fault = fallback(verdict, legal, rng)
+        limit = Limit(time=time_limit(clock) if told is None else told)
+        answer = self.call(role, "select_move", agent.choose, state, limit, clock=clock, phase="play", step=step)
+        move, fault = settle(game, state, role, answer.result, rng, fault=answer.fault, step=step)
         return move, answer.elapsed, fault
 
     def runaway_threads(self) -> list[threading.Thread]:
@@ -370,6 +391,8 @@ __all__ = [
     "fallback",
     "judge",
     "margin",
+    "said",
+    "settle",
     "time_limit",
     "timeout_fault",
 ]

@@ -39,18 +39,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from threading import Thread
 
 from ..agents.base import Agent
-from ..core.game import Game, Move
+from ..core.game import Game
 from . import calls
 from .calls import MAX_CLOCK, MAX_GRACE, Caller, Fault, time_limit
-from .record import JointMove, MatchRecord
-
-#: Called after every joint move with the step number and the joint move (text, role order).
-StepHook = Callable[[int, tuple[str, ...]], None]
+from .loop import StepHook, Steps
+from .record import MatchRecord
 
 
 def now_iso() -> str:
@@ -128,28 +126,14 @@ class Referee:
             if answer.fault is not None:
                 faults.append(answer.fault)
 
-        state = game.initial_state()
-        moves: list[JointMove] = []
-        while not game.is_terminal(state):
-            step = len(moves) + 1
-            joint: list[Move] = []
-            times: list[float | None] = []
-            step_faults: list[Fault] = []
+        steps = Steps(game, rng, on_step=self.on_step)
+        while not steps.over:
             for role, agent in zip(roles, agents, strict=True):
-                move, elapsed, fault = caller.ask(
-                    agent, game, state, role, clock=self.play_clock, rng=rng, step=step, told=told_play
-                )
-                joint.append(move)
-                times.append(elapsed)
-                if fault is not None:
-                    step_faults.append(fault)
-            texts = tuple(str(m) for m in joint)
-            state = game.play(state, joint)  # each move judged once by the caller
-            moves.append(JointMove(step=step, joint=texts, times=tuple(times), faults=tuple(step_faults)))
-            if self.on_step is not None:
-                self.on_step(step, texts)
+                steps.ask(caller, agent, role, clock=self.play_clock, told=told_play)
+            steps.play()
+        state, moves = steps.state, steps.moves
 
-        goals = tuple(int(g) for g in game.goals(state))
+        goals = steps.goals()
         for role, agent in zip(roles, agents, strict=True):
             answer = caller.call(role, "stop", agent.stop, state, goals, clock=self.play_clock, phase="stop")
             if answer.fault is not None:

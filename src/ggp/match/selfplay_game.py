@@ -6,11 +6,15 @@ importing the driver's side of self-play, which imports them.
 
 from __future__ import annotations
 
+import random
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import GGPError
+
+if TYPE_CHECKING:
+    from ..agents.base import Choice
 
 #: Most joint moves of one game (every built-in game ends far sooner; a rule sheet without a step limit may not).
 MAX_STEPS = 100_000
@@ -34,8 +38,10 @@ def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | No
     :class:`SelfplayError` (training data must hold legal moves only).
     ``on_step`` is called with the step number after every joint move.
     """
-    from ..agents import make_agent
+    from ..agents import Limit, make_agent
     from ..registry import load
+    from .calls import Fault, judge
+    from .loop import Steps
     from .series import agent_seed
 
     game = load(task["game"])
@@ -45,34 +51,30 @@ def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | No
     for role, agent in zip(roles, agents, strict=True):
         agent.start(game, role, None, None)
     cols: dict[str, list[Any]] = {name: [] for name in COLUMNS}
-    state = game.initial_state()
-    step = 0
-    while not game.is_terminal(state):
-        if step >= MAX_STEPS:
+    steps = Steps(game, random.Random(seed), on_step=None if on_step is None else lambda step, _: on_step(step))
+    while not steps.over:
+        state = steps.state
+        if steps.step > MAX_STEPS:
             raise SelfplayError(f"{game.name} game {index} did not end in {MAX_STEPS} moves")
         joint, actions, pol_actions, pol_visits = [], [], [], []
         for role, agent in zip(roles, agents, strict=True):
-            if hasattr(agent, "last_result"):
-                agent.last_result = None  # so that a result seen below is this move's search
-            move = agent.select_move(state, None)
-            legal = {str(m) for m in game.legal_moves(state, role)}
-            if str(move) not in legal:
-                raise SelfplayError(f"{task['agent']} played {move!r}, not a legal move of {role}, in game {index}")
-            joint.append(move)
-            actions.append(int(game.move_to_action(state, role, move)))
-            acts, visits = _root_policy(game, agent, state, role, len(legal))
+            choice = agent.choose(state, Limit())
+            verdict = judge(game, state, role, choice.move, step=steps.step)
+            if isinstance(verdict, Fault):  # training data holds legal moves only: no random move instead
+                raise SelfplayError(f"{task['agent']} in game {index}: {verdict.message}")
+            joint.append(steps.take(role, verdict))
+            actions.append(int(game.move_to_action(state, role, verdict)))
+            acts, visits = _root_policy(game, choice, state, role, len(steps.legal(role)))
             pol_actions.append(acts)
             pol_visits.append(visits)
-        cols["step"].append(step)
+        cols["step"].append(steps.step - 1)
         cols["state"].append(game.state_to_json(state))
         cols["moves"].append([str(m) for m in joint])
         cols["actions"].append(actions)
         cols["policy_actions"].append(pol_actions)
         cols["policy_visits"].append(pol_visits)
-        state = game.next_state(state, joint)
-        step += 1
-        if on_step is not None:
-            on_step(step)
+        steps.play()
+    state, step = steps.state, steps.step - 1
     goals = [int(g) for g in game.goals(state)]
     for agent in agents:
         agent.stop(state, tuple(goals))
@@ -82,15 +84,10 @@ def play_selfplay_game(task: dict[str, Any], on_step: Callable[[int], None] | No
     return cols
 
 
-def _root_policy(game: Any, agent: Any, state: Any, role: str, legal: int) -> tuple[list[int], list[int]]:
-    """The visit counts of ``role``'s moves at the root the agent just searched, if it searched ``state``.
-
-    Read from the agent's ``last_result`` (mcts and its game-specific players
-    keep their last search there); an agent without one gives no policy.
-    """
-    result = getattr(agent, "last_result", None)
-    if result is None or legal < 2 or role not in result.roles:
+def _root_policy(game: Any, choice: Choice, state: Any, role: str, legal: int) -> tuple[list[int], list[int]]:
+    """The actions of ``role``'s moves and their visits at the root the agent just searched (its Choice's
+    policy); none when it did not search or had one move."""
+    if legal < 2 or not choice.policy:
         return [], []
-    r = result.roles.index(role)
-    acts = [int(game.move_to_action(state, role, m)) for m in result.moves[r]]
-    return acts, [int(v) for v in result.visits[r]]
+    acts = [int(game.move_to_action(state, role, m)) for m, _ in choice.policy]
+    return acts, [v for _, v in choice.policy]

@@ -75,21 +75,19 @@ def ponder(match: PlayerMatch, say: Log) -> None:
     Its next call (select_move, stop) ends the thinking first; so does the end of the match.
     """
     agent = match.agent
-    think = getattr(agent, "ponder", None)
-    if agent is None or think is None or not match.agent_ready.is_set() or match.caller.busy(match.role):
+    if agent is None or not match.agent_ready.is_set() or match.caller.busy(match.role):
         return
     try:
-        think()
+        agent.ponder()
     except Exception as exc:  # thinking ahead is a bonus: its failure must not cost the move
         say(f"PLAY {match.match_id}: the agent cannot think ahead: {type(exc).__name__}: {exc}")
 
 
 def stop_pondering(match: PlayerMatch) -> None:
     """Stop the agent's thinking ahead (``ponder``), if it does; a failure to stop is no matter."""
-    stop = getattr(match.agent, "stop_pondering", None)
-    if stop is not None:
+    if match.agent is not None:
         with contextlib.suppress(Exception):
-            stop()
+            match.agent.stop_pondering()
 
 
 __all__ = ["choose", "ponder", "start_agent", "stop_pondering"]

@@ -21,7 +21,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 
-from ..agents import Agent, make_agent
+from ..agents import Agent, Limit, make_agent
 from ..core.errors import GGPError
 from ..core.game import Game, State
 from ..core.kif import parse_terms
@@ -291,7 +291,7 @@ def play_a_move(agent: Agent, game: Game) -> None:
     """Start ``agent`` on ``game`` with clocks, ask it for a move and stop it, as a match would."""
     agent.start(game, game.roles[0], start_clock=0.3, play_clock=0.2)  # a short search: its code, compiled
     state = game.initial_state()
-    agent.select_move(state, time_limit=0.2)
+    agent.choose(state, Limit(time=0.2))
     agent.stop(state, [0] * len(game.roles))
 
 

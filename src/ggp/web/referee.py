@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..core.game import Move
-from ..match.calls import Fault, busy_fault, exception_fault, fallback, judge, time_limit, timeout_fault
+from ..agents.base import Limit
+from ..match.calls import Fault, busy_fault, exception_fault, settle, time_limit, timeout_fault
 from .agent_pool import AgentPool, Dropped
 from .limits import Limits
 from .live_match import LiveMatch, describe_goals
@@ -107,11 +107,10 @@ class Referee:
             return
         late = match.awaiting()
         for role in late:
-            legal = match.game.legal_moves(match.state, role)
             fault = timeout_fault(role, match.settings.human_time, 0.0, step=step + 1)
-            move, recorded = fallback(fault, legal, self._rng)
+            move, recorded = settle(match.game, match.state, role, None, self._rng, fault=fault, step=step + 1)
             match.pending[role] = move
-            match.step_faults.append(recorded.to_dict())
+            match.step_faults.append(recorded.to_dict() if recorded is not None else fault.to_dict())
             match.notes.append(f"{role} ran out of time ({match.settings.human_time:g} s): {move} was played")
         if late:
             match.changed()
@@ -128,16 +127,16 @@ class Referee:
     async def _think(self, match: LiveMatch, role: str, step: int) -> None:
         agent = match.agents[role]
         state = match.state
-        legal = match.game.legal_moves(state, role)
         clock = match.settings.agent_time
         elapsed: float | None = None
-        verdict: Move | Fault
+        answer: object = None
+        fault: Fault | None = None
         if role in match._overrunning:
-            verdict = busy_fault(role, "select_move", step=step + 1)
+            fault = busy_fault(role, "select_move", step=step + 1)
         else:
             # Asked on the shared pool, not a thread of its own (see AgentPool); judged as the referee judges.
             job = self._thinkers.submit(
-                match.id, agent.select_move, state, time_limit(clock), background=not match.has_humans
+                match.id, agent.choose, state, Limit(time=time_limit(clock)), background=not match.has_humans
             )
             try:
                 await job.started
@@ -146,24 +145,21 @@ class Referee:
                 self._thinkers.abandon(job)
                 match._overrunning.add(role)
                 job.done.add_done_callback(lambda _: match._overrunning.discard(role))
-                verdict = timeout_fault(role, clock, self.limits.grace, step=step + 1)
+                fault = timeout_fault(role, clock, self.limits.grace, step=step + 1)
             except Dropped:
                 return  # the match ended or left memory
             except Exception as exc:
-                verdict = exception_fault(role, exc, step=step + 1)
-            else:
-                verdict = judge(match.game, state, role, answer, step=step + 1)
+                fault = exception_fault(role, exc, step=step + 1)
             if job.began is not None:
                 elapsed = round(job.elapsed if job.elapsed is not None else time.perf_counter() - job.began, 4)
         match.thinking.pop(role, None)
         if match.step != step or match.over or match.closed is not None:
             return
-        if isinstance(verdict, Fault):
-            move, recorded = fallback(verdict, legal, self._rng)
+        # settled as every loop settles an answer (ggp.match.loop): judged once, or a random move for a fault
+        move, recorded = settle(match.game, state, role, answer, self._rng, fault=fault, step=step + 1)
+        if recorded is not None:
             match.step_faults.append(recorded.to_dict())
             match.notes.append(recorded.describe())
-        else:
-            move = verdict
         match.pending[role] = move
         if elapsed is not None:
             match.step_times[role] = elapsed

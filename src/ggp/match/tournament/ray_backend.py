@@ -162,7 +162,7 @@ def warm_agents(game_name: str, specs: Sequence[str]) -> None:
     Agents from agent modules are left alone: a test agent may end its
     process on its first move. Errors are ignored (the match reports them).
     """
-    from ...agents import make_agent
+    from ...agents import Limit, make_agent
     from ...registry import load
 
     game = load(game_name)
@@ -176,7 +176,7 @@ def warm_agents(game_name: str, specs: Sequence[str]) -> None:
                 agent = make_agent(spec, seed=0)
                 agent.start(game, role, None, 0.1)
                 if len(game.legal_moves(state, role)) > 1:
-                    agent.select_move(state, 0.05)
+                    agent.choose(state, Limit(time=0.05))
                     break
         except Exception:
             continue
