@@ -190,6 +190,7 @@ def test_amazons_moves_read_as_squares_and_a_forced_arrow_is_announced(client: T
     put(6, 8, ".")
     state = game.state_from_dict({**doc, "board": "/".join("".join(r) for r in rows), "to_act": "white"})
     match.states[-1] = state
+    match.new_turn()  # the step in progress begins from the position set
     forced = move(client, gid, "white", "(move 1 1 2 1)", match.step)
     assert forced["explain"] == ["white had one legal move, arrow a1: it was played for white"]
     assert forced["moves"][-1]["forced"] == ["white"] and forced["moves"][-1]["readable"]["white"] == "arrow a1"
@@ -202,6 +203,7 @@ def test_wall_maze_explains_a_blocked_step(client: TestClient) -> None:
     match = client.app.state.manager.matches[gid]  # type: ignore[attr-defined]
     doc = game.state_to_dict(match.state)
     match.states[-1] = game.state_from_dict({**doc, "white": [6, 5], "black": [8, 5]})
+    match.new_turn()
     friend = TestClient(client.app, base_url=BASE)
     friend.post(f"/api/games/{gid}/seats/black")
     client.post(f"/api/games/{gid}/moves", json={"role": "white", "move": "(move 6 5 7 5)", "step": 0})

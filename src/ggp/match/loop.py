@@ -24,7 +24,8 @@ Move('(move 12 5 11 5)')
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 
 from ..agents.base import Agent, Limit
 from ..core.game import Game, Move, State
@@ -38,13 +39,21 @@ StepHook = Callable[[int, tuple[str, ...]], None]
 class Steps:
     """A match's steps from ``state`` (default: the game's initial state), settled and played one at a time.
 
-    ``moves`` holds the record of every step played; ``state`` is the state now.
+    ``moves`` holds the record of every step played here; ``state`` is the state now; :attr:`settled` the
+    moves settled so far for the step in progress.
     """
 
     def __init__(
-        self, game: Game, rng: random.Random, state: State | None = None, on_step: StepHook | None = None
+        self,
+        game: Game,
+        rng: random.Random,
+        state: State | None = None,
+        on_step: StepHook | None = None,
+        start: int = 1,
     ) -> None:
         self.game = game
+        #: The number of the first step settled here (a match taken up from a stored state goes on counting).
+        self.start = start
         self.rng = rng
         self.state = state if state is not None else game.initial_state()
         self.on_step = on_step
@@ -56,7 +65,7 @@ class Steps:
     @property
     def step(self) -> int:
         """The number of the step being settled (the first is 1)."""
-        return len(self.moves) + 1
+        return self.start + len(self.moves)
 
     @property
     def over(self) -> bool:
@@ -66,6 +75,17 @@ class Steps:
     def goals(self) -> tuple[int, ...]:
         """Each role's goal in the state now (the result, once :attr:`over`)."""
         return tuple(int(g) for g in self.game.goals(self.state))
+
+    @property
+    def settled(self) -> Mapping[str, Move]:
+        """The moves settled for the step in progress, by role (a read-only view)."""
+        return MappingProxyType(self._pending)
+
+    def forget(self) -> None:
+        """Drop what was settled for the step in progress (the match ended otherwise, say)."""
+        self._pending.clear()
+        self._times.clear()
+        self._faults.clear()
 
     def legal(self, role: str) -> Sequence[Move]:
         """``role``'s legal moves now."""
@@ -114,9 +134,7 @@ class Steps:
         )
         self.state = self.game.play(self.state, joint)
         self.moves.append(record)
-        self._pending.clear()
-        self._times.clear()
-        self._faults.clear()
+        self.forget()
         if self.on_step is not None:
             self.on_step(record.step, texts)
         return record

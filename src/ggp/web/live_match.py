@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..agents import Agent
 from ..core.game import Game, Move, State
+from ..match.loop import Steps
 from .live import Watched
 from .settings import HUMAN, Settings
 
@@ -52,20 +54,18 @@ class LiveMatch(Watched):
         self.players = list(players)
         self.settings = settings
         self.states: list[State] = [game.initial_state()]
+        #: The step in progress (the one step engine, :class:`~ggp.match.loop.Steps`): the moves settled for it,
+        #: with their think times and the agents' faults; a new one begins after each step (:meth:`new_turn`).
+        self.turn = Steps(game, random.Random())
         self.joints: list[tuple[str, ...]] = []
         self.times: list[float] = [time.time()]
         self.created = self.times[0]
-        #: Moves for the step in progress, by role (agents' ones are not shown until the step is done).
-        self.pending: dict[str, Move] = {}
         #: Roles whose agent is thinking (or queued to) now, with the time it was asked.
         self.thinking: dict[str, float] = {}
         self.agents: dict[str, Agent] = {}
         self.notes: list[str] = []
         #: Per joint move made: think times and agent faults (see :class:`~ggp.web.store.StoredMatch`).
         self.infos: list[dict[str, Any]] = []
-        #: Think times (seconds) and faults of the step in progress.
-        self.step_times: dict[str, float] = {}
-        self.step_faults: list[dict[str, Any]] = []
         #: Roles whose move in the step in progress was forced (their only legal move, played for them).
         self.step_forced: list[str] = []
         #: How the match ended: ``terminal``, ``resigned`` or ``aborted``; None while it is played.
@@ -93,6 +93,15 @@ class LiveMatch(Watched):
         self._clock_step: int | None = None  # the step whose clock is running
 
     # --- views --------------------------------------------------------------------------------
+    @property
+    def pending(self) -> Mapping[str, Move]:
+        """Moves for the step in progress, by role (agents' ones are not shown until the step is done)."""
+        return self.turn.settled
+
+    def new_turn(self) -> None:
+        """Begin settling the next step from the state now (after a step is played, or a match is reopened)."""
+        self.turn = Steps(self.game, self.turn.rng, state=self.state, start=self.step + 1)
+
     @property
     def state(self) -> State:
         return self.states[-1]

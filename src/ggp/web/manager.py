@@ -359,8 +359,7 @@ class Manager:
             self.store.set_pending(match.id, human_pending)
         except sqlite3.Error as exc:
             raise MoveRejected(503, f"the move could not be stored ({exc}); try again") from None
-        match.pending[role] = move
-        match.step_times[role] = round(max(0.0, time.time() - match.times[-1]), 4)
+        match.turn.take(role, move, elapsed=round(max(0.0, time.time() - match.times[-1]), 4))
         match.changed()
         self._referee.kick(match)
         return move

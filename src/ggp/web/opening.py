@@ -66,6 +66,7 @@ def restore(stored: StoredMatch, games: Catalog, limits: Limits, clock: Callable
     match.times = list(stored.times)
     match.infos = list(stored.infos)
     match.created = stored.created
+    match.new_turn()  # the step in progress: the one after the stored states
     match._seats = dict(stored.seats)
     for info in match.infos:
         match.notes += [Fault(**f).describe() for f in info.get("faults", [])]
@@ -86,7 +87,7 @@ def restore(stored: StoredMatch, games: Catalog, limits: Limits, clock: Callable
     for role, text in stored.pending.items():
         if role in game.roles and match.is_human(role):
             with contextlib.suppress(GGPError):
-                match.pending[role] = game.check_move(match.state, role, text)
+                match.turn.take(role, game.check_move(match.state, role, text))
     return match
 
 

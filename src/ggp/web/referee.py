@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
 
 from ..agents.base import Limit
-from ..match.calls import Fault, busy_fault, exception_fault, settle, time_limit, timeout_fault
+from ..match.calls import Fault, busy_fault, exception_fault, time_limit, timeout_fault
 from .agent_pool import AgentPool, Dropped
 from .limits import Limits
 from .live_match import LiveMatch, describe_goals
@@ -47,7 +46,6 @@ class Referee:
         self.store = store
         self.limits = limits
         self._thinkers = thinkers
-        self._rng = random.Random()  # the moves played for agents that fail
         self._spawn = spawn
         self._unload = unload
         self._room_freed = room_freed
@@ -59,10 +57,8 @@ class Referee:
         match.ended = ended
         match._goals = goals
         match.result_text = result
-        match.pending.clear()
+        match.turn.forget()
         match.thinking.clear()
-        match.step_times.clear()
-        match.step_faults.clear()
         self._thinkers.drop(match.id)
         match.agents.clear()  # their search trees are big; a finished match needs none
         match.changed()
@@ -78,7 +74,7 @@ class Referee:
                 continue
             legal = match.game.legal_moves(state, role)
             if len(legal) == 1:
-                match.pending[role] = legal[0]
+                match.turn.take(role, legal[0])
                 if match.is_human(role) and legal[0].text != "noop":
                     match.step_forced.append(role)
             elif not match.is_human(role) and role in match.agents and not match._starting:
@@ -108,9 +104,7 @@ class Referee:
         late = match.awaiting()
         for role in late:
             fault = timeout_fault(role, match.settings.human_time, 0.0, step=step + 1)
-            move, recorded = settle(match.game, match.state, role, None, self._rng, fault=fault, step=step + 1)
-            match.pending[role] = move
-            match.step_faults.append(recorded.to_dict() if recorded is not None else fault.to_dict())
+            move = match.turn.settle(role, None, fault=fault)
             match.notes.append(f"{role} ran out of time ({match.settings.human_time:g} s): {move} was played")
         if late:
             match.changed()
@@ -156,28 +150,20 @@ class Referee:
         if match.step != step or match.over or match.closed is not None:
             return
         # settled as every loop settles an answer (ggp.match.loop): judged once, or a random move for a fault
-        move, recorded = settle(match.game, state, role, answer, self._rng, fault=fault, step=step + 1)
-        if recorded is not None:
-            match.step_faults.append(recorded.to_dict())
-            match.notes.append(recorded.describe())
-        match.pending[role] = move
-        if elapsed is not None:
-            match.step_times[role] = elapsed
+        match.turn.settle(role, answer, elapsed=elapsed, fault=fault)
+        match.notes += [f.describe() for f in match.turn.faults(role)]
         match.changed()
         self.kick(match)
 
     def _apply(self, match: LiveMatch) -> None:
         game = match.game
-        joint = [match.pending[r] for r in match.roles]
-        new = game.play(match.state, joint)  # each move was checked once: by read_move, judge or the legal list
+        record = match.turn.play()  # each move was checked once: by read_move, judge or the legal list
+        new = match.turn.state
         terminal = game.is_terminal(new)
         goals = tuple(int(g) for g in game.goals(new)) if terminal else None
         result = describe_goals(match.roles, goals) if goals is not None else None
-        texts = tuple(str(m) for m in joint)
-        info: dict[str, Any] = {
-            "times": [match.step_times.get(r) for r in match.roles],
-            "faults": list(match.step_faults),
-        }
+        texts = record.joint
+        info: dict[str, Any] = {"times": list(record.times), "faults": [f.to_dict() for f in record.faults]}
         if match.step_forced:
             info["forced"] = list(match.step_forced)
         try:
@@ -201,9 +187,7 @@ class Referee:
         match.times.append(time.time())
         match.infos.append(info)
         match.clock_start = match.times[-1]
-        match.pending.clear()
-        match.step_times.clear()
-        match.step_faults.clear()
+        match.new_turn()
         match.step_forced.clear()
         match.draw_offers.clear()
         if terminal:
