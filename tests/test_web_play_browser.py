@@ -25,6 +25,9 @@ from conftest import wait_until_available
 pytest.importorskip("fastapi")
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
+# A page waits for the server's work (a computer's move: its think time, more on a loaded machine): the
+# assertions wait as long as the pages' actions do, a bound that holds at load 8, not playwright's 5 s.
+expect.set_options(timeout=30_000)
 
 from ggp.web.limits import Limits  # noqa: E402
 from ggp.web.server import BackgroundServer  # noqa: E402
