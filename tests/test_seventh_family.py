@@ -152,3 +152,16 @@ def test_the_command_line_finds_it_by_the_environment(tmp_path: Path) -> None:
     assert "twentyone" in played.stdout
     unknown = subprocess.run([*cmd, "show", "twentyone"], capture_output=True, text=True, timeout=600)
     assert unknown.returncode != 0 and "unknown game 'twentyone'" in unknown.stderr  # without it: not there
+
+
+def test_a_bad_family_in_the_environment_is_a_clear_error(tmp_path: Path) -> None:
+    empty = tmp_path / "nofamily"
+    empty.mkdir()
+    (empty / "__init__.py").write_text("X = 1\n")  # a package, but no FAMILY in it
+    for entry, why in [(str(empty), "defines no FAMILY"), ("no_such_family_module", "No module named")]:
+        env = {**os.environ, "GGP_FAMILIES": entry}
+        shown = subprocess.run(
+            [sys.executable, "-m", "ggp", "games"], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert shown.returncode != 0 and f"GGP_FAMILIES names {entry!r}" in shown.stderr and why in shown.stderr
+        assert "Traceback" not in shown.stderr  # one clear line, not a stack

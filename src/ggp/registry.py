@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .core.errors import UnknownGameError
+from .core.errors import GGPError, UnknownGameError
 from .core.family import Family, View
 from .core.game import Game
 
@@ -133,6 +133,10 @@ def _build(name: str) -> Game:
                 raise TypeError(f"the factory of game {name!r} made a {type(game).__name__}, not a ggp.Game")
             _LOADED[name] = game
         return game
+
+
+class FamilyError(GGPError, ValueError):
+    """A game family could not be loaded or registered."""
 
 
 def resolve(reference: str) -> Any:
@@ -243,7 +247,13 @@ def _find_families() -> None:
             _register_module(importlib.import_module(f"ggp.games.{name}"))
         for item in os.environ.get("GGP_FAMILIES", "").split(","):
             if item.strip():
-                _register_module(_import_family(item.strip()))
+                try:
+                    _register_module(_import_family(item.strip()))
+                except Exception as exc:  # the variable is a person's input: say which entry, and why
+                    raise FamilyError(
+                        f"GGP_FAMILIES names {item.strip()!r}, which is not a game family ggp can load "
+                        f"({type(exc).__name__}: {exc}); give module names or package folders, separated by ','"
+                    ) from None
 
 
 def _register_module(module: Any) -> Family:
