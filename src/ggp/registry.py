@@ -219,7 +219,12 @@ def view_of(game: Game) -> View:
     family = family_of(game)
     if family is None or not family.view:
         return _PLAIN_VIEW
-    return resolve(family.resolve(family.view))
+    return part(family, family.view)
+
+
+def part(family: Family, reference: str) -> Any:
+    """What one of ``family``'s references names (``family.view``, ``family.planes``), imported once."""
+    return resolve(family.resolve(reference))
 
 
 def family_agents() -> dict[str, tuple[str, str]]:

@@ -51,8 +51,9 @@ def _sheets() -> dict[str, Any]:
     }
 
 
+_SHEETS = _sheets()
 #: The games ggp ships a rule sheet for: every ``ggp/games/FAMILY/NAME.kif`` (a new game's sheet is found there).
-BUILTIN_RULES: tuple[str, ...] = tuple(sorted(_sheets()))
+BUILTIN_RULES: tuple[str, ...] = tuple(sorted(_SHEETS))
 
 
 def rules_text(name: str) -> str:
@@ -64,7 +65,7 @@ def rules_text(name: str) -> str:
     key = str(name).strip().lower()
     if key not in BUILTIN_RULES:
         raise UnknownGameError(f"no rule sheet for {name!r}; the built-in games are: {', '.join(BUILTIN_RULES)}")
-    return str(_sheets()[key].read_text(encoding="utf-8"))
+    return str(_SHEETS[key].read_text(encoding="utf-8"))
 
 
 def builtin(name: str) -> GDLGame:

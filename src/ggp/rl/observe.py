@@ -39,7 +39,7 @@ from ..core.native import KernelGame
 from ..gdl.grid import MAX_BOARD as MAX_BOARD
 from ..gdl.grid import Grid, grid_of
 from ..gdl.grid import find_grid as find_grid
-from ..registry import family_of, resolve
+from ..registry import family_of, part
 
 
 # --- one signature for compiled loops: encode(s, role, aux, out), aux the game's constant tables ---------------
@@ -78,7 +78,7 @@ class Observer:
         #: Whether every value lies in [0, 1], so that bytes (``dtype=np.uint8``) can carry it.
         self.unit = True
         family = family_of(game)
-        spec = resolve(family.resolve(family.planes))(game) if family is not None and family.planes else None
+        spec = part(family, family.planes)(game) if family is not None and family.planes else None
         #: The family's planes (None: a rule sheet's or an unknown kernel game's flat vector).
         self.planes: Planes | None = spec
         if spec is not None:

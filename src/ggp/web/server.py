@@ -70,9 +70,9 @@ def warm_agents() -> tuple[str, ...]:
     ('amazons', 'bomberman', 'mcts', 'wallmaze')
     """
     from ..core.family import DEFAULT_LEVELS
-    from ..registry import families, resolve
+    from ..registry import families, part
 
-    tables = [DEFAULT_LEVELS] + [resolve(f.resolve(f.view)).levels for f in families().values() if f.view]
+    tables = [DEFAULT_LEVELS] + [part(f, f.view).levels for f in families().values() if f.view]
     names = {spec.split(":")[0] for table in tables for spec, _ in table.values()}
     return tuple(sorted(names - {"random"}))
 
