@@ -2,9 +2,10 @@
 and the answers both give (a quick-play match, a rule sheet's game, a stored match's record)."""
 
 import asyncio
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from fastapi import HTTPException
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt
 
 from ..agents import AGENTS
@@ -97,6 +98,18 @@ class ResignIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     role: str = Field(description="the resigning role (a seat this client owns)", examples=["white"])
+
+
+_Number = TypeVar("_Number", int, float)
+
+
+def at_most(name: str, value: _Number, bound: float) -> _Number:
+    """``value`` of the query parameter ``name``, or the 400 any other malformed parameter gets when it is over
+    ``bound`` (a bound of the app's :class:`~ggp.web.limits.Limits`, so known only once an app is made)."""
+    if value > bound:
+        message = f"Input should be less than or equal to {bound}"
+        raise RequestValidationError([{"type": "less_than_equal", "loc": ("query", name), "msg": message}])
+    return value
 
 
 def detail(message: str, *inputs: object, limit: int = 80) -> str:

@@ -159,9 +159,12 @@ def create_app(
             with_google_fonts=False,
         )
 
-    app.include_router(api.build_router(manager, store, limits, presenter))
-    app.include_router(pages.build_router(manager, store, limits, templates, presenter))
-    app.include_router(arena_pages.build_router(the_arena, limits, templates))
+    app.state.api = api.Api(manager, store, limits, presenter)
+    app.include_router(api.router)
+    app.state.pages = pages.Pages(manager, store, limits, templates, presenter)
+    app.state.templates = templates
+    app.include_router(pages.router)
+    app.include_router(arena_pages.router)
     # a rule sheet (with its form encoding, up to three bytes a character) may be larger than other requests
     upload = max(limits.max_body_bytes, 3 * MAX_UPLOAD_BYTES + 4096)
     app.add_middleware(

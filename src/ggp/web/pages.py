@@ -4,7 +4,7 @@ import asyncio
 import urllib.parse
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
@@ -13,7 +13,7 @@ from ..agents import AGENTS
 from ..registry import game_names, view_of
 from . import seats as seat_cookies
 from . import ui
-from .api_shared import NewMatch, QuickPlay, detail, quick_play, record_of, sheet_info
+from .api_shared import NewMatch, QuickPlay, at_most, detail, quick_play, record_of, sheet_info
 from .catalog import MAX_UPLOAD_BYTES
 from .limits import Limits
 from .live_match import LimitReached, LiveMatch
@@ -27,7 +27,7 @@ from .views import Presenter, is_match_id, page_family, summary
 PER_PAGE = 50
 
 
-class _Pages:
+class Pages:
     """What the pages work with: the manager, store and catalog, the limits, the templates, how a match is shown."""
 
     def __init__(
@@ -70,214 +70,226 @@ class _Pages:
         return row
 
 
-def build_router(
-    manager: Manager, store: Store, limits: Limits, templates: Jinja2Templates, presenter: Presenter
-) -> APIRouter:
-    """The pages over ``manager`` and ``store``."""
-    router = APIRouter(include_in_schema=False)
-    pages = _Pages(manager, store, limits, templates, presenter)
-    _home_routes(router, pages)
-    _sheet_routes(router, pages)
-    _new_game_routes(router, pages)
-    _match_routes(router, pages)
-    return router
+#: The HTML pages; each app keeps the :class:`Pages` they work with in ``app.state.pages``.
+router = APIRouter(include_in_schema=False)
 
 
-def _home_routes(router: APIRouter, pages: _Pages) -> None:
-    """The home page and its one-click games."""
+def _pages(request: Request) -> Pages:
+    return request.app.state.pages
 
-    @router.get("/", response_class=HTMLResponse)
-    async def home(request: Request) -> Response:
-        cards = []
-        for entry in pages.games.builtins():
-            name = entry.key
-            game = pages.games.load(name)
-            cards.append(
-                {
-                    "name": name,
-                    "title": entry.title,
-                    "description": entry.description,
-                    "levels": list(ui.levels(game)),
-                    "roles": game.roles,
-                    "svg": game.svg(game.initial_state(), 260),
-                    "rules": list(game.rules_summary),
-                    "agents": ui.agents_for(game, AGENTS),
-                }
-            )
-        return pages.templates.TemplateResponse(
-            request,
-            "home.html",
+
+#: The app's :class:`Pages`.
+ThePages = Annotated[Pages, Depends(_pages)]
+
+
+def _page(
+    request: Request, page: Annotated[int, Query(ge=1, description="`Limits.max_page_offset` / 50 + 1")] = 1
+) -> int:
+    return at_most("page", page, _pages(request).limits.max_page_offset // PER_PAGE + 1)
+
+
+# --- the home page and its one-click games ------------------------------------------------------------
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(pages: ThePages, request: Request) -> Response:
+    cards = []
+    for entry in pages.games.builtins():
+        name = entry.key
+        game = pages.games.load(name)
+        cards.append(
             {
-                "cards": cards,
-                "agents": agent_catalog(),
-                "default_agent": "random" if "random" in AGENTS else sorted(AGENTS)[0],
-                "example_options": "seed=3",
-                "recent": [pages.titled(summary(m)) for m in pages.store.list(limit=8)],
-                "limits": pages.limits,
-                "has_sheets": pages.games.sheets_dir is not None,
-            },
+                "name": name,
+                "title": entry.title,
+                "description": entry.description,
+                "levels": list(ui.levels(game)),
+                "roles": game.roles,
+                "svg": game.svg(game.initial_state(), 260),
+                "rules": list(game.rules_summary),
+                "agents": ui.agents_for(game, AGENTS),
+            }
         )
-
-    @router.post("/play")
-    async def play_from_form(request: Request) -> Response:
-        form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=16)
-        fields = {k: v[0].strip() for k, v in form.items() if v}
-        try:
-            body = QuickPlay.model_validate({k: fields[k] for k in ("game", "mode", "level", "side") if k in fields})
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            return pages.error(request, 400, "Cannot start that game", detail(problems, limit=pages.echo))
-        try:
-            match, tokens = await quick_play(pages.manager, pages.limits, body)
-        except LimitReached as exc:
-            return pages.error(request, 503, "The server is busy", str(exc), {"Retry-After": str(exc.retry_after)})
-        except ValueError as exc:
-            return pages.error(request, 400, "Cannot start that game", detail(str(exc), body.game, limit=pages.echo))
-        response = RedirectResponse(f"/games/{match.id}", status_code=303)
-        seat_cookies.remember(response, request, match.id, tokens)
-        return response
+    return pages.templates.TemplateResponse(
+        request,
+        "home.html",
+        {
+            "cards": cards,
+            "agents": agent_catalog(),
+            "default_agent": "random" if "random" in AGENTS else sorted(AGENTS)[0],
+            "example_options": "seed=3",
+            "recent": [pages.titled(summary(m)) for m in pages.store.list(limit=8)],
+            "limits": pages.limits,
+            "has_sheets": pages.games.sheets_dir is not None,
+        },
+    )
 
 
-def _sheet_routes(router: APIRouter, pages: _Pages) -> None:
-    """The rule sheets: the list, uploading one, a sheet's page."""
+@router.post("/play")
+async def play_from_form(pages: ThePages, request: Request) -> Response:
+    form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=16)
+    fields = {k: v[0].strip() for k, v in form.items() if v}
+    try:
+        body = QuickPlay.model_validate({k: fields[k] for k in ("game", "mode", "level", "side") if k in fields})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        return pages.error(request, 400, "Cannot start that game", detail(problems, limit=pages.echo))
+    try:
+        match, tokens = await quick_play(pages.manager, pages.limits, body)
+    except LimitReached as exc:
+        return pages.error(request, 503, "The server is busy", str(exc), {"Retry-After": str(exc.retry_after)})
+    except ValueError as exc:
+        return pages.error(request, 400, "Cannot start that game", detail(str(exc), body.game, limit=pages.echo))
+    response = RedirectResponse(f"/games/{match.id}", status_code=303)
+    seat_cookies.remember(response, request, match.id, tokens)
+    return response
 
-    @router.get("/sheets", response_class=HTMLResponse)
-    async def sheets_page(request: Request) -> Response:
-        return pages.templates.TemplateResponse(
-            request,
-            "sheets.html",
+
+# --- the rule sheets: the list, uploading one, a sheet's page -----------------------------------------
+
+
+@router.get("/sheets", response_class=HTMLResponse)
+async def sheets_page(pages: ThePages, request: Request) -> Response:
+    return pages.templates.TemplateResponse(
+        request,
+        "sheets.html",
+        {
+            "sheets": pages.games.sheets(),
+            "uploads": pages.games.uploads(),
+            "directory": pages.games.sheets_dir is not None,
+            "max_upload": MAX_UPLOAD_BYTES,
+        },
+    )
+
+
+@router.post("/sheets")
+async def upload_from_form(pages: ThePages, request: Request) -> Response:
+    form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=8)
+    name = form.get("name", [""])[0]
+    text = form.get("rules", [""])[0]
+    try:
+        entry = await asyncio.to_thread(pages.games.upload, name, text)
+    except ValueError as exc:
+        return pages.error(request, 400, "That rule sheet does not load", detail(str(exc), limit=4000))
+    return RedirectResponse(f"/sheets/{urllib.parse.quote(entry.key)}", status_code=303)
+
+
+@router.get("/sheets/{key}", response_class=HTMLResponse)
+async def sheet_page(pages: ThePages, request: Request, key: str) -> Response:
+    try:
+        info = await sheet_info(pages.manager, key, pages.echo)
+    except HTTPException as exc:
+        return pages.error(request, exc.status_code, "No such game", str(exc.detail))
+    game = pages.games.load(key)
+    svg = ui.board_svg(game, game.initial_state(), 320) if page_family(game) == "grid" else ""
+    return pages.templates.TemplateResponse(request, "sheet.html", {"s": info, "svg": svg})
+
+
+# --- the new-game form's match ------------------------------------------------------------------------
+
+
+@router.post("/new")
+async def new_from_form(pages: ThePages, request: Request) -> Response:
+    form = urllib.parse.parse_qs(
+        (await request.body()).decode("utf-8", "replace"), max_num_fields=4 * seat_cookies._MAX_SEATS + 8
+    )
+
+    def field(key: str, default: str = "") -> str:
+        return form.get(key, [default])[0].strip()
+
+    name = field("game")
+    roles = pages.games.load(name).roles if name in game_names() else ()
+    players = {}
+    for role in roles:
+        who = field(f"player_{role}", HUMAN) or HUMAN
+        options = field(f"options_{role}")
+        players[role] = f"{who}:{options}" if options and who != HUMAN else who
+    seats = [r for r in roles if players[r] == HUMAN and not field(f"open_{r}")]
+    try:
+        body = NewMatch.model_validate(
             {
-                "sheets": pages.games.sheets(),
-                "uploads": pages.games.uploads(),
-                "directory": pages.games.sheets_dir is not None,
-                "max_upload": MAX_UPLOAD_BYTES,
-            },
+                "game": name,
+                "players": players,
+                "agent_time": field("agent_time", "1") or "1",
+                "pace": field("pace", "0") or "0",
+                "human_time": field("human_time", "0") or "0",
+                "seats": seats,
+            }
         )
-
-    @router.post("/sheets")
-    async def upload_from_form(request: Request) -> Response:
-        form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=8)
-        name = form.get("name", [""])[0]
-        text = form.get("rules", [""])[0]
-        try:
-            entry = await asyncio.to_thread(pages.games.upload, name, text)
-        except ValueError as exc:
-            return pages.error(request, 400, "That rule sheet does not load", detail(str(exc), limit=4000))
-        return RedirectResponse(f"/sheets/{urllib.parse.quote(entry.key)}", status_code=303)
-
-    @router.get("/sheets/{key}", response_class=HTMLResponse)
-    async def sheet_page(request: Request, key: str) -> Response:
-        try:
-            info = await sheet_info(pages.manager, key, pages.echo)
-        except HTTPException as exc:
-            return pages.error(request, exc.status_code, "No such game", str(exc.detail))
-        game = pages.games.load(key)
-        svg = ui.board_svg(game, game.initial_state(), 320) if page_family(game) == "grid" else ""
-        return pages.templates.TemplateResponse(request, "sheet.html", {"s": info, "svg": svg})
-
-
-def _new_game_routes(router: APIRouter, pages: _Pages) -> None:
-    """The new-game form's match."""
-
-    @router.post("/new")
-    async def new_from_form(request: Request) -> Response:
-        form = urllib.parse.parse_qs(
-            (await request.body()).decode("utf-8", "replace"), max_num_fields=4 * seat_cookies._MAX_SEATS + 8
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        return pages.error(request, 400, "Cannot start that game", detail(problems, limit=pages.echo))
+    try:
+        settings = Settings(agent_time=body.agent_time, pace=body.pace, human_time=body.human_time)
+        match, tokens = await pages.manager.create(body.game, body.players, settings, seats=body.seats)
+    except LimitReached as exc:
+        retry = {"Retry-After": str(exc.retry_after)}
+        return pages.error(request, 503, "The server is busy", str(exc), retry)
+    except ValueError as exc:
+        return pages.error(
+            request, 400, "Cannot start that game", detail(str(exc), name, *players.values(), limit=pages.echo)
         )
-
-        def field(key: str, default: str = "") -> str:
-            return form.get(key, [default])[0].strip()
-
-        name = field("game")
-        roles = pages.games.load(name).roles if name in game_names() else ()
-        players = {}
-        for role in roles:
-            who = field(f"player_{role}", HUMAN) or HUMAN
-            options = field(f"options_{role}")
-            players[role] = f"{who}:{options}" if options and who != HUMAN else who
-        seats = [r for r in roles if players[r] == HUMAN and not field(f"open_{r}")]
-        try:
-            body = NewMatch.model_validate(
-                {
-                    "game": name,
-                    "players": players,
-                    "agent_time": field("agent_time", "1") or "1",
-                    "pace": field("pace", "0") or "0",
-                    "human_time": field("human_time", "0") or "0",
-                    "seats": seats,
-                }
-            )
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            return pages.error(request, 400, "Cannot start that game", detail(problems, limit=pages.echo))
-        try:
-            settings = Settings(agent_time=body.agent_time, pace=body.pace, human_time=body.human_time)
-            match, tokens = await pages.manager.create(body.game, body.players, settings, seats=body.seats)
-        except LimitReached as exc:
-            retry = {"Retry-After": str(exc.retry_after)}
-            return pages.error(request, 503, "The server is busy", str(exc), retry)
-        except ValueError as exc:
-            return pages.error(
-                request, 400, "Cannot start that game", detail(str(exc), name, *players.values(), limit=pages.echo)
-            )
-        response = RedirectResponse(f"/games/{match.id}", status_code=303)
-        seat_cookies.remember(response, request, match.id, tokens)
-        return response
+    response = RedirectResponse(f"/games/{match.id}", status_code=303)
+    seat_cookies.remember(response, request, match.id, tokens)
+    return response
 
 
-def _match_routes(router: APIRouter, pages: _Pages) -> None:
-    """The history, and a match's play, replay and record."""
+# --- the history, and a match's play, replay and record -----------------------------------------------
 
-    @router.get("/games", response_class=HTMLResponse)
-    async def history(
-        request: Request,
-        page: Annotated[int, Query(ge=1, le=pages.limits.max_page_offset // PER_PAGE + 1)] = 1,
-        status: Literal["playing", "over"] | None = None,
-    ) -> Response:
-        rows = pages.store.list(limit=PER_PAGE, offset=(page - 1) * PER_PAGE, status=status)
-        total = pages.store.count(status)
-        return pages.templates.TemplateResponse(
-            request,
-            "history.html",
-            {
-                "games": [pages.titled(summary(m)) for m in rows],
-                "page": page,
-                "pages": max(1, (total + PER_PAGE - 1) // PER_PAGE),
-                "total": total,
-                "status": status,
-            },
-        )
 
-    @router.get("/games/{match_id}", response_class=HTMLResponse)
-    async def play_page(request: Request, match_id: str) -> Response:
-        match = await pages.find(request, match_id)
-        if isinstance(match, Response):
-            return match
-        return pages.templates.TemplateResponse(
-            request,
-            "play.html",
-            {
-                "m": pages.show(match, request, svg=True),
-                "family": page_family(match.game),
-                "controls": ui.controls(match.game),
-                "view": view_of(match.game),
-                "rules": list(match.game.rules_summary),
-            },
-        )
+@router.get("/games", response_class=HTMLResponse)
+async def history(
+    pages: ThePages,
+    request: Request,
+    page: Annotated[int, Depends(_page)],
+    status: Literal["playing", "over"] | None = None,
+) -> Response:
+    rows = pages.store.list(limit=PER_PAGE, offset=(page - 1) * PER_PAGE, status=status)
+    total = pages.store.count(status)
+    return pages.templates.TemplateResponse(
+        request,
+        "history.html",
+        {
+            "games": [pages.titled(summary(m)) for m in rows],
+            "page": page,
+            "pages": max(1, (total + PER_PAGE - 1) // PER_PAGE),
+            "total": total,
+            "status": status,
+        },
+    )
 
-    @router.get("/games/{match_id}/replay", response_class=HTMLResponse)
-    async def replay_page(request: Request, match_id: str) -> Response:
-        match = await pages.find(request, match_id)
-        if isinstance(match, Response):
-            return match
-        return pages.templates.TemplateResponse(
-            request,
-            "replay.html",
-            {"m": pages.show(match), "svg0": ui.board_svg(match.game, match.states[0])},
-        )
 
-    @router.get("/games/{match_id}/record.json")
-    async def download(match_id: str) -> SafeJSONResponse:
-        record = record_of(pages.store, match_id, pages.echo, pages.games)
-        name = f"ggp-{record['game']}-{match_id}.json"
-        return SafeJSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+@router.get("/games/{match_id}", response_class=HTMLResponse)
+async def play_page(pages: ThePages, request: Request, match_id: str) -> Response:
+    match = await pages.find(request, match_id)
+    if isinstance(match, Response):
+        return match
+    return pages.templates.TemplateResponse(
+        request,
+        "play.html",
+        {
+            "m": pages.show(match, request, svg=True),
+            "family": page_family(match.game),
+            "controls": ui.controls(match.game),
+            "view": view_of(match.game),
+            "rules": list(match.game.rules_summary),
+        },
+    )
+
+
+@router.get("/games/{match_id}/replay", response_class=HTMLResponse)
+async def replay_page(pages: ThePages, request: Request, match_id: str) -> Response:
+    match = await pages.find(request, match_id)
+    if isinstance(match, Response):
+        return match
+    return pages.templates.TemplateResponse(
+        request,
+        "replay.html",
+        {"m": pages.show(match), "svg0": ui.board_svg(match.game, match.states[0])},
+    )
+
+
+@router.get("/games/{match_id}/record.json")
+async def download(pages: ThePages, match_id: str) -> SafeJSONResponse:
+    record = record_of(pages.store, match_id, pages.echo, pages.games)
+    name = f"ggp-{record['game']}-{match_id}.json"
+    return SafeJSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
