@@ -32,6 +32,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 import ggp
+from ggp.match.outcome import outcome
 from ggp.protocol import GGPServer, PlayerConfig, PlayerService, Reply
 from ggp.protocol.host import RemoteError
 from ggp.protocol.messages import Play, parse_message
@@ -230,10 +231,15 @@ def test_two_registered_players_play_a_rated_match_recorded_in_both_formats(
         assert view["status"] == "over", view
         assert view["step"] == len(view["moves"]) > 0
         assert len(view["goals"]) == 2 and all(0 <= g <= 100 for g in view["goals"])
+        assert view["outcome"] == outcome(view["roles"], view["goals"])  # "White won (100-0)", in words
 
         ratings = client.get("/api/arena/ratings").json()["ratings"]
         assert sorted(r["id"] for r in ratings) == sorted(ids)
         assert all(r["games"] == 1 and r["low"] <= r["rating"] <= r["high"] for r in ratings)
+        assert all(r["provisional"] for r in ratings)  # one game: no interval is claimed
+        page = client.get("/arena").text
+        assert "provisional (1 of 10 games)" in page and f"{ratings[0]['low']} to {ratings[0]['high']}" not in page
+        assert view["outcome"] in page  # the recent matches' results, in words
         per_game = client.get("/api/arena/ratings", params={"game": "wallmaze"}).json()["ratings"]
         assert [r["id"] for r in per_game] == [r["id"] for r in ratings]
         assert client.get("/api/arena/ratings", params={"game": "amazons_8x8"}).json()["ratings"] == []

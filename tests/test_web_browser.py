@@ -107,8 +107,8 @@ def test_a_person_plays_wallmaze_by_keyboard_to_the_result(server: BackgroundSer
         page.keyboard.press(key)
         expect(page.locator(f'#board:not([data-step="{step}"]), #result:not([hidden])').first).to_be_visible()
     expect(page.locator("#result")).to_be_visible()
-    expect(page.locator("#result-title")).to_contain_text("white wins")
-    expect(page.locator("#result-goals")).to_contain_text("white (human): 100")
+    expect(page.locator("#result-title")).to_contain_text("White won (100-")
+    expect(page.locator("#result-goals")).to_contain_text("white (Human): 100")
     expect(page.locator("#replay-link")).to_be_visible()
     shot(page, "wallmaze_keyboard_result")
 
@@ -211,7 +211,7 @@ def test_replay_a_finished_game(server: BackgroundServer, page: Any) -> None:
     expect(page.locator("#replay-joint")).to_have_text("initial state")
     page.keyboard.press("End")
     step_is(page, n)
-    expect(page.locator("#replay-result")).to_contain_text("game over")
+    expect(page.locator("#replay-result")).to_have_text(final["outcome"])  # the sentence of the match's end
     page.keyboard.press("Home")
     step_is(page, 0)
     page.keyboard.press("ArrowRight")
@@ -329,7 +329,7 @@ def test_resign_takes_two_clicks_and_ends_the_game(server: BackgroundServer, pag
     expect(page.locator("#action-resign")).to_contain_text("really resign")
     page.locator("#action-resign").click()
     expect(page.locator("#result")).to_be_visible()
-    expect(page.locator("#result-title")).to_contain_text("black wins (white resigned)")
+    expect(page.locator("#result-title")).to_have_text("White resigned: black won")
     page.locator("#action-delete").click()
     page.locator("#action-delete").click()
     expect(page).to_have_url(re.compile(r"/games$"))

@@ -416,3 +416,47 @@ def test_the_clock_waits_for_a_friend_to_take_the_open_seat(client: TestClient) 
     joined = client.get(f"/api/games/{view['id']}").json()
     assert 0 < joined["clock"]["left"] <= 30
     assert match.clock_start >= before  # it started when the seat was taken, not when the match was made
+
+
+# --- results in words, names of players, abandoned games ------------------------------------------------
+def test_results_are_told_in_words_and_the_computer_is_named_by_its_level(client: TestClient) -> None:
+    view = play(client, game="amazons_8x8", mode="computer", level="easy", side="white")
+    gid = view["id"]
+    assert view["names"] == {"white": "Human", "black": "Computer (easy)"} and view["outcome"] is None
+    over = client.post(f"/api/games/{gid}/resign", json={"role": "white"}).json()
+    assert over["outcome"] == "White resigned: black won"
+    row = next(g for g in client.get("/api/games").json()["games"] if g["id"] == gid)
+    assert row["outcome"] == "White resigned: black won"
+    assert "White resigned: black won" in client.get("/games").text  # the history says it too
+    assert "White resigned: black won" in client.get(f"/games/{gid}/replay").text
+    watched = wait(client, play(client, game="wallmaze", mode="watch")["id"])
+    goals = watched["goals"]
+    best = max(goals.values())
+    winners = [r.capitalize() for r, g in goals.items() if g == best]
+    scores = f"{goals['white']}-{goals['black']}"
+    assert watched["outcome"] == (f"Draw ({scores})" if len(winners) == 2 else f"{winners[0]} won ({scores})")
+    last = client.get(f"/api/games/{watched['id']}/steps/{watched['step']}").json()
+    assert last["outcome"] == watched["outcome"]  # the replay's last step says the same
+
+
+def test_a_game_nobody_moves_in_for_days_is_ended_as_abandoned(tmp_path: Path) -> None:
+    # Days are a second's millionth here.
+    limits = Limits(max_agent_time=0.2, arena_agents=(), abandon_seconds=1e-6)
+    db = tmp_path / "web.sqlite3"
+    with TestClient(create_app(db, limits=limits, arena=False), base_url=BASE) as client:
+        manager = client.app.state.manager  # type: ignore[attr-defined]
+        left = play(client, game="wallmaze", mode="friend")["id"]
+        assert manager.store.abandon_stale(before=0.0) == []  # moved in since: not stale
+        assert manager.expire_abandoned() == []  # in memory: someone may be playing it
+        assert not client.get(f"/api/games/{left}").json()["terminal"]
+        cookies = client.cookies  # the seat's token
+    with TestClient(create_app(db, limits=limits, arena=False), base_url=BASE, cookies=cookies) as client:  # again
+        manager = client.app.state.manager  # type: ignore[attr-defined]
+        manager.expire_abandoned()  # (the server's own round may have ended it first)
+        assert manager.expire_abandoned() == []  # once
+        ended = client.get(f"/api/games/{left}").json()
+        assert ended["terminal"] and ended["ended"] == "abandoned" and ended["outcome"] == "Abandoned"
+        assert ended["goals"] is None and ended["result"] == "no move in 1.15741e-11 days"
+        assert "Abandoned" in client.get("/games").text
+        r = client.post(f"/api/games/{left}/moves", json={"role": "white", "move": "(move 2 5 3 5)", "step": 0})
+        assert r.status_code == 409  # over: no more moves

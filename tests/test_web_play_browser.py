@@ -128,12 +128,12 @@ def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, pag
     page.locator("#action-resign").click()
     page.locator("#action-resign").click()
     expect(page.locator("#result-side")).to_have_text("You resigned.")
-    expect(page.locator("#result-title")).to_contain_text("black wins (white resigned)")
+    expect(page.locator("#result-title")).to_have_text("White resigned: black won")
     shot(page, "resigned")
     page.locator("#action-rematch").click()
     expect(page).not_to_have_url(first)
     expect(page.locator("#seats")).to_contain_text("you play black")
-    expect(page.locator(".player.role-0")).to_contain_text("white: amazons")  # the computer took white
+    expect(page.locator(".player.role-0")).to_contain_text("white: Computer (medium)")  # the computer took white
     expect(page.locator("#controls")).to_contain_text("Your move as black")  # white moved and shot first
     expect(page.locator("#move-list li")).to_have_count(2)
     expect(page.locator("#move-list li").first).to_contain_text(re.compile(r"white [a-h]\d-[a-h]\d"))
@@ -367,7 +367,7 @@ def test_a_friend_by_link_and_a_draw_by_agreement(server: BackgroundServer, brow
         friend.locator("#action-draw").click()
         expect(friend.locator("#result-side")).to_have_text("A draw.")
         expect(page.locator("#result-side")).to_have_text("A draw.")
-        expect(page.locator("#result-title")).to_contain_text("draw agreed")
+        expect(page.locator("#result-title")).to_have_text("Draw by agreement")
     finally:
         context.close()
     assert not errors, errors

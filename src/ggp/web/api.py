@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Res
 from fastapi.responses import StreamingResponse
 
 from ..agents import AGENTS
+from ..match.outcome import outcome
 from . import seats as seat_cookies
 from . import ui
 from .api_events import MAX_STREAM_GAMES, EventStreams
@@ -304,6 +305,7 @@ async def api_step(api: TheApi, match_id: str, step: Annotated[int, Path(ge=0, l
         "state": game.state_to_dict(state),
         "terminal": terminal,
         "goals": dict(zip(match.roles, game.goals(state), strict=True)) if terminal else None,
+        "outcome": outcome(match.roles, game.goals(state)) if terminal else None,
         "svg": ui.board_svg(game, state),
     }
 

@@ -41,6 +41,7 @@ import ggp
 
 from . import api, arena_pages, pages
 from .arena import Arena
+from .arena_tally import PROVISIONAL_GAMES
 from .catalog import MAX_UPLOAD_BYTES, Catalog
 from .limits import Limits
 from .manager import Manager
@@ -106,6 +107,7 @@ def create_app(
     app.state.db_path = path
     templates = Jinja2Templates(directory=str(_HERE / "templates"))
     templates.env.globals["version"] = ggp.__version__
+    templates.env.globals["provisional_games"] = PROVISIONAL_GAMES
     app.mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=str(_docs_assets())), name="docs-assets")
     manual = help_site()

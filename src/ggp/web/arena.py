@@ -1,23 +1,18 @@
 """The arena: GGP players registered by URL play rated matches, against each other and ggp's own agents.
 
-As on ggp.org's Tiltyard, anyone may register a player (a name, the URL it
-answers GGP messages on, a contact). The server asks it INFO before taking it
-and before each match; a player that does not answer is paused, and so is one
-that stops answering during a match (its last moves and STOP unanswered:
-no reply in time, no connection), and one whose moves fail (time out, are
-illegal, are not moves) in too large a share of two matches in a row
-(:attr:`~ggp.web.limits.Limits.arena_fault_share`). The reason, naming the
-match and the faults, is shown with the player, and every pause is kept
-(``arena_pauses``) when the player is resumed. Its owner (the holder of the
-token registration answers) may pause, resume or remove it.
+As on ggp.org's Tiltyard, anyone may register a player (a name, the URL it answers GGP messages on, a contact). The
+server asks it INFO before taking it and before each match; a player that does not answer is paused, and so is one
+that stops answering during a match (its last moves and STOP unanswered: no reply in time, no connection), and one
+whose moves fail (time out, are illegal, are not moves) in too large a share of two matches in a row
+(:attr:`~ggp.web.limits.Limits.arena_fault_share`). The reason, naming the match and the faults, is shown with the
+player, and every pause is kept (``arena_pauses``) when the player is resumed. Its owner (the holder of the token
+registration answers) may pause, resume or remove it.
 
-A matchmaking loop (:meth:`Arena.run`) keeps up to ``arena_matches`` matches
-going: it takes the games of ``arena_games`` in turn, the idle active
-players that have played least, and fills the other roles with the built-in
-agents of ``arena_agents``. Each match is refereed by ``ggp host``'s code
-(:func:`ggp.protocol.host.host_match`) with the arena's start and play
-clocks, in a thread of the arena's own (one per match at once); its steps are followed live, and its record is kept in
-the app's SQLite file, downloadable in ggp's format and in ggp-base's.
+A matchmaking loop (:meth:`Arena.run`) keeps up to ``arena_matches`` matches going: it takes the games of
+``arena_games`` in turn, the idle active players that have played least, and fills the other roles with the built-in
+agents of ``arena_agents``. Each match is refereed by ``ggp host``'s code (:func:`ggp.protocol.host.host_match`) with
+the arena's start and play clocks, in a thread of the arena's own (one per match at once); its steps are followed
+live, and its record is kept in the app's SQLite file, downloadable in ggp's format and in ggp-base's.
 
 Ratings are Bradley-Terry (:func:`ggp.match.ratings.fit`) over every pair of players in every finished
 match (the higher goal wins; equal goals draw), per game and over all games, with bootstrap intervals,
@@ -52,12 +47,13 @@ from pathlib import Path
 from typing import Any
 
 from ..core.game import Game
+from ..match.outcome import outcome
 from ..match.record import MatchRecord
 from ..protocol.host import Transport, host_match
 from . import ui
 from .arena_conduct import judge, pause
 from .arena_model import SCHEMA, LiveArenaMatch, Player, player_from_row
-from .arena_tally import Tally, rate_tally
+from .arena_tally import PROVISIONAL_GAMES, Tally, rate_tally
 from .catalog import Catalog
 from .ggp_base_record import ggp_base_match
 from .limits import Limits
@@ -310,6 +306,7 @@ class Arena:
                     ],
                     "status": r["status"],
                     "goals": json.loads(r["goals"]) if r["goals"] else None,
+                    "outcome": outcome(roles, json.loads(r["goals"])) if r["goals"] else None,
                     "error": r["error"],
                     "started": r["started"],
                     "finished": r["finished"],
@@ -351,6 +348,7 @@ class Arena:
             "version": version,
             "step": len(joints),
             "goals": json.loads(row["goals"]) if row["goals"] else None,
+            "outcome": outcome(roles, json.loads(row["goals"])) if row["goals"] else None,
             "error": row["error"],
             "moves": [{r: ui.readable(game, m) for r, m in zip(roles, joint, strict=True)} for joint in joints],
             "svg": ui.board_svg(game, states[-1]),
@@ -440,6 +438,7 @@ class Arena:
                         "low": round(line.low),
                         "high": round(line.high),
                         "games": line.games,
+                        "provisional": line.games < PROVISIONAL_GAMES,
                         "wins": line.wins,
                         "draws": line.draws,
                         "losses": line.losses,

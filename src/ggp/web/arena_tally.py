@@ -7,6 +7,10 @@ import numpy as np
 
 from ..match.ratings import ELO, Rating, fit, fit_many, ratings_table
 
+#: A player's rating is provisional (shown without an interval) until it has played this many games: before, the
+#: fit is mostly its prior, and an interval such as "95 to 95" would claim a certainty it does not have.
+PROVISIONAL_GAMES = 10
+
 
 class Tally:
     """The outcomes of finished matches, per pair of players: what a ratings fit needs.

@@ -41,6 +41,8 @@ class Limits:
     max_live_matches: int = 16
     #: Seconds a match with no activity and nobody watching stays in memory; it is reloaded when opened again.
     idle_seconds: float = 600.0
+    #: Seconds a match with people may go without a move before it is ended as abandoned (not while in memory).
+    abandon_seconds: float = 3 * 86400.0
     #: Seconds a client refused by ``max_live_matches`` is told to wait (HTTP ``Retry-After``).
     retry_after: int = 30
 

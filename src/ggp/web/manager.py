@@ -159,6 +159,14 @@ class Manager:
             self._resume_backlog()
         return [m.id for m in idle]
 
+    def expire_abandoned(self) -> list[str]:
+        """End as abandoned the stored matches with people that nobody moved in for ``abandon_seconds`` (matches
+        in memory are being played or watched, so they are left alone); their ids."""
+        days = self.limits.abandon_seconds / 86400
+        return self.store.abandon_stale(
+            time.time() - self.limits.abandon_seconds, keep=set(self.matches), result=f"no move in {days:g} days"
+        )
+
     # --- creating and loading ---------------------------------------------------------------------
     async def create(
         self,
@@ -286,6 +294,7 @@ class Manager:
     async def _unload_idle_forever(self) -> None:
         period = min(60.0, max(1.0, self.limits.idle_seconds / 4))
         while not self._closed:
+            self.expire_abandoned()
             await asyncio.sleep(period)
             self.unload_idle()
 

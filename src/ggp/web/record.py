@@ -57,7 +57,7 @@ def match_record(game: Game, match: StoredMatch) -> dict[str, Any]:
         terminal=game.is_terminal(final),
     )
     # a resignation's goals are the players' word, not the rules': they live beside the record
-    ended_early = match.ended in ("resigned", "drawn", "aborted")
+    ended_early = match.ended in ("resigned", "drawn", "aborted", "abandoned")
     web = {
         "settings": dict(match.settings),
         "status": match.status,

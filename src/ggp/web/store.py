@@ -33,7 +33,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS matches (
     status   TEXT NOT NULL,              -- playing | over
     goals    TEXT,                       -- JSON list in role order, once over (null for an aborted match)
     pending  TEXT NOT NULL DEFAULT '{}', -- JSON {role: move} submitted by people for the next step
-    ended    TEXT,                       -- terminal | resigned | drawn | aborted, once over (schema 2)
+    ended    TEXT,                       -- terminal | resigned | drawn | aborted | abandoned, once over
     result   TEXT                        -- the outcome in words, once over (schema 2)
 );
 CREATE TABLE IF NOT EXISTS steps (
@@ -113,7 +113,7 @@ class StoredMatch:
     status: str
     goals: list[int] | None
     pending: dict[str, str] = field(default_factory=dict)
-    #: How the match ended (``terminal``, ``resigned``, ``aborted``), None while it is played.
+    #: How the match ended (``terminal``, ``resigned``, ``drawn``, ``aborted``, ``abandoned``), None while played.
     ended: str | None = None
     #: The outcome in words once over (``white resigned``).
     result: str | None = None
@@ -348,6 +348,23 @@ class Store:
                 "(SELECT 1 FROM json_each(matches.players) WHERE value = 'human') ORDER BY created, id"
             ).fetchall()
         return [r["id"] for r in rows]
+
+    def abandon_stale(self, before: float, keep: Collection[str] = (), result: str = "abandoned") -> list[str]:
+        """End as ``abandoned`` (no goals) the matches with people still played whose last move or submission is
+        older than ``before`` (a :func:`time.time`), except ``keep`` (those in play in memory); their ids."""
+        with self._lock, self._db:
+            rows = self._db.execute(
+                "SELECT id FROM matches WHERE status = 'playing' AND updated < ? AND EXISTS "
+                "(SELECT 1 FROM json_each(matches.players) WHERE value = 'human')",
+                (before,),
+            ).fetchall()
+            ids = [r["id"] for r in rows if r["id"] not in keep]
+            self._db.executemany(
+                "UPDATE matches SET status = 'over', ended = 'abandoned', goals = NULL, result = ?, pending = '{}', "
+                "updated = ? WHERE id = ? AND status = 'playing'",
+                [(result, time.time(), i) for i in ids],
+            )
+        return ids
 
     def list(self, limit: int = 100, offset: int = 0, status: str | None = None) -> list[StoredMatch]:
         """Matches, newest first (without their states)."""

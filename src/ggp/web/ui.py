@@ -114,6 +114,24 @@ def level(game: Game, name: str, max_time: float) -> tuple[str, float]:
     return spec, min(seconds, max_time)
 
 
+def player_name(game: Game, spec: str, seconds: float) -> str:
+    """Who plays a seat, as a person reads it: ``Human``, ``Computer (easy)`` for a level of "play the computer"
+    (its agent spec and think time), else ``Computer (SPEC)``.
+
+    >>> import ggp
+    >>> game = ggp.load("wallmaze")
+    >>> player_name(game, "human", 1.0), player_name(game, "wallmaze", 2.0), player_name(game, "mcts:c=2", 1.0)
+    ('Human', 'Computer (hard)', 'Computer (mcts:c=2)')
+    """
+    if spec == "human":
+        return "Human"
+    table = levels(game)
+    named = [k for k, (s, t) in table.items() if s == spec and t == seconds] or [
+        k for k, (s, _) in table.items() if s == spec
+    ]
+    return f"Computer ({named[0] if named else spec})"
+
+
 # --- readable moves ------------------------------------------------------------------------------------
 def readable(game: Game, move: str) -> str:
     """A move as a person reads it: ``c1-c5``, ``arrow c8``, ``east``, ``bomb``; the KIF text otherwise.

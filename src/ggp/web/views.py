@@ -11,6 +11,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ..core.game import Game
+from ..match.outcome import outcome
 from ..registry import view_of
 from . import ui
 from .live_match import LiveMatch
@@ -87,6 +88,10 @@ def view(
         "turn": None if over else view_of(game).turn(game, state),
         "roles": list(match.roles),
         "players": dict(zip(match.roles, match.players, strict=True)),
+        "names": {
+            r: ui.player_name(game, p, match.settings.agent_time)
+            for r, p in zip(match.roles, match.players, strict=True)
+        },
         "settings": asdict(match.settings),
         "created": iso(match.created),
         "epoch": epoch,
@@ -96,6 +101,7 @@ def view(
         "terminal": over,
         "ended": match.ended,
         "result": match.result_text,
+        "outcome": outcome(match.roles, goals, match.ended or "terminal") if over else None,
         "goals": dict(zip(match.roles, goals, strict=True)) if goals is not None else None,
         "state": game.state_to_dict(state),
         "to_act": to_act,
@@ -133,6 +139,7 @@ def summary(m: StoredMatch) -> dict[str, Any]:
         "status": m.status,
         "ended": m.ended,
         "result": m.result,
+        "outcome": outcome(m.roles, m.goals, m.ended or "terminal") if m.status == "over" else None,
         "steps": m.steps,
         "goals": dict(zip(m.roles, m.goals, strict=True)) if m.goals is not None else None,
         "created": iso(m.created),

@@ -731,7 +731,7 @@
       const now = performance.now();
       for (const r of roles) thinkingFrom[r] = now - 1000 * view.thinking[r];
       if (roles.length) {
-        $("thinking-text").textContent = `${roles.map((r) => `${r} (${view.players[r]})`).join(", ")} thinking…`;
+        $("thinking-text").textContent = `${roles.map((r) => `${r} (${view.names[r]})`).join(", ")} thinking…`;
         requestAnimationFrame(tick);
       }
     }
@@ -776,17 +776,12 @@
       const values = Object.values(goals);
       const best = Math.max(...values);
       const winners = Object.keys(goals).filter((r) => goals[r] === best);
-      let title = "Game over";
-      if (view.ended === "aborted") title = "Game aborted";
-      else if (winners.length === 1) title = `Game over: ${winners[0]} wins`;
-      else if (values.length && winners.length === values.length) title = "Game over: a draw";
-      if (view.result && view.ended !== "terminal") title += ` (${view.result})`;
-      $("result-title").textContent = title;
+      $("result-title").textContent = view.outcome || "Game over";
       $("result-side").textContent = sideResult(goals, best, winners);
       const list = $("result-goals");
       list.replaceChildren();
       for (const [r, v] of Object.entries(goals)) {
-        list.append(el("li", { class: v === best && winners.length === 1 ? "winner" : "" }, el("b", {}, r), ` (${view.players[r]}): ${v}`));
+        list.append(el("li", { class: v === best && winners.length === 1 ? "winner" : "" }, el("b", {}, r), ` (${view.names[r]}): ${v}`));
       }
     }
 
@@ -1050,9 +1045,7 @@
       board.dataset.step = String(k);
       const joint = d.joint ? Object.entries(d.joint).map(([r, m]) => `${r} ${m}`).join(" · ") : "initial state";
       $("replay-joint").textContent = joint;
-      $("replay-result").textContent = d.terminal
-        ? `game over: ${Object.entries(d.goals).map(([r, v]) => `${r} ${v}`).join(", ")}`
-        : "";
+      $("replay-result").textContent = d.terminal ? d.outcome : "";
       document.querySelectorAll("#move-list li").forEach((li, i) => li.classList.toggle("current", i + 1 === k));
       const li = document.querySelector("#move-list li.current");
       if (li) li.scrollIntoView({ block: "nearest" });
@@ -1095,9 +1088,8 @@
         loadMoves().then(() => show(atEnd ? total : current));
       }
       if (view.terminal) {
-        const goals = Object.entries(view.goals || {}).map(([r, v]) => `${r} ${v}`).join(" · ");
         const live = $("replay-live");
-        if (live) live.replaceChildren(view.ended === "aborted" ? "aborted" : `result: ${goals}`);
+        if (live) live.replaceChildren(view.outcome);
       }
     }
 
@@ -1161,10 +1153,9 @@
       }
       list.scrollTop = list.scrollHeight;
       if (view.status !== "running") {
-        const goals = view.goals ? view.roles.map((r, i) => `${r} ${view.goals[i]}`).join(" · ") : "";
-        $("arena-result").textContent = goals ? `goals: ${goals}` : view.error;
+        $("arena-result").textContent = view.outcome || view.error;
         $("downloads").hidden = view.status !== "over";
-        $("announce").textContent = `Match ${view.status}. ${goals}`;
+        $("announce").textContent = `Match ${view.status}. ${view.outcome || ""}`;
       }
     };
     while (view.status === "running") {
