@@ -176,8 +176,8 @@ def test_two_tabs_on_one_game_stay_in_step(server: BackgroundServer, browser: An
     cell(page, 2, 5).click()  # the arrow: move and arrow are sent together
     step_is(other, 2)  # the other tab hears of them
     expect(other.locator("#turn")).to_contain_text("black to move an amazon")
-    expect(other.locator("#move-list li")).to_have_count(2)
-    expect(other.locator("#move-list")).to_contain_text("a3-a4")
+    expect(other.locator("#move-list li")).to_have_count(1)  # one turn: white's move and arrow
+    expect(other.locator("#move-list")).to_contain_text("white a3-a4/b5")
     other.bring_to_front()
     cell(other, 1, 6).click()  # and moves on from there: black a6-a5, arrow back to a6
     cell(other, 1, 5).click()
@@ -220,8 +220,12 @@ def test_replay_a_finished_game(server: BackgroundServer, page: Any) -> None:
     page.locator("#slider").fill(str(n // 2))
     step_is(page, n // 2)
     expect(page.locator("#move-list li.current")).to_have_count(1)
-    page.locator("#move-list li").nth(2).click()
+    page.locator("#move-list .mv").nth(2).click()  # turn 2's first ply: bomberman's move of step 3
     step_is(page, 3)
+    expect(page.locator("#move-list .mv.current")).to_have_count(1)  # the ply of step 3 is marked
+    expect(page.locator("#move-list .mv.current")).to_contain_text("bomberman")
+    page.locator("#move-list li").nth(2).click()  # turn 3 (steps 5 and 6): to its end
+    step_is(page, 6)
     shot(page, "replay_bomberman")
     with page.expect_download() as download:
         page.get_by_role("link", name="Download the record (JSON)").click()

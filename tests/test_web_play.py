@@ -460,3 +460,47 @@ def test_a_game_nobody_moves_in_for_days_is_ended_as_abandoned(tmp_path: Path) -
         assert "Abandoned" in client.get("/games").text
         r = client.post(f"/api/games/{left}/moves", json={"role": "white", "move": "(move 2 5 3 5)", "step": 0})
         assert r.status_code == 409  # over: no more moves
+
+
+def test_the_move_list_is_numbered_turns_in_each_games_notation(client: TestClient) -> None:
+    gid = play(client, game="amazons_8x8", mode="friend")["id"]
+    friend = TestClient(client.app, base_url=BASE)
+    friend.post(f"/api/games/{gid}/seats/black")
+    move(client, gid, "white", "(move 1 3 1 4)", 0)
+    move(client, gid, "white", "(fire 2 5)", 1)
+    move(friend, gid, "black", "(move 1 6 1 5)", 2)
+    view = move(friend, gid, "black", "(fire 1 6)", 3)
+    # Amazons' move and arrow are one ply, white's and black's one turn
+    assert view["turns"] == [
+        {
+            "number": 1,
+            "plies": [
+                {
+                    "role": "white",
+                    "text": "a3-a4/b5",
+                    "moves": ["(move 1 3 1 4)", "(fire 2 5)"],
+                    "steps": [1, 2],
+                    "forced": False,
+                },
+                {
+                    "role": "black",
+                    "text": "a6-a5/a6",
+                    "moves": ["(move 1 6 1 5)", "(fire 1 6)"],
+                    "steps": [3, 4],
+                    "forced": False,
+                },
+            ],
+        }
+    ]
+    view = move(client, gid, "white", "(move 1 4 1 3)", 4)
+    assert [t["number"] for t in view["turns"]] == [1, 2] and view["turns"][1]["plies"][0]["text"] == "a4-a3"
+    # where roles move together (the wall maze: each may also stay), a turn is a step with every role's move
+    watched = wait(client, play(client, game="wallmaze", mode="watch")["id"])
+    assert len(watched["turns"]) == watched["step"]
+    first = watched["turns"][0]["plies"]
+    assert [p["role"] for p in first] == ["white", "black"]
+    game = ggp.load("wallmaze")
+    assert [p["text"] for p in first] == [ui.readable(game, m) for m in watched["moves"][0]["joint"].values()]
+    # Bomberman's players take turns: one ply each, numbered in pairs
+    turns = wait(client, play(client, game="bomberman", mode="watch")["id"])["turns"]
+    assert all([p["role"] for p in t["plies"]] == ["bomberman", "bomberwoman"] for t in turns[:-1])

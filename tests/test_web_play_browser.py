@@ -112,7 +112,9 @@ def test_play_the_computer_at_each_level_to_the_end(server: BackgroundServer, pa
         expect(side).to_have_text(re.compile(r"^(You won!|You lost\.|A draw\.|You shared the win\.)$"))
         final = view_of(page, server)
         assert final["terminal"] and len(final["moves"]) == final["step"]
-        expect(page.locator("#move-list li")).to_have_count(final["step"])
+        expect(page.locator("#move-list li")).to_have_count(len(final["turns"]))  # numbered turns
+        steps = sorted({s for t in final["turns"] for p in t["plies"] for s in p["steps"]})
+        assert steps == list(range(1, final["step"] + 1))  # every step in a turn
         mine, other = final["goals"][final["roles"][0]], final["goals"][final["roles"][1]]
         expected = "You won!" if mine > other else "You lost." if mine < other else "A draw."
         expect(side).to_have_text(expected)
@@ -135,8 +137,8 @@ def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, pag
     expect(page.locator("#seats")).to_contain_text("you play black")
     expect(page.locator(".player.role-0")).to_contain_text("white: Computer (medium)")  # the computer took white
     expect(page.locator("#controls")).to_contain_text("Your move as black")  # white moved and shot first
-    expect(page.locator("#move-list li")).to_have_count(2)
-    expect(page.locator("#move-list li").first).to_contain_text(re.compile(r"white [a-h]\d-[a-h]\d"))
+    expect(page.locator("#move-list li")).to_have_count(1)  # white's first turn: its move and arrow
+    expect(page.locator("#move-list li").first).to_contain_text(re.compile(r"white [a-h]\d-[a-h]\d/[a-h]\d"))
     expect(page.locator("#action-abort")).to_have_count(0)  # a move was made: only resign is offered
 
 
@@ -179,8 +181,7 @@ def test_amazons_by_keyboard(server: BackgroundServer, page: Any) -> None:
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")  # the arrow to b4
     expect(page.locator("#board")).to_have_attribute("data-step", "2")
-    expect(page.locator("#move-list")).to_contain_text("a3-a4")
-    expect(page.locator("#move-list")).to_contain_text("arrow b4")
+    expect(page.locator("#move-list")).to_contain_text("white a3-a4/b4")
     expect(page.locator("#announce")).to_contain_text("arrow b4")
 
 

@@ -136,6 +136,11 @@ class View:
         """What a person may not see from the board alone about one step (nothing by default)."""
         return []
 
+    def ply(self, moves: Sequence[str]) -> str:
+        """One role's readable moves of steps running (Amazons' move, then its arrow) as one entry of the move
+        list: joined by spaces by default."""
+        return " ".join(moves)
+
 
 # --- helpers for views --------------------------------------------------------------------------
 #: Unit steps by direction name, as the views and the play page name them.

@@ -302,6 +302,9 @@ async def api_step(api: TheApi, match_id: str, step: Annotated[int, Path(ge=0, l
         "step": step,
         "steps": match.step,
         "joint": dict(zip(match.roles, match.joints[step - 1], strict=True)) if step else None,
+        "readable": {r: ui.readable(game, m) for r, m in zip(match.roles, match.joints[step - 1], strict=True)}
+        if step
+        else None,
         "state": game.state_to_dict(state),
         "terminal": terminal,
         "goals": dict(zip(match.roles, game.goals(state), strict=True)) if terminal else None,

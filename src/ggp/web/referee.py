@@ -166,6 +166,10 @@ class Referee:
         info: dict[str, Any] = {"times": list(record.times), "faults": [f.to_dict() for f in record.faults]}
         if match.step_forced:
             info["forced"] = list(match.step_forced)
+        # the roles that had no choice (the move list tells turns from roles moving together by them)
+        single = [r for r in match.roles if len(game.legal_moves(match.state, r)) == 1]
+        if single:
+            info["single"] = single
         try:
             self.store.append_step(
                 match.id,

@@ -10,6 +10,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from ..core.family import View
 from ..core.game import Game
 from ..match.outcome import outcome
 from ..registry import view_of
@@ -113,6 +114,7 @@ def view(
         "notes": list(match.notes),
         "seats": seats,
         "moves": history(match),
+        "turns": turns(match),
         "explain": explanations(match),
         "rematch": match.rematch,
         "draw_offers": sorted(match.draw_offers),
@@ -172,6 +174,59 @@ def history(match: LiveMatch) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def turns(match: LiveMatch) -> list[dict[str, Any]]:
+    """The moves as numbered turns, as people write a game down.
+
+    Where roles choose one at a time (the others' only move is a pass), a turn is each role's move once round,
+    a role's steps running (Amazons' move and arrow) one ply in its view's words (``1. white c1-c5/e7 black
+    f8-f4/a4``); in a game where roles have chosen together, a turn is one step with every choosing role's move.
+    Each ply: ``role``, ``text``, ``moves`` (its KIF), ``steps`` and ``forced`` (its only legal move was played).
+    """
+    view = view_of(match.game)
+    steps = []
+    for entry in history(match):
+        info = match.infos[entry["step"] - 1] if entry["step"] - 1 < len(match.infos) else {}
+        # who had a choice (in steps stored before "single" was kept: who did not pass), else everyone
+        movers = [r for r in match.roles if r not in info["single"]] if "single" in info else []
+        movers = movers or [r for r in match.roles if entry["joint"][r] != "noop"] or list(match.roles)
+        steps.append((entry, movers))
+    out: list[dict[str, Any]] = []
+    if any(len(movers) > 1 for _, movers in steps):
+        for entry, movers in steps:
+            plies = [_ply(r, entry, view) for r in movers]
+            out.append({"number": len(out) + 1, "plies": plies})
+        return out
+    first = steps[0][1][0] if steps else None  # the role whose move opens a turn
+    for entry, (role,) in steps:
+        last = out[-1]["plies"][-1] if out else None
+        if last is not None and last["role"] == role:  # a turn of several steps (a move, then its arrow)
+            last["parts"].append(entry["readable"][role])
+            last["moves"].append(entry["joint"][role])
+            last["steps"].append(entry["step"])
+            last["forced"] = last["forced"] or role in entry["forced"]
+            last["text"] = view.ply(last["parts"])
+            continue
+        if role == first or not out:
+            out.append({"number": len(out) + 1, "plies": []})
+        out[-1]["plies"].append(_ply(role, entry, view))
+    for turn in out:
+        for ply in turn["plies"]:
+            ply.pop("parts", None)
+    return out
+
+
+def _ply(role: str, entry: dict[str, Any], view: View) -> dict[str, Any]:
+    said = entry["readable"][role]
+    return {
+        "role": role,
+        "text": view.ply([said]),
+        "parts": [said],
+        "moves": [entry["joint"][role]],
+        "steps": [entry["step"]],
+        "forced": role in entry["forced"],
+    }
 
 
 def explanations(match: LiveMatch) -> list[str]:

@@ -56,6 +56,16 @@ class AmazonsView(View):
             return f"arrow {square(nums[0], nums[1])}"
         return move.strip()
 
+    def ply(self, moves: Sequence[str]) -> str:
+        """A turn's move and arrow as one entry, ``c1-c5/e7``, as Amazons players write it down.
+
+        >>> VIEW.ply(["c1-c5", "arrow e7"]), VIEW.ply(["arrow e7"])
+        ('c1-c5/e7', 'arrow e7')
+        """
+        if len(moves) == 2 and not moves[0].startswith("arrow ") and moves[1].startswith("arrow "):
+            return f"{moves[0]}/{moves[1].removeprefix('arrow ')}"
+        return super().ply(moves)
+
 
 def _numbers(text: str) -> tuple[str, list[int]]:
     words = text.strip().strip("()").split()

@@ -26,6 +26,29 @@
     return node;
   }
 
+  // The moves as numbered turns (the list's own numbers), each ply with its rule text on hover; ``go`` (the
+  // replay) makes a turn, and each of its plies, a link to its last step.
+  function turnItems(turns, go) {
+    return turns.map((t) => {
+      const steps = t.plies.flatMap((p) => p.steps);
+      const li = el("li", { "data-step": String(Math.max(...steps)), "data-steps": steps.join(" ") });
+      if (go) li.addEventListener("click", () => go(Math.max(...steps)));
+      t.plies.forEach((p, i) => {
+        if (i) li.append(" ");
+        const label = [el("b", {}, p.role), " ", p.text, p.forced ? " (forced)" : ""];
+        const span = el("span", { class: "mv", title: p.moves.join(" "), "data-steps": p.steps.join(" ") }, ...label);
+        if (go) {
+          span.addEventListener("click", (e) => {
+            e.stopPropagation();
+            go(Math.max(...p.steps));
+          });
+        }
+        li.append(span);
+      });
+      return li;
+    });
+  }
+
   // Thrown when the server cannot be reached (no answer at all), as opposed to an answer with an error status.
   class Unreachable extends Error {}
 
@@ -802,19 +825,7 @@
     function renderMoves() {
       const list = $("move-list");
       const moves = view.moves || [];
-      if (list.children.length > moves.length) list.replaceChildren();
-      for (let k = list.children.length; k < moves.length; k++) {
-        const m = moves[k];
-        const shown = Object.entries(m.readable).filter(
-          ([r]) => !(m.joint[r] === "noop" && Object.values(m.joint).some((x) => x !== "noop")),
-        );
-        const li = el("li", { "data-step": String(m.step) });
-        shown.forEach(([r, text], i) => {
-          if (i) li.append(" · ");
-          li.append(el("span", { class: "mv", title: m.joint[r] }, el("b", {}, r), " ", text, m.forced.includes(r) ? " (forced)" : ""));
-        });
-        list.append(li);
-      }
+      list.replaceChildren(...turnItems(view.turns || [], null));
       list.scrollTop = list.scrollHeight;
       const said = moves.length ? moves[moves.length - 1] : null;
       if (said && said.step !== announced) {
@@ -1014,7 +1025,6 @@
     const cache = new Map();
     let current = 0;
     let timer = null;
-    let moves = [];
 
     async function fetchStep(k) {
       if (!cache.has(k)) {
@@ -1043,10 +1053,14 @@
       if (current !== k) return;
       board.innerHTML = d.svg;
       board.dataset.step = String(k);
-      const joint = d.joint ? Object.entries(d.joint).map(([r, m]) => `${r} ${m}`).join(" · ") : "initial state";
-      $("replay-joint").textContent = joint;
+      const joint = d.joint
+        ? Object.entries(d.readable).filter(([r]) => d.joint[r] !== "noop" || Object.values(d.joint).every((m) => m === "noop"))
+        : [];
+      $("replay-joint").textContent = joint.length ? joint.map(([r, m]) => `${r} ${m}`).join(" · ") : "initial state";
+      $("replay-joint").title = d.joint ? Object.entries(d.joint).map(([r, m]) => `${r} ${m}`).join(" · ") : "";
       $("replay-result").textContent = d.terminal ? d.outcome : "";
-      document.querySelectorAll("#move-list li").forEach((li, i) => li.classList.toggle("current", i + 1 === k));
+      const mark = (node) => node.classList.toggle("current", node.dataset.steps.split(" ").includes(String(k)));
+      document.querySelectorAll("#move-list li, #move-list .mv").forEach(mark);
       const li = document.querySelector("#move-list li.current");
       if (li) li.scrollIntoView({ block: "nearest" });
       if (k < total) fetchStep(k + 1).catch(() => {});
@@ -1065,15 +1079,10 @@
     }
 
     function loadMoves() {
-      return fetch(`/api/games/${id}/record`)
+      return fetch(`/api/games/${id}`)
         .then((r) => r.json())
-        .then((rec) => {
-          moves = (rec.moves || []).map((m) => m.joint);
-          const items = moves.map((joint, i) => {
-            const text = joint.map((m, j) => `${rec.roles[j]} ${m}`).filter((t) => !t.endsWith(" noop") || joint.every((m) => m === "noop"));
-            return el("li", { onclick: () => show(i + 1) }, text.join(" · "));
-          });
-          $("move-list").replaceChildren(...items);
+        .then((v) => {
+          $("move-list").replaceChildren(...turnItems(v.turns || [], show));
         });
     }
 
