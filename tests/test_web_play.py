@@ -504,3 +504,18 @@ def test_the_move_list_is_numbered_turns_in_each_games_notation(client: TestClie
     # Bomberman's players take turns: one ply each, numbered in pairs
     turns = wait(client, play(client, game="bomberman", mode="watch")["id"])["turns"]
     assert all([p["role"] for p in t["plies"]] == ["bomberman", "bomberwoman"] for t in turns[:-1])
+
+
+def test_a_refused_upload_keeps_the_form_and_points_at_the_line(client: TestClient) -> None:
+    rules = "(role a)\n(init p)\n(<= (legal a x) (true q) (not (foo ?y)))\n(<= terminal (true p))\n(<= (goal a 100))"
+    r = client.post("/sheets", data={"name": "Mine", "rules": rules}, follow_redirects=False)
+    assert r.status_code == 400
+    page = r.text
+    assert "That rule sheet does not load" in page and "line 3: unsafe rule" in page
+    assert 'value="Mine"' in page and "(&lt;= (goal a 100))</textarea>" in page  # nothing typed is lost
+    marked = page[page.index('class="here"') :].split("</span>")[0]
+    assert 'data-line="3"' in marked and "3  (&lt;= (legal a x) (true q) (not (foo ?y)))" in marked
+    # a sheet that loads goes to its page, as before
+    good = rules.replace("(true q) (not (foo ?y))", "").replace("(init p)", "(init s) (<= (next p) (true s))")
+    ok = client.post("/sheets", data={"name": "Mine", "rules": good}, follow_redirects=False)
+    assert ok.status_code == 303 and ok.headers["location"].startswith("/sheets/upload")

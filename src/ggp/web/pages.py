@@ -1,6 +1,7 @@
 """The HTML pages: the games, the history, play / watch, replay, and the new-game form."""
 
 import asyncio
+import re
 import urllib.parse
 from typing import Annotated, Any, Literal
 
@@ -149,6 +150,11 @@ async def play_from_form(pages: ThePages, request: Request) -> Response:
 
 @router.get("/sheets", response_class=HTMLResponse)
 async def sheets_page(pages: ThePages, request: Request) -> Response:
+    return _sheets(pages, request)
+
+
+def _sheets(pages: Pages, request: Request, upload: dict[str, Any] | None = None, status: int = 200) -> Response:
+    """The sheets page; with ``upload`` (a refused upload's name, rules and error), its form filled in again."""
     return pages.templates.TemplateResponse(
         request,
         "sheets.html",
@@ -157,8 +163,22 @@ async def sheets_page(pages: ThePages, request: Request) -> Response:
             "uploads": pages.games.uploads(),
             "directory": pages.games.sheets_dir is not None,
             "max_upload": MAX_UPLOAD_BYTES,
+            "upload": upload or {},
         },
+        status_code=status,
     )
+
+
+def _near(text: str, message: str, around: int = 2) -> list[tuple[int, str, bool]]:
+    """The lines of ``text`` around the one ``message`` names (``line N``), numbered, that one marked."""
+    found = re.search(r"\bline (\d+)", message)
+    if found is None:
+        return []
+    lines = text.splitlines()
+    at = int(found.group(1))
+    if not 1 <= at <= len(lines):
+        return []
+    return [(n, lines[n - 1][:200], n == at) for n in range(max(1, at - around), min(len(lines), at + around) + 1)]
 
 
 @router.post("/sheets")
@@ -169,7 +189,9 @@ async def upload_from_form(pages: ThePages, request: Request) -> Response:
     try:
         entry = await asyncio.to_thread(pages.games.upload, name, text)
     except ValueError as exc:
-        return pages.error(request, 400, "That rule sheet does not load", detail(str(exc), limit=4000))
+        message = detail(str(exc), limit=4000)
+        upload = {"name": name, "rules": text, "error": message, "near": _near(text, message)}
+        return _sheets(pages, request, upload, status=400)  # the form kept, the line pointed at
     return RedirectResponse(f"/sheets/{urllib.parse.quote(entry.key)}", status_code=303)
 
 
