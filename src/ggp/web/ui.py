@@ -23,6 +23,7 @@ from ..core.family import square as square
 from ..core.game import Game, Move, State
 from ..gdl.grid import grid_of
 from ..registry import family_agents, view_of
+from . import glyphs
 
 
 def family(game: Game) -> str:
@@ -192,6 +193,43 @@ def piece_label(content: str) -> tuple[str | None, str]:
     return colour, "".join("n" if w == "knight" else w[0] for w in others).upper()[:3]  # K is the king
 
 
+def _piece_svg(content: str, cx: float, cy: float, cell: int, like: str | None, colours: dict[str, str]) -> list[str]:
+    """One piece on a grid: its chess glyph, a draughts disc (crowned if a king), or a disc with its letters."""
+    drawn = glyphs.glyph(content, like)
+    named = glyphs.piece(content)
+    if drawn and like == "chess":
+        return [
+            f'<text x="{cx}" y="{cy + cell * 0.28:.1f}" text-anchor="middle" font-size="{cell * 0.8:.0f}" '
+            f'fill="#111" pointer-events="none" class="glyph">{drawn}</text>'
+        ]
+    if drawn is not None and named is not None:
+        fill, ink = _COLOURS.get(named[0], ("#888", "#fff"))
+        out = [f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.36:.1f}" fill="{fill}" stroke="#333" pointer-events="none"/>']
+        if drawn:
+            out.append(
+                f'<text x="{cx}" y="{cy + cell * 0.14:.1f}" text-anchor="middle" font-size="{cell * 0.4:.0f}" '
+                f'fill="{ink}" pointer-events="none" class="glyph">{drawn}</text>'
+            )
+        return out
+    out = []
+    colour, short = piece_label(content)
+    named_colour = _COLOURS.get(colour) if colour else None
+    if named_colour is not None or len(content) > 2:
+        fill, ink = named_colour or (colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)]), "#fff")
+        out.append(
+            f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.36:.1f}" fill="{fill}" stroke="#333" pointer-events="none"/>'
+        )
+    else:
+        ink = colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)])
+        short = content
+    if short:
+        out.append(
+            f'<text x="{cx}" y="{cy + cell / 8:.1f}" text-anchor="middle" font-size="{cell // 3}" '
+            f'font-weight="bold" fill="{ink}" pointer-events="none">{html.escape(short)}</text>'
+        )
+    return out
+
+
 def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[str]]:
     """A rule sheet's state as a grid picture (cells ``data-gcell="i j"``) and the facts off the grid; without
     a grid, an empty picture and every fact."""
@@ -212,6 +250,7 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
         f'data-up="{1 if up else 0}">'
     ]
     colours: dict[str, str] = {}
+    like = glyphs.style(game)
     for i, x in enumerate(grid.columns):
         parts.append(
             f'<text x="{pad + i * cell + cell / 2}" y="15" text-anchor="middle" font-size="11" fill="#333">'
@@ -235,22 +274,7 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
             for k, content in enumerate(what[:2]):
                 cx = pad + i * cell + cell / 2
                 cy = top + cell / 2 + (k * cell / 4 if len(what) > 1 else 0)
-                colour, short = piece_label(content)
-                named = _COLOURS.get(colour) if colour else None
-                if named is not None or len(content) > 2:
-                    fill, ink = named or (colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)]), "#fff")
-                    parts.append(
-                        f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.36:.1f}" fill="{fill}" stroke="#333" '
-                        f'pointer-events="none"/>'
-                    )
-                else:
-                    ink = colours.setdefault(content, _PALETTE[len(colours) % len(_PALETTE)])
-                    short = content
-                if short:
-                    parts.append(
-                        f'<text x="{cx}" y="{cy + cell / 8:.1f}" text-anchor="middle" font-size="{cell // 3}" '
-                        f'font-weight="bold" fill="{ink}" pointer-events="none">{html.escape(short)}</text>'
-                    )
+                parts.extend(_piece_svg(content, cx, cy, cell, like, colours))
     parts.append("</svg>")
     return "".join(parts), rest
 
