@@ -4,6 +4,7 @@ directory or uploaded, with the generic grid view."""
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 from collections.abc import Iterator
@@ -519,3 +520,17 @@ def test_a_refused_upload_keeps_the_form_and_points_at_the_line(client: TestClie
     good = rules.replace("(true q) (not (foo ?y))", "").replace("(init p)", "(init s) (<= (next p) (true s))")
     ok = client.post("/sheets", data={"name": "Mine", "rules": good}, follow_redirects=False)
     assert ok.status_code == 303 and ok.headers["location"].startswith("/sheets/upload")
+
+
+@needs_corpus
+def test_a_catalog_board_marks_the_cells_the_last_step_changed(client: TestClient) -> None:
+    gid = play(client, game="sheet:connectFour", mode="friend")["id"]
+    first = client.get(f"/api/games/{gid}", params={"svg": True}).json()
+    assert 'class="last"' not in first["svg"]  # nothing moved yet
+    move(client, gid, "red", "(drop 3)", 0)
+    view = client.get(f"/api/games/{gid}", params={"svg": True}).json()
+    marked = re.findall(r'data-gcell="(\d+) (\d+)" class="last"', view["svg"])
+    assert len(marked) == 1  # the one cell the red disc fell to, in column 3, and it holds the disc
+    assert re.search(r'class="last"[^>]*><title>\(3, \d+\): red', view["svg"])
+    replayed = client.get(f"/api/games/{gid}/steps/1").json()["svg"]
+    assert re.findall(r'data-gcell="(\d+) (\d+)" class="last"', replayed) == marked  # the replay marks it too

@@ -309,7 +309,7 @@ async def api_step(api: TheApi, match_id: str, step: Annotated[int, Path(ge=0, l
         "terminal": terminal,
         "goals": dict(zip(match.roles, game.goals(state), strict=True)) if terminal else None,
         "outcome": outcome(match.roles, game.goals(state)) if terminal else None,
-        "svg": ui.board_svg(game, state),
+        "svg": ui.board_svg(game, state, before=match.states[step - 1] if step else None),
     }
 
 

@@ -351,7 +351,7 @@ class Arena:
             "outcome": outcome(roles, json.loads(row["goals"])) if row["goals"] else None,
             "error": row["error"],
             "moves": [{r: ui.readable(game, m) for r, m in zip(roles, joint, strict=True)} for joint in joints],
-            "svg": ui.board_svg(game, states[-1]),
+            "svg": ui.board_svg(game, states[-1], before=states[-2] if len(states) > 1 else None),
         }
 
     def record(self, match_id: str) -> tuple[Game, MatchRecord, Any]:

@@ -40,13 +40,14 @@ def controls(game: Game) -> str:
     return "grid" if family(game) == "other" and grid_of(game) is not None else "list"
 
 
-def board_svg(game: Game, state: State, size: int | None = None) -> str:
+def board_svg(game: Game, state: State, size: int | None = None, before: State | None = None) -> str:
     """The game's SVG of ``state`` at the play page's size, with what its family's view adds on top.
 
-    A rule sheet whose facts describe a grid is drawn as that grid (:func:`generic_svg`).
+    A rule sheet whose facts describe a grid is drawn as that grid (:func:`generic_svg`), the cells the last
+    step changed from ``before`` marked.
     """
     if family(game) == "other" and grid_of(game) is not None:
-        return generic_svg(game, state, game.board_size if size is None else size)[0]
+        return generic_svg(game, state, game.board_size if size is None else size, before)[0]
     return view_of(game).decorate(game, state, game.svg(state, game.board_size if size is None else size))
 
 
@@ -230,14 +231,23 @@ def _piece_svg(content: str, cx: float, cy: float, cell: int, like: str | None, 
     return out
 
 
-def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[str]]:
+def _pieces(cells: Mapping[tuple[int, int], list[str]], at: tuple[int, int]) -> list[str]:
+    return sorted(c for c in cells.get(at, []) if not is_blank(c))
+
+
+def generic_svg(game: Game, state: State, size: int = 480, before: State | None = None) -> tuple[str, list[str]]:
     """A rule sheet's state as a grid picture (cells ``data-gcell="i j"``) and the facts off the grid; without
-    a grid, an empty picture and every fact."""
+    a grid, an empty picture and every fact. With ``before`` (the state a step ago), the cells whose pieces
+    changed are marked (``class="last"``): where a piece left and where it arrived, what was dropped or taken."""
     facts = game.state_facts(state)
     grid = grid_of(game)
     if grid is None:
         return "", facts
     held, rest = grid.cells(facts)
+    changed: set[tuple[int, int]] = set()
+    if before is not None:
+        was = grid.cells(game.state_facts(before))[0]
+        changed = {at for at in set(held) | set(was) if _pieces(held, at) != _pieces(was, at)}
     nx, ny = len(grid.columns), len(grid.rows)
     cell = max(16, min(56, size // max(nx, ny)))
     pad = 22
@@ -265,10 +275,13 @@ def generic_svg(game: Game, state: State, size: int = 480) -> tuple[str, list[st
         )
         for i, x in enumerate(grid.columns):
             shade = "#f4f1ea" if (i + j) % 2 == 0 else "#e6e0d2"
+            mark = ""
+            if (i, j) in changed:  # the last step's squares, as lichess marks them
+                shade, mark = ("#f1e7a6" if (i + j) % 2 == 0 else "#e3d47f"), ' class="last"'
             what = [c for c in held.get((i, j), []) if not is_blank(c)]
             label = f"({x}, {y})" + (f": {', '.join(what)}" if what else ": empty")
             parts.append(
-                f'<rect data-gcell="{i} {j}" x="{pad + i * cell}" y="{top}" width="{cell}" '
+                f'<rect data-gcell="{i} {j}"{mark} x="{pad + i * cell}" y="{top}" width="{cell}" '
                 f'height="{cell}" fill="{shade}" stroke="#9a927f"><title>{html.escape(label)}</title></rect>'
             )
             for k, content in enumerate(what[:2]):

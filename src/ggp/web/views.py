@@ -128,7 +128,7 @@ def view(
     if mine is not None:
         out["mine"] = [r for r in match.roles if r in set(mine)]
     if svg:
-        out["svg"] = ui.board_svg(game, state)
+        out["svg"] = ui.board_svg(game, state, before=match.states[-2] if len(match.states) > 1 else None)
     return out
 
 
