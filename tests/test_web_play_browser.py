@@ -126,6 +126,7 @@ def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, pag
     card = page.locator("#game-amazons_8x8")
     card.get_by_role("button", name="Play the computer").click()
     expect(page.locator("#controls")).to_contain_text("Your move as white")
+    expect(page.locator("#board")).not_to_have_class(re.compile(r"\bflipped\b"))  # white's side: as drawn
     first = page.url
     page.locator("#action-resign").click()
     page.locator("#action-resign").click()
@@ -135,6 +136,7 @@ def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, pag
     page.locator("#action-rematch").click()
     expect(page).not_to_have_url(first)
     expect(page.locator("#seats")).to_contain_text("you play black")
+    expect(page.locator("#board")).to_have_class(re.compile(r"\bflipped\b"))  # seen from black's side
     expect(page.locator(".player.role-0")).to_contain_text("white: Computer (medium)")  # the computer took white
     expect(page.locator("#controls")).to_contain_text("Your move as black")  # white moved and shot first
     expect(page.locator("#move-list li")).to_have_count(1)  # white's first turn: its move and arrow

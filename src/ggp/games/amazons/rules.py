@@ -397,7 +397,8 @@ class Amazons(NativeGame):
                     )
         for i in range(1, n + 1):
             fx = m + (i - 0.5) * sq
-            out.append(f'<text x="{fx:.1f}" y="{size - 7}" font-size="12" text-anchor="middle">{i}</text>')
+            # files are letters, ranks numbers: the board's axes read as its moves do (c1-c5)
+            out.append(f'<text x="{fx:.1f}" y="{size - 7}" font-size="12" text-anchor="middle">{chr(96 + i)}</text>')
             fy = m + (n - i + 0.5) * sq + 4
             out.append(f'<text x="{m / 2:.1f}" y="{fy:.1f}" font-size="12" text-anchor="middle">{i}</text>')
         out.append("</svg>")

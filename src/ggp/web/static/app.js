@@ -875,7 +875,9 @@
       board.dataset.version = String(view.version);
       board.dataset.step = String(view.step);
       $("step").textContent = String(view.step);
-      $("counter").textContent = view.state.step === undefined ? "" : `(rule sheet's step counter: ${view.state.step})`;
+      // a board game seen from the second role's side, as a chess board is turned for black
+      const board2 = (controls === "move-and-shoot" || controls === "grid") && view.roles.length === 2;
+      board.classList.toggle("flipped", board2 && mine.size > 0 && !mine.has(view.roles[0]));
       $("turn").textContent = describeTurn();
       const mayMove = view.awaiting.filter((r) => mine.has(r));
       if (!mayMove.includes(role)) {
@@ -958,6 +960,7 @@
     // The cursor of the boards played by picking squares: arrow keys move it, Enter or space picks its square.
     function moveCursor(key) {
       const DELTA = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+      if (board.classList.contains("flipped")) key = { ArrowUp: "ArrowDown", ArrowDown: "ArrowUp", ArrowLeft: "ArrowRight", ArrowRight: "ArrowLeft" }[key];
       if (controls === "grid") {
         const cells = [...board.querySelectorAll("[data-gcell]")].map((r) => r.getAttribute("data-gcell").split(" ").map(Number));
         if (!cells.length) return;
