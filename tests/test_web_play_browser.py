@@ -221,6 +221,26 @@ def test_an_uploaded_corpus_sheet_is_played_to_the_end_on_the_grid(server: Backg
     shot(page, "corpus_tictactoe")
 
 
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the GDL corpus (../shared/corpus) is not beside the repo")
+def test_a_pieces_moves_show_once_it_is_picked(server: BackgroundServer, page: Any) -> None:
+    rules = (CORPUS / "breakthroughSmall.kif").read_text()
+    upload = page.context.request.post(f"{server.url}/api/sheets", data={"name": "Breakthrough", "rules": rules})
+    assert upload.status == 201, upload.text()
+    gid = page.context.request.post(
+        f"{server.url}/api/play", data={"game": upload.json()["name"], "mode": "computer", "level": "easy"}
+    ).json()["id"]
+    page.goto(f"{server.url}/games/{gid}")
+    view = view_of(page, server)
+    me = view["mine"][0]
+    expect(page.locator("#controls")).to_contain_text(f"Your move as {me}")
+    expect(page.locator("#board .hl")).to_have_count(0)  # no piece lit before one is picked
+    start = view["legal"][me][0]["cells"][0]
+    page.locator(f'#board [data-gcell="{start}"]').click()
+    expect(page.locator("#board .hl.sel")).to_have_count(1)
+    ends = {m["cells"][-1] for m in view["legal"][me] if m["cells"][0] == start and len(m["cells"]) > 1}
+    expect(page.locator("#board .hl.target")).to_have_count(len(ends))
+
+
 # --- the arena -----------------------------------------------------------------------------------------------
 class Served:
     """``ggp serve SPEC`` on a free loopback port."""

@@ -705,12 +705,14 @@
       }
       const seen = new Set();
       for (const m of moves) {
-        // a move naming a whole column (a drop) lights its last cell; a move from one cell to another, its start
+        // a move naming a whole column (a drop) lights its last cell, a placement its cell; a piece's moves show
+        // once it is picked, so the board is not lit all over
         const column = m.cells.length > 2 && m.cells.every((c) => c.split(" ")[0] === m.cells[0].split(" ")[0]);
-        const key = m.cells.length > 1 && !column ? m.cells[0] : m.cells[m.cells.length - 1];
+        if (m.cells.length > 1 && !column) continue;
+        const key = m.cells[m.cells.length - 1];
         if (key && !seen.has(key)) {
           seen.add(key);
-          markGrid(key, m.cells.length > 1 && !column ? "from" : "target");
+          markGrid(key, "target");
         }
       }
     }
