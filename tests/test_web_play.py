@@ -534,3 +534,16 @@ def test_a_catalog_board_marks_the_cells_the_last_step_changed(client: TestClien
     assert re.search(r'class="last"[^>]*><title>\(3, \d+\): red', view["svg"])
     replayed = client.get(f"/api/games/{gid}/steps/1").json()["svg"]
     assert re.findall(r'data-gcell="(\d+) (\d+)" class="last"', replayed) == marked  # the replay marks it too
+
+
+def test_a_bomb_about_to_go_off_shows_the_cells_it_will_burn() -> None:
+    from ggp.games.bomberman.view import blast
+
+    seed, swept = ggp.load("bomberman"), ggp.load("bomberman2p")
+    assert sorted(blast(seed, 1, 1)) == [(1, 1), (1, 2), (2, 1)]  # its cell, north and east: no wall between
+    assert len(blast(swept, 1, 1)) == 15  # bomberman2p's sweeps its row and column
+    state = seed.state_from_dict({**seed.state_to_dict(seed.initial_state()), "bombs": [[1, 1, 1]]})
+    svg = ui.board_svg(seed, state)
+    assert svg.count('class="blast"') == 3
+    later = seed.state_from_dict({**seed.state_to_dict(seed.initial_state()), "bombs": [[1, 1, 3]]})
+    assert 'class="blast"' not in ui.board_svg(seed, later)  # countdown 3: not yet

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from ...core.family import DIRECTIONS, View, cell_box
 from ...core.game import Game, Move, State
+from .rules import Bomberman, cell, xy
 
 
 class BombermanView(View):
@@ -26,10 +27,20 @@ class BombermanView(View):
 
     def decorate(self, game: Game, state: State, svg: str) -> str:
         """A bomb under a player gets a badge with its countdown in the cell's corner (the player's disc hides
-        the bomb's own)."""
+        the bomb's own); the cells a bomb about to go off (countdown 1 or 0) will burn are outlined in orange,
+        so that nobody walks into its fire unwarned."""
         doc = game.state_to_dict(state)
         players = [tuple(doc[r]) for r in game.roles if isinstance(doc.get(r), list)]
         extra = ""
+        for x, y in sorted({c for bx, by, timer in doc.get("bombs", []) if timer <= 1 for c in blast(game, bx, by)}):
+            box = cell_box(svg, x, y)
+            if box is not None:
+                bx, by, w, h = box
+                extra += (
+                    f'<rect x="{bx + 2:.1f}" y="{by + 2:.1f}" width="{w - 4:.1f}" height="{h - 4:.1f}" fill="#ff8a3d" '
+                    f'fill-opacity="0.25" stroke="#e8590c" stroke-width="2" stroke-dasharray="5 3" class="blast" '
+                    f'pointer-events="none"><title>fire soon</title></rect>'
+                )
         for x, y, timer in doc.get("bombs", []):
             box = cell_box(svg, x, y)
             if (x, y) in players and box is not None:
@@ -73,6 +84,15 @@ class BombermanView(View):
         if words[:1] == ["move"] and len(words) == 2:
             return "stay" if words[1] == "nowhere" else words[1]
         return "wait" if text == "noop" else text
+
+
+def blast(game: Game, x: int, y: int) -> list[tuple[int, int]]:
+    """The cells a bomb at (x, y) will burn, by ``game``'s fire (the seed's: its cell and open north and east
+    neighbours; bomberman2p's: its row and column)."""
+    if not isinstance(game, Bomberman):
+        return []
+    mask = int(game.fire_table[cell(x, y)])
+    return [xy(c) for c in range(64) if (mask >> c) & 1]
 
 
 VIEW = BombermanView()

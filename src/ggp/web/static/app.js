@@ -610,6 +610,7 @@
     function highlight() {
       clearMarks(board);
       if (controls === "move-and-shoot") lastAmazonsMove();
+      if (view.terminal) cursor = null; // the game is over: no square is being pointed at any more
       if (cursor) markCursor();
       if (view.terminal) return;
       const moves = legal();
@@ -1228,7 +1229,7 @@
         () => {
           form.setAttribute("aria-busy", "true");
           const note = "Starting the game: the computer is getting ready (a first game after the server starts may take a minute)…";
-          form.append(el("p", { class: "muted", role: "status" }, note));
+          form.append(el("p", { class: "muted", role: "status" }, el("span", { class: "spinner", "aria-hidden": "true" }), " ", note));
         },
         { once: true },
       );
