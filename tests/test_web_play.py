@@ -547,3 +547,16 @@ def test_a_bomb_about_to_go_off_shows_the_cells_it_will_burn() -> None:
     assert svg.count('class="blast"') == 3
     later = seed.state_from_dict({**seed.state_to_dict(seed.initial_state()), "bombs": [[1, 1, 3]]})
     assert 'class="blast"' not in ui.board_svg(seed, later)  # countdown 3: not yet
+
+
+@needs_corpus
+def test_easy_on_a_catalog_game_is_no_random_mover(client: TestClient) -> None:
+    view = play(client, game="sheet:connectFour", mode="computer", level="easy", side="red")
+    assert view["players"]["black"].startswith("mcts")
+    gid = view["id"]
+    for _ in range(4):  # four red discs down one column win against a random mover
+        view = wait(client, gid)
+        if view["terminal"] or "(drop 1)" not in {m["move"] for m in view["legal"].get("red", [])}:
+            break
+        view = move(client, gid, "red", "(drop 1)", view["step"])
+    assert not (view["terminal"] and view["goals"]["red"] == 100)  # the computer blocked the column

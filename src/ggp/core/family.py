@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from .game import Game, Move, State
 
-#: The levels of "play the computer" for a game whose family names none: (agent spec, seconds per move).
+#: The levels of "play the computer" for a game whose family names none: (agent spec, seconds per move). Easy is a
+#: short search, not a random mover: one that a child beats by dropping four discs in one column is no opponent.
 DEFAULT_LEVELS: Mapping[str, tuple[str, float]] = {
-    "easy": ("random", 0.5),
+    "easy": ("mcts:sims=100", 0.5),
     "medium": ("mcts", 1.0),
     "hard": ("mcts", 3.0),
 }

@@ -92,7 +92,7 @@ def annotate(game: Game, state: State, role: str, moves: list[Move] | None = Non
 def levels(game: Game) -> Mapping[str, tuple[str, float]]:
     """The levels "play the computer" offers for ``game``, easiest first: (agent spec, seconds per move).
 
-    Easy is a random player (or a shallow search where random play is no game at all); hard is the strongest
+    Easy is a short search (a random player only where a family says so); hard is the strongest
     agent made for the game, given more time.
     """
     return view_of(game).levels
