@@ -560,3 +560,28 @@ def test_easy_on_a_catalog_game_is_no_random_mover(client: TestClient) -> None:
             break
         view = move(client, gid, "red", "(drop 1)", view["step"])
     assert not (view["terminal"] and view["goals"]["red"] == 100)  # the computer blocked the column
+
+
+@needs_corpus
+def test_the_catalog_puts_the_best_games_first_and_hides_test_sheets(client: TestClient) -> None:
+    from ggp.web.curation import FEATURED, HIDDEN
+
+    games = client.app.state.manager.games  # type: ignore[attr-defined]
+    sheets = games.sheets()
+    assert [e.key[6:] for e in sheets[: len(FEATURED)]] == [s for s in FEATURED if (CORPUS / f"{s}.kif").is_file()]
+    by_stem = {e.key[6:]: e for e in sheets}
+    assert by_stem["stateSpaceLarge"].hidden and not by_stem["connectFour"].hidden
+    for stem in ("connectFour", "3pConnectFour", "buttons", "connectFourSimultaneous"):  # read cheaply
+        game = games.load(f"sheet:{stem}")
+        assert by_stem[stem].players == len(game.roles), stem
+    assert by_stem["connectFour"].moves == "turns" and by_stem["connectFourSimultaneous"].moves == "together"
+    page = client.get("/sheets").text
+    assert page.count("data-hidden") == len([s for s in HIDDEN if (CORPUS / f"{s}.kif").is_file()])
+    assert 'id="catalog-search"' in page and 'data-players="2" data-moves="turns"' in page
+    # the home page lists the featured games, with their boards once drawn aside
+    assert "More two-player games" in client.get("/").text
+    from ggp.web.pages import featured_picture
+
+    games.draw_featured(featured_picture, count=2)
+    home = client.get("/").text
+    assert home.count('class="thumb"') == 2 and 'href="/sheets/sheet%3AconnectFour"' in home

@@ -26,6 +26,7 @@ import hashlib
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from ..core.errors import GGPError
 from ..core.game import Game
 from ..gdl import load_file, load_text
 from ..registry import families, game_names, load
+from . import curation
 from .store import Store
 
 
@@ -61,12 +63,18 @@ CREATE TABLE IF NOT EXISTS sheets (
 
 @dataclass(frozen=True)
 class Entry:
-    """One game of the catalog: its key, human name, description and where it comes from."""
+    """One game of the catalog: its key, human name, description and where it comes from; for a directory's
+    sheet, what it is like (``players``, ``moves``: ``turns`` or ``together``), whether it is ``featured`` or
+    ``hidden`` by default (see :mod:`ggp.web.curation`)."""
 
     key: str
     title: str
     description: str
     source: str  # builtin | sheet | upload
+    players: int | None = None
+    moves: str | None = None
+    featured: bool = False
+    hidden: bool = False
 
 
 class Catalog:
@@ -79,6 +87,8 @@ class Catalog:
         self.store = store
         self._lock = threading.Lock()
         self._games: dict[str, Game] = {}
+        self._facts: dict[str, tuple[int | None, str | None]] = {}
+        self._pictures: dict[str, str] = {}
         self._manifest = self._read_manifest()
         if store is not None:
             store.execute_script(_SHEETS_SCHEMA)
@@ -89,14 +99,34 @@ class Catalog:
         return [self.entry(n) for n in game_names()]
 
     def sheets(self) -> list[Entry]:
-        """The directory's sheets, by human name."""
+        """The directory's sheets: the featured games first (:data:`~ggp.web.curation.FEATURED`), then by name."""
         if self.sheets_dir is None:
             return []
         out = []
         for path in sorted(self.sheets_dir.glob("*.kif"))[:MAX_SHEETS]:
             if _STEM.fullmatch(path.stem):
                 out.append(self.entry(f"sheet:{path.stem}"))
-        return sorted(out, key=lambda e: e.title.lower())
+        return sorted(out, key=lambda e: (*curation.order(e.key[6:])[:1], e.title.lower()))
+
+    def featured(self, count: int = 6) -> list[tuple[Entry, str | None]]:
+        """The directory's first ``count`` featured sheets, each with its first board's picture once
+        :meth:`draw_featured` has drawn it (None before: drawing grounds the sheet, seconds each)."""
+        if self.sheets_dir is None:
+            return []
+        entries = [self.entry(f"sheet:{s}") for s in curation.FEATURED if self._sheet_path(s) is not None][:count]
+        with self._lock:
+            return [(e, self._pictures.get(e.key)) for e in entries]
+
+    def draw_featured(self, draw: Callable[[Game], str], count: int = 6) -> None:
+        """Load the featured sheets and keep ``draw`` of each (a server's background thread calls it at start)."""
+        for entry, picture in self.featured(count):
+            if picture is None:
+                try:
+                    drawn = draw(self.load(entry.key))
+                except ValueError:
+                    continue  # a sheet that does not load is listed without a picture
+                with self._lock:
+                    self._pictures[entry.key] = drawn
 
     def uploads(self, limit: int = 50) -> list[Entry]:
         """The uploaded sheets, newest first."""
@@ -116,7 +146,9 @@ class Catalog:
             info = self._manifest.get(stem, {})
             title = str(info.get("name") or stem)
             description = str(info.get("description") or "a game from a GDL rule sheet")
-            return Entry(key, title, description, "sheet")
+            players, moves = self._sheet_facts(stem)
+            featured, hidden = stem in curation.FEATURED, curation.hidden(stem)
+            return Entry(key, title, description, "sheet", players, moves, featured, hidden)
         if key.startswith("upload:") and self.store is not None:
             rows = self.store.query("SELECT name FROM sheets WHERE hash = ?", (key[7:],))
             if rows:
@@ -214,6 +246,23 @@ class Catalog:
             return None
         path = self.sheets_dir / f"{stem}.kif"
         return path if path.is_file() else None
+
+    def _sheet_facts(self, stem: str) -> tuple[int | None, str | None]:
+        """How many play ``stem`` and whether in turns, read once from its text and its trace (if any)."""
+        with self._lock:
+            known = self._facts.get(stem)
+        if known is None:
+            path = self._sheet_path(stem)
+            if path is None or self.sheets_dir is None:
+                return None, None
+            try:
+                players = curation.facts_of_text(path.read_text(encoding="utf-8", errors="replace"))["players"]
+            except OSError:
+                players = None
+            known = players, curation.moves_of_trace(self.sheets_dir.parent / "traces" / f"{stem}.jsonl")
+            with self._lock:
+                self._facts[stem] = known
+        return known
 
     def _upload_text(self, digest: str) -> str | None:
         if self.store is None or not _HASH.fullmatch(digest):

@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from ..agents import AGENTS
+from ..core.game import Game
 from ..registry import game_names, view_of
 from . import seats as seat_cookies
 from . import ui
@@ -121,6 +122,7 @@ async def home(pages: ThePages, request: Request) -> Response:
             "recent": [pages.titled(summary(m)) for m in pages.store.list(limit=8)],
             "limits": pages.limits,
             "has_sheets": pages.games.sheets_dir is not None,
+            "featured": pages.games.featured(),
         },
     )
 
@@ -146,6 +148,11 @@ async def play_from_form(pages: ThePages, request: Request) -> Response:
 
 
 # --- the rule sheets: the list, uploading one, a sheet's page -----------------------------------------
+
+
+def featured_picture(game: Game) -> str:
+    """A featured sheet's first board, small, for the home page."""
+    return ui.board_svg(game, game.initial_state(), 180)
 
 
 @router.get("/sheets", response_class=HTMLResponse)

@@ -18,6 +18,7 @@ import uvicorn
 from ..gdl.aside import compile_aside
 from .app import create_app
 from .limits import Limits
+from .pages import featured_picture
 from .store import default_db_path
 
 if TYPE_CHECKING:
@@ -55,6 +56,10 @@ def serve(
     # GGP_WEB_WARM=0 skips the warm-up: for servers whose compiled code is known to be cached (the tests')
     warmup = warm_in_background() if os.environ.get("GGP_WEB_WARM", "1") != "0" else None
     compile_aside()  # an uploaded sheet's first game is played while its network compiles (see ggp.gdl.aside)
+    # the home page's featured sheets are grounded and drawn aside, not while someone waits for the page
+    threading.Thread(
+        target=app.state.manager.games.draw_featured, args=(featured_picture,), name="ggp-featured", daemon=True
+    ).start()
     try:
         uvicorn.Server(config).run()
     finally:

@@ -1138,6 +1138,7 @@
 
   // The upload form: a chosen file fills the text box (and the name, if empty).
   function sheetsPage() {
+    catalogFilters();
     const file = $("sheet-file");
     if (!file) return;
     file.addEventListener("change", async () => {
@@ -1146,6 +1147,34 @@
       $("sheet-rules").value = await f.text();
       if (!$("sheet-name").value) $("sheet-name").value = f.name.replace(/\.[^.]*$/, "");
     });
+  }
+
+  // The catalog's search and filters, on the page's list (every sheet is in it; test sheets hidden by default).
+  function catalogFilters() {
+    const search = $("catalog-search");
+    if (!search) return;
+    const items = [...document.querySelectorAll(".sheet-list.catalog li")];
+    const apply = () => {
+      const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      const players = $("catalog-players").value;
+      const moves = $("catalog-moves").value;
+      const all = $("catalog-all").checked;
+      let shown = 0;
+      for (const li of items) {
+        const n = Number(li.dataset.players || 0);
+        const ok =
+          (all || !li.dataset.hidden) &&
+          words.every((w) => li.textContent.toLowerCase().includes(w) || li.dataset.key.toLowerCase().includes(w)) &&
+          (!players || (players === "3" ? n >= 3 : n === Number(players))) &&
+          (!moves || li.dataset.moves === moves);
+        li.hidden = !ok;
+        if (ok) shown += 1;
+      }
+      $("catalog-count").textContent = String(shown);
+      $("catalog-none").hidden = shown > 0;
+    };
+    for (const id of ["catalog-search", "catalog-players", "catalog-moves", "catalog-all"]) $(id).addEventListener("input", apply);
+    $("catalog-all").addEventListener("change", apply);
   }
 
   // A live arena match: long-polls the match's view and redraws the board and the move list at each step.
