@@ -585,3 +585,28 @@ def test_the_catalog_puts_the_best_games_first_and_hides_test_sheets(client: Tes
     games.draw_featured(featured_picture, count=2)
     home = client.get("/").text
     assert home.count('class="thumb"') == 2 and 'href="/sheets/sheet%3AconnectFour"' in home
+
+
+def test_take_back_a_move_against_the_computer(client: TestClient) -> None:
+    view = play(client, game="amazons_8x8", mode="computer", level="easy", side="white")
+    gid = view["id"]
+    r = client.post(f"/api/games/{gid}/takeback", json={"role": "white"})
+    assert r.status_code == 409 and "no move to take back" in r.json()["detail"]
+    first = view["state"]
+    move(client, gid, "white", "(move 1 3 1 4)", 0)
+    after = move(client, gid, "white", "(fire 2 5)", 1)
+    after = wait(client, gid)  # the computer's move and arrow
+    assert after["step"] == 4 and after["awaiting"] == ["white"]
+    back = client.post(f"/api/games/{gid}/takeback", json={"role": "white"})
+    assert back.status_code == 200, back.text
+    view = back.json()
+    # both halves of the turn are gone: white's move and arrow, and the computer's reply
+    assert view["step"] == 0 and view["state"] == first and view["moves"] == [] and view["awaiting"] == ["white"]
+    assert client.get(f"/api/games/{gid}/record").json()["steps"] == 0  # and so is the stored history
+    again = move(client, gid, "white", "(move 1 3 1 5)", 0)
+    assert again["step"] == 1 and again["turns"][0]["plies"][0]["text"] == "a3-a5"
+    stranger = TestClient(client.app, base_url=BASE)
+    assert stranger.post(f"/api/games/{gid}/takeback", json={"role": "white"}).status_code == 403
+    friends = play(client, game="wallmaze", mode="friend")["id"]
+    refused = client.post(f"/api/games/{friends}/takeback", json={"role": "white"})
+    assert refused.status_code == 400 and "against the computer" in refused.json()["detail"]

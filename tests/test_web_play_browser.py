@@ -145,6 +145,24 @@ def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, pag
 
 
 @pytest.mark.timing
+def test_take_back_a_move_against_the_computer(server: BackgroundServer, page: Any) -> None:
+    page.goto(server.url + "/")
+    card = page.locator("#game-amazons_8x8")
+    card.locator('input[name=level][value="easy"]').check()
+    card.get_by_role("button", name="Play the computer").click()
+    expect(page.locator("#controls")).to_contain_text("Your move as white")
+    start = page.locator("#board").inner_html()
+    for x, y in [(1, 3), (1, 4), (2, 5)]:  # a3-a4, arrow b5
+        page.locator(f'#board [data-cell="{x} {y}"]').click()
+    expect(page.locator("#controls")).to_contain_text("Your move as white")  # the computer answered
+    expect(page.locator("#move-list li")).to_have_count(1)
+    page.locator("#action-takeback").click()
+    expect(page.locator("#board")).to_have_attribute("data-step", "0")  # both halves of the turn taken back
+    expect(page.locator("#move-list li")).to_have_count(0)
+    assert page.locator("#board").inner_html().count("<circle") == start.count("<circle")
+    expect(page.locator("#action-takeback")).to_have_count(0)  # nothing more to take back
+
+
 def test_a_person_with_a_clock_sees_it_count_down(server: BackgroundServer, page: Any) -> None:
     page.goto(server.url + "/")
     card = page.locator("#game-wallmaze")

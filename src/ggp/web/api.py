@@ -401,6 +401,20 @@ async def api_resign(api: TheApi, match_id: str, body: ResignIn, request: Reques
 
 
 @router.post(
+    "/games/{match_id}/takeback",
+    summary="Take back your last move against the computer, and its reply (a seat you own)",
+    responses={403: {"description": "not your seat"}, 409: {"description": "over, the computer thinks, or no move"}},
+)
+async def api_takeback(api: TheApi, match_id: str, body: ResignIn, request: Request) -> Any:
+    match = await api.get_match(match_id)
+    try:
+        await api.manager.take_back(match, body.role, seat_cookies.Seats(request).token(body.role))
+    except MoveRejected as exc:
+        return api.rejected(exc, body.role)
+    return api.show(match, request, svg=True)
+
+
+@router.post(
     "/games/{match_id}/draw",
     summary="Offer a draw for a seat you own, or accept the other's offer (matches of people only)",
     responses={403: {"description": "not your seat"}, 409: {"description": "the match is over"}},

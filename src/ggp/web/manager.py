@@ -386,6 +386,48 @@ class Manager:
         goals = tuple(0 if r == role else 100 for r in match.roles)
         self._referee.finish(match, "resigned", goals, f"{role} resigned")
 
+    async def take_back(self, match: LiveMatch, role: str, token: str | None) -> int:
+        """Take back ``role``'s last move against the computer and the computer's reply: the match goes back to
+        the state where ``role`` last chose (Amazons: before its move and arrow). Returns the step it is at.
+
+        :class:`MoveRejected`: 400 for an unknown or agent role, or a match with another person; 403 without the
+        seat's token; 409 if over, while the computer thinks, or with no move of ``role``'s to take back.
+        """
+        check_role(match, role, self.limits.max_echo_chars)
+        check_human(match, role)
+        check_owner(match, role, token, "take back a move")
+        if match.over:
+            raise MoveRejected(409, f"the match is over ({match.result_text}): no move can be taken back")
+        if [r for r in match.roles if match.is_human(r)] != [role]:
+            raise MoveRejected(400, "a move is taken back in a game against the computer; ask the other person")
+        if match.thinking:
+            raise MoveRejected(409, "the computer is thinking: take the move back once it has answered")
+        chose = [
+            k
+            for k in range(1, match.step + 1)
+            if role not in match.infos[k - 1].get("single", [])
+            and match.joints[k - 1][match.roles.index(role)] != "noop"
+        ]
+        if not chose:
+            raise MoveRejected(409, f"{role} has made no move to take back")
+        back = chose[-1] - 1
+        while back in chose:  # a turn of several steps (Amazons' move, then its arrow) goes back whole
+            back -= 1
+        try:
+            self.store.take_back(match.id, back)
+        except (sqlite3.Error, ValueError) as exc:
+            raise MoveRejected(409, f"the move could not be taken back ({exc})") from None
+        del match.states[back + 1 :], match.times[back + 1 :]  # a state and its time for each step, and the start
+        del match.joints[back:], match.infos[back:]
+        match.clock_start = time.time()
+        match.step_forced.clear()
+        match.draw_offers.clear()
+        match.new_turn()
+        match.notes.append(f"{role} took back a move: back to step {back}")
+        match.changed()
+        self._referee.kick(match)
+        return back
+
     async def offer_draw(self, match: LiveMatch, role: str, token: str | None) -> None:
         """``role`` offers a draw, or accepts one: once every role has, the match ends drawn (50 each).
 

@@ -286,6 +286,18 @@ class Store:
                 (ended, json.dumps(list(goals)) if goals is not None else None, result, time.time(), match_id),
             )
 
+    def take_back(self, match_id: str, step: int) -> None:
+        """Forget the steps after ``step`` of a match being played (a move taken back against the computer)."""
+        with self._lock, self._db:
+            changed = self._db.execute(
+                "UPDATE matches SET steps = ?, pending = '{}', updated = ? WHERE id = ? AND status = 'playing' "
+                "AND steps >= ?",
+                (step, time.time(), match_id, step),
+            ).rowcount
+            if changed != 1:
+                raise ValueError(f"match {match_id!r} is not being played past step {step}")
+            self._db.execute("DELETE FROM steps WHERE match_id = ? AND step > ?", (match_id, step))
+
     def set_pending(self, match_id: str, pending: dict[str, str]) -> None:
         """Remember the moves people submitted for the step in progress."""
         with self._lock, self._db:

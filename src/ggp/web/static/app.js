@@ -455,6 +455,11 @@
         } else if (people && offers.includes(who)) {
           box.append(el("span", { class: "muted", id: "draw-offered" }, "you offered a draw"));
         }
+        const computer = Object.values(view.seats || {}).includes("agent");
+        if (computer && owned.length === 1 && view.step > 0) {
+          const takeBack = () => act("POST", `/api/games/${id}/takeback`, { role: who }, (data) => render(data, true));
+          box.append(el("button", { class: "action", id: "action-takeback", onclick: takeBack }, "take back"));
+        }
         if (view.step === 0) {
           box.append(
             twoStep("abort", "abort the game", "really abort it?", () =>
