@@ -610,3 +610,21 @@ def test_take_back_a_move_against_the_computer(client: TestClient) -> None:
     friends = play(client, game="wallmaze", mode="friend")["id"]
     refused = client.post(f"/api/games/{friends}/takeback", json={"role": "white"})
     assert refused.status_code == 400 and "against the computer" in refused.json()["detail"]
+
+
+def test_a_game_reads_as_text_beside_its_json(client: TestClient) -> None:
+    gid = play(client, game="amazons_8x8", mode="friend")["id"]
+    friend = TestClient(client.app, base_url=BASE)
+    friend.post(f"/api/games/{gid}/seats/black")
+    move(client, gid, "white", "(move 1 3 1 4)", 0)
+    move(client, gid, "white", "(fire 2 5)", 1)
+    move(friend, gid, "black", "(move 1 6 1 5)", 2)
+    move(friend, gid, "black", "(fire 1 6)", 3)
+    client.post(f"/api/games/{gid}/resign", json={"role": "white"})
+    r = client.get(f"/games/{gid}/record.txt")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
+    lines = r.text.splitlines()
+    assert lines[0] == f"Amazons 8x8 · game {gid}" and lines[1] == "white: Human · black: Human"
+    assert "Result: White resigned: black won" in lines
+    assert lines[-1] == "1. white a3-a4/b5  black a6-a5/a6"
+    assert client.get("/games/nosuchgame/record.txt").status_code == 404

@@ -23,7 +23,7 @@ from .manager import Manager
 from .security import SafeJSONResponse, clip
 from .settings import HUMAN, Settings, agent_catalog
 from .store import Store
-from .views import Presenter, is_match_id, page_family, summary
+from .views import Presenter, is_match_id, page_family, summary, text_record
 
 #: Matches on one page of the history.
 PER_PAGE = 50
@@ -314,6 +314,19 @@ async def replay_page(pages: ThePages, request: Request, match_id: str) -> Respo
         request,
         "replay.html",
         {"m": pages.show(match), "svg0": ui.board_svg(match.game, match.states[0])},
+    )
+
+
+@router.get("/games/{match_id}/record.txt")
+async def download_text(pages: ThePages, request: Request, match_id: str) -> Response:
+    match = await pages.find(request, match_id)
+    if isinstance(match, Response):
+        return match
+    name = f"ggp-{match.key.replace(':', '-')}-{match.id}.txt"
+    return Response(
+        text_record(match, pages.games.title(match.key)),
+        media_type="text/plain; charset=utf-8",
+        headers={"Content-Disposition": f'inline; filename="{name}"'},
     )
 
 

@@ -217,6 +217,21 @@ def turns(match: LiveMatch) -> list[dict[str, Any]]:
     return out
 
 
+def text_record(match: LiveMatch, title: str) -> str:
+    """A match as a person writes it down: the game, who played, the result in words, then the numbered turns
+    in the game's notation (the readable export beside the JSON record)."""
+    game = match.game
+    seats = zip(match.roles, match.players, strict=True)
+    names = [f"{r}: {ui.player_name(game, p, match.settings.agent_time)}" for r, p in seats]
+    result = outcome(match.roles, match.goals, match.ended) if match.over and match.ended else "in progress"
+    lines = [f"{title} · game {match.id}", " · ".join(names), f"Started {iso(match.created)[:16]} UTC", ""]
+    lines += [f"Result: {result}", ""]
+    for turn in turns(match):
+        plies = "  ".join(f"{p['role']} {p['text']}" for p in turn["plies"])
+        lines.append(f"{turn['number']}. {plies}")
+    return "\n".join(lines) + "\n"
+
+
 def _ply(role: str, entry: dict[str, Any], view: View) -> dict[str, Any]:
     said = entry["readable"][role]
     return {
