@@ -226,6 +226,7 @@ def test_replay_a_finished_game(server: BackgroundServer, page: Any) -> None:
     expect(page.locator("#move-list .mv.current")).to_contain_text("bomberman")
     page.locator("#move-list li").nth(2).click()  # turn 3 (steps 5 and 6): to its end
     step_is(page, 6)
+    expect(page.locator("#review-graph svg.review-graph")).to_be_visible()  # the engine's review of the game
     shot(page, "replay_bomberman")
     with page.expect_download() as download:
         page.get_by_role("link", name="Download the record (JSON)").click()

@@ -628,3 +628,22 @@ def test_a_game_reads_as_text_beside_its_json(client: TestClient) -> None:
     assert "Result: White resigned: black won" in lines
     assert lines[-1] == "1. white a3-a4/b5  black a6-a5/a6"
     assert client.get("/games/nosuchgame/record.txt").status_code == 404
+
+
+def test_a_finished_game_is_reviewed_by_the_engine(client: TestClient) -> None:
+    gid = play(client, game="wallmaze", mode="watch")["id"]
+    r = client.get(f"/api/games/{gid}/review")
+    final = wait(client, gid)
+    if not final["terminal"]:
+        assert r.status_code == 409  # not over yet: nothing to review
+    r = client.get(f"/api/games/{gid}/review")
+    assert r.status_code == 200, r.text
+    rev = r.json()
+    values = rev["values"]
+    assert rev["role"] == "white" and len(values) == final["step"] + 1 and all(0 <= v <= 100 for v in values)
+    assert values[-1] == final["goals"]["white"]  # the last position is the result itself
+    for k in rev["swings"]:  # the largest moves of the estimate, each at least 10 points
+        assert abs(values[k] - values[k - 1]) >= 10
+        assert f'data-step="{k}"' in rev["svg"]
+    assert client.get(f"/api/games/{gid}/review").json() == rev  # the same review again
+    assert "the engine is reviewing" in client.get(f"/games/{gid}/replay").text

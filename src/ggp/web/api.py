@@ -36,6 +36,7 @@ from .api_shared import (
 from .limits import Limits
 from .live_match import LimitReached, LiveMatch, MoveRejected
 from .manager import Manager
+from .review import review
 from .security import SafeJSONResponse, clip
 from .settings import HUMAN, Settings, agent_catalog
 from .store import Store
@@ -311,6 +312,22 @@ async def api_step(api: TheApi, match_id: str, step: Annotated[int, Path(ge=0, l
         "outcome": outcome(match.roles, game.goals(state)) if terminal else None,
         "svg": ui.board_svg(game, state, before=match.states[step - 1] if step else None),
     }
+
+
+@router.get(
+    "/games/{match_id}/review",
+    summary="The engine's estimate of the first role's result after every step, its largest swings, as a graph",
+    responses={409: {"description": "the match is not over"}, 404: {"description": "no such match, or no kernel"}},
+)
+async def api_review(api: TheApi, match_id: str) -> dict[str, Any]:
+    match = await api.get_match(match_id)
+    if not match.over:
+        raise HTTPException(409, "a match is reviewed once it is over")
+    states = list(match.states)
+    found = await asyncio.to_thread(review, match.id, match.game, match.roles, states)
+    if found is None:
+        raise HTTPException(404, f"{match.game.name} is played on the prover: the engine cannot review it")
+    return found
 
 
 @router.get("/games/{match_id}/record", summary="The match record (JSON)")

@@ -1137,6 +1137,19 @@
     });
 
     loadMoves().then(() => show(current));
+    // A finished game's review: the engine's estimate after each step; a click on a swing goes to its step.
+    const graph = $("review-graph");
+    if (graph)
+      fetch(`/api/games/${id}/review`)
+        .then((r) => (r.ok ? r.json() : Promise.reject(r)))
+        .then((rev) => {
+          graph.classList.remove("muted", "small");
+          graph.innerHTML = rev.svg;
+          const said = rev.swings.map((k) => `step ${k}`).join(", ");
+          graph.append(el("p", { class: "muted small" }, `${rev.role}'s chances as the engine saw them${said ? `; largest swings at ${said}` : ""}.`));
+          graph.querySelectorAll(".swing").forEach((dot) => dot.addEventListener("click", () => show(Number(dot.dataset.step))));
+        })
+        .catch(() => graph.replaceChildren("No review for this game (it is played on the prover)."));
     show(0);
     if (document.body.dataset.live === "true") hub.follow(id, follow);
   }
