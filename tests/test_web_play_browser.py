@@ -203,6 +203,11 @@ def test_amazons_by_keyboard(server: BackgroundServer, page: Any) -> None:
     expect(page.locator("#board")).to_have_attribute("data-step", "2")
     expect(page.locator("#move-list")).to_contain_text("white a3-a4/b4")
     expect(page.locator("#announce")).to_contain_text("arrow b4")
+    expect(page.locator("#last")).to_contain_text("white arrow b4")  # the last step in the board's words
+    expect(page.locator("#sound")).not_to_be_checked()  # move sounds are off until turned on
+    page.locator("#sound").check()
+    page.reload()
+    expect(page.locator("#sound")).to_be_checked()  # and the choice is kept
 
 
 # --- any game -------------------------------------------------------------------------------------------

@@ -49,6 +49,32 @@
     });
   }
 
+  // Move sounds: off until the player turns them on (the choice is kept in this browser).
+  let audio = null;
+  function tick() {
+    if (localStorage.getItem("ggp-sound") !== "on") return;
+    try {
+      audio = audio || new AudioContext();
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = 660;
+      gain.gain.setValueAtTime(0.08, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.12);
+      osc.connect(gain).connect(audio.destination);
+      osc.start();
+      osc.stop(audio.currentTime + 0.12);
+    } catch (e) {
+      // no sound on this browser: the move still shows
+    }
+  }
+
+  function soundToggle() {
+    const box = $("sound");
+    if (!box) return;
+    box.checked = localStorage.getItem("ggp-sound") === "on";
+    box.addEventListener("change", () => localStorage.setItem("ggp-sound", box.checked ? "on" : "off"));
+  }
+
   // Thrown when the server cannot be reached (no answer at all), as opposed to an answer with an error status.
   class Unreachable extends Error {}
 
@@ -841,6 +867,7 @@
           const words = Object.entries(said.readable).filter(([r]) => said.joint[r] !== "noop").map(([r, t]) => `${r} ${t}`);
           $("announce").textContent = `Step ${said.step}: ${words.join(", ") || "everyone waited"}.`;
         }
+        if (announced >= 0) tick();
         announced = said.step;
       } else if (announced < 0) announced = 0;
     }
@@ -862,9 +889,10 @@
       box.replaceChildren();
       if (!view.last_joint) return;
       box.append("last step: ");
+      const said = (view.moves || []).length ? view.moves[view.moves.length - 1].readable : {};
       for (const [r, m] of Object.entries(view.last_joint)) {
         if (m === "noop" && view.roles.length > 1 && Object.values(view.last_joint).some((x) => x !== "noop")) continue;
-        box.append(el("span", { class: "lastmove" }, el("b", {}, r), " ", m));
+        box.append(el("span", { class: "lastmove", title: m }, el("b", {}, r), " ", said[r] || m));
       }
     }
 
@@ -1296,6 +1324,7 @@
         }
       });
   }
+  if (page === "play") soundToggle();
   if (page === "play") playPage(makeHub());
   else if (page === "replay") replayPage(makeHub());
 })();
