@@ -127,6 +127,24 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+def watch_page(page: Any) -> list[str]:
+    """What went wrong on ``page`` while a test drove it, as it happens: uncaught JavaScript errors, console
+    errors (a failed resource among them) and requests that got no answer (not those aborted by leaving the
+    page). Every page a test visits is watched,
+    and the test fails if the list is not empty at its end."""
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"JavaScript error: {exc}"))
+    page.on("console", lambda msg: problems.append(f"console: {msg.text}") if msg.type == "error" else None)
+    page.on("requestfailed", lambda req: _failed(problems, req))
+    return problems
+
+
+def _failed(problems: list[str], request: Any) -> None:
+    # A page left while a request is open (an event stream, a form being answered) aborts it: no failure.
+    if "ERR_ABORTED" not in str(request.failure):
+        problems.append(f"request failed: {request.method} {request.url} {request.failure}")
+
+
 def _skipped_for_chromium(config: pytest.Config) -> int:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None:

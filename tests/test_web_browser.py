@@ -28,6 +28,7 @@ expect = sync_api.expect
 # assertions wait as long as the pages' actions do, a bound that holds at load 8, not playwright's 5 s.
 expect.set_options(timeout=30_000)
 
+from conftest import watch_page  # noqa: E402
 from ggp.web.server import BackgroundServer  # noqa: E402
 
 SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
@@ -44,11 +45,10 @@ def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(20_000)
     pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    errors = watch_page(pg)
     yield pg
     context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not errors, f"errors on the pages visited: {errors}"
 
 
 def shot(page: Any, name: str) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from conftest import wait_until_available
+from conftest import wait_until_available, watch_page
 
 pytest.importorskip("fastapi")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -55,9 +55,7 @@ def new_page(browser: Any, width: int = 1280, height: int = 900) -> tuple[Any, A
     context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(30_000)
     page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, errors
+    return context, page, watch_page(page)
 
 
 @pytest.fixture
@@ -65,7 +63,7 @@ def page(browser: Any) -> Iterator[Any]:
     context, pg, errors = new_page(browser)
     yield pg
     context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not errors, f"errors on the pages visited: {errors}"
 
 
 def shot(page: Any, name: str) -> None:
