@@ -17,6 +17,7 @@ of their matches played (``arena.png``, ``arena_match.png``). Needs
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -28,13 +29,14 @@ from typing import Any
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
 from ggp.web.limits import Limits
+from ggp.web.pages import featured_picture
 from ggp.web.server import BackgroundServer
 
 ROOT = Path(__file__).resolve().parent
 CORPUS = ROOT.parent.parent / "shared" / "corpus" / "kif"
 # The browser the tests drive, with the same flags: a picture and a test see the same page.
 sys.path.insert(0, str(ROOT.parent / "tests"))
-from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, wait_until_available  # noqa: E402
 
 # game -> (players, the people's moves: one dict per turn of theirs, role -> move; agents answer in between)
 SCENES: dict[str, tuple[dict[str, str], list[dict[str, str]]]] = {
@@ -141,6 +143,44 @@ def photograph_chess(context: BrowserContext, page: Page, base: str, out: Path) 
     return target
 
 
+def photograph_review(context: BrowserContext, page: Page, base: str, out: Path) -> Path:
+    """A finished game's replay with the engine's review graph (the computer playing the wall maze itself)."""
+    view = api(context, f"{base}/api/play", {"game": "wallmaze", "mode": "watch", "level": "easy"})
+    context.request.get(f"{base}/api/games/{view['id']}?wait=60")
+    page.goto(f"{base}/games/{view['id']}/replay")
+    expect(page.locator("#review-graph svg")).to_be_visible(timeout=120_000)
+    page.keyboard.press("End")
+    target = out / "replay_review.png"
+    page.screenshot(path=str(target), full_page=False)
+    return target
+
+
+def photograph_catalog(page: Page, base: str, out: Path) -> Path:
+    """The catalog of rule sheets: the best two-player games first, search and filters."""
+    page.goto(f"{base}/sheets")
+    page.locator("#catalog-players").select_option("2")
+    target = out / "catalog.png"
+    page.locator("#catalog-filters").evaluate("f => f.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(target), full_page=False)
+    return target
+
+
+def photograph_phone(browser: Any, seats: BrowserContext, base: str, gid: str, out: Path) -> list[Path]:
+    """The home page and a game's play page on a 390 px phone (with the seats of the ``seats`` browser)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, storage_state=seats.storage_state())
+    page = context.new_page()
+    shots = []
+    page.goto(f"{base}/")
+    shots.append(out / "phone_home.png")
+    page.screenshot(path=str(shots[-1]), full_page=False)
+    page.goto(f"{base}/games/{gid}")
+    expect(page.locator("#board svg")).to_be_visible()
+    shots.append(out / "phone_play.png")
+    page.screenshot(path=str(shots[-1]), full_page=False)
+    context.close()
+    return shots
+
+
 def photograph_arena(context: BrowserContext, page: Page, base: str, out: Path) -> list[Path]:
     """Two ``ggp serve random`` players registered and rated, and a match of theirs."""
     procs = []
@@ -156,6 +196,7 @@ def photograph_arena(context: BrowserContext, page: Page, base: str, out: Path) 
             found = re.search(r"listening on (http://127\.0\.0\.1:\d+)/", proc.stdout.readline())
             if not found:
                 raise RuntimeError("ggp serve did not start")
+            wait_until_available(found.group(1), Path(os.devnull), within=900)  # busy while it compiles
             api(context, f"{base}/api/arena/players", {"name": name, "url": found.group(1), "contact": "docs"})
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:  # a script, not a test: poll until a few matches are over
@@ -208,13 +249,20 @@ def main(argv: list[str] | None = None) -> int:
         context = browser.new_context(viewport={"width": 1200, "height": 900})
         context.set_default_timeout(20_000)
         page = context.new_page()
+        server.app.state.manager.games.draw_featured(featured_picture)  # as `ggp web` does aside at its start
         print(f"wrote {photograph_home(page, server.url, args.out)}")
+        games = {}
         for game in args.games:
-            path = photograph(page, server.url, game, prepare(context, server.url, game), args.out)
-            print(f"wrote {path}")
+            games[game] = prepare(context, server.url, game)
+            print(f"wrote {photograph(page, server.url, game, games[game], args.out)}")
         if CORPUS.is_dir():
             print(f"wrote {photograph_corpus(context, page, server.url, args.out)}")
             print(f"wrote {photograph_chess(context, page, server.url, args.out)}")
+            print(f"wrote {photograph_catalog(page, server.url, args.out)}")
+        print(f"wrote {photograph_review(context, page, server.url, args.out)}")
+        if "amazons_8x8" in games:
+            for path in photograph_phone(browser, context, server.url, games["amazons_8x8"], args.out):
+                print(f"wrote {path}")
         if not args.no_arena:
             for path in photograph_arena(context, page, server.url, args.out):
                 print(f"wrote {path}")
