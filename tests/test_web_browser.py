@@ -301,6 +301,7 @@ def test_a_second_browser_watches_and_takes_only_an_open_seat(
     page.goto(f"{server.url}/games/{gid}")
     expect(page.locator("#controls")).to_contain_text("Your move as white")
     expect(page.locator("#watching")).to_be_hidden()
+    expect(page.locator('button[data-seat="black"]')).to_have_count(0)  # the friend's seat is not the host's
     guest = browser.new_context(viewport={"width": 1280, "height": 900})
     guest.set_default_timeout(20_000)
     seen = guest.new_page()

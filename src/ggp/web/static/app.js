@@ -408,7 +408,8 @@
       document.querySelectorAll("[data-open-seat]").forEach((n) => (n.hidden = seats[n.dataset.openSeat] !== "open"));
       $("watching").hidden = mine.size > 0;
       if (mine.size) box.append(el("span", { class: "label" }, `you play ${[...mine].join(", ")}`));
-      if (view.terminal) return;
+      // an open seat is offered to watchers: a player who has a seat keeps the other for the friend invited
+      if (view.terminal || mine.size) return;
       for (const r of open) {
         box.append(
           el(
