@@ -23,7 +23,9 @@ import ggp
 from conftest import SHARED
 from ggp.gdl import GDLGame, ProverGame
 from ggp.gdl.game import from_text, load_text
+from ggp.gdl.grid import grid_of
 from ggp.testing import check_game
+from ggp.web import notation
 
 CORPUS = SHARED / "corpus"
 
@@ -162,6 +164,29 @@ def test_sheet_loads_and_replays_every_traced_game(name: str) -> None:
     assert replay(game, name) > 0
     # and the Game API's promises, along a random walk (short on the prover, which steps slowly)
     assert check_game(game, walks=1, max_steps=5 if name in ON_PROVER else 40, moves_per_role=8) > 0
+    readable_along_a_walk(game, name)
+
+
+def readable_along_a_walk(game: GDLGame | ProverGame, name: str) -> None:
+    """On a sheet whose facts lay out a grid, every legal move along the first traced game reads as the squares
+    it names (``knight b1-a3``, ``column c``), unique among its role's legal moves."""
+    if grid_of(game) is None:
+        return
+    state = game.initial_state()
+    for step in games_of(name)[0][:30]:
+        if game.is_terminal(state):
+            break
+        for role in game.roles:
+            moves = [m.text for m in game.legal_moves(state, role)]
+            said = notation.readable_set(game, moves)
+            assert len(set(said)) == len(said), f"{name} step {step['step']}: {role}'s moves read alike"
+            for move, text in zip(moves, said, strict=True):
+                named = grid_of(game).move_cells(move)  # type: ignore[union-attr]
+                if named and said.count(notation.readable(game, move)) == 1:
+                    assert text != move and notation.square(grid_of(game), *named[-1]) in text, f"{name}: {move}"
+        if "joint" not in step:
+            break
+        state = game.next_state(state, step["joint"])
 
 
 @pytest.mark.usefixtures("fresh_cache")

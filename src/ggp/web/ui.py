@@ -23,7 +23,7 @@ from ..core.family import square as square
 from ..core.game import Game, Move, State
 from ..gdl.grid import grid_of
 from ..registry import family_agents, view_of
-from . import glyphs
+from . import glyphs, notation
 
 
 def family(game: Game) -> str:
@@ -144,6 +144,8 @@ def readable(game: Game, move: str) -> str:
     >>> readable(ggp.load("wallmaze"), "(move 2 5 3 5)"), readable(ggp.load("bomberman"), "dropBomb")
     ('east', 'bomb')
     """
+    if family(game) == "other":
+        return notation.readable(game, move)
     return view_of(game).readable(game, move)
 
 
@@ -261,10 +263,10 @@ def generic_svg(game: Game, state: State, size: int = 480, before: State | None 
     ]
     colours: dict[str, str] = {}
     like = glyphs.style(game)
-    for i, x in enumerate(grid.columns):
+    for i in range(nx):  # the columns' labels, as the readable moves name them (numbered columns lettered)
         parts.append(
             f'<text x="{pad + i * cell + cell / 2}" y="15" text-anchor="middle" font-size="11" fill="#333">'
-            f"{html.escape(x)}</text>"
+            f"{html.escape(notation.column_label(grid, i))}</text>"
         )
     for j, y in enumerate(grid.rows):
         row = ny - 1 - j if up else j
@@ -273,13 +275,13 @@ def generic_svg(game: Game, state: State, size: int = 480, before: State | None 
             f'<text x="11" y="{top + cell / 2 + 4}" text-anchor="middle" font-size="11" fill="#333">'
             f"{html.escape(y)}</text>"
         )
-        for i, x in enumerate(grid.columns):
+        for i in range(nx):
             shade = "#f4f1ea" if (i + j) % 2 == 0 else "#e6e0d2"
             mark = ""
             if (i, j) in changed:  # the last step's squares, as lichess marks them
                 shade, mark = ("#f1e7a6" if (i + j) % 2 == 0 else "#e3d47f"), ' class="last"'
             what = [c for c in held.get((i, j), []) if not is_blank(c)]
-            label = f"({x}, {y})" + (f": {', '.join(what)}" if what else ": empty")
+            label = notation.square(grid, i, j) + (f": {', '.join(what)}" if what else ": empty")
             parts.append(
                 f'<rect data-gcell="{i} {j}"{mark} x="{pad + i * cell}" y="{top}" width="{cell}" '
                 f'height="{cell}" fill="{shade}" stroke="#9a927f"><title>{html.escape(label)}</title></rect>'
@@ -303,8 +305,9 @@ def annotate_generic(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
             "to": None,
             "dir": None,
             "cells": [f"{i} {j}" for i, j in grid.move_cells(m.text)] if grid else [],
+            "readable": said,
         }
-        for m in moves
+        for m, said in zip(moves, notation.readable_set(game, [m.text for m in moves]), strict=True)
     ]
 
 

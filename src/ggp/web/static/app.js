@@ -636,7 +636,7 @@
       $("legal-list").hidden = !moves.length;
       const summary = $("legal-list").querySelector("summary");
       summary.textContent = `legal moves${role ? ` of ${role}` : ""} (${moves.length})`;
-      for (const m of moves) box.append(el("button", { class: "move", onclick: () => submit(m.move) }, m.move));
+      for (const m of moves) box.append(el("button", { class: "move", title: m.move, onclick: () => submit(m.move) }, m.readable || m.move));
     }
 
     function highlight() {
@@ -778,7 +778,7 @@
       $("legal-list").open = true;
       say(`${moves.length} moves fit: pick one below.`, "info");
       const box = $("legal-moves");
-      box.replaceChildren(...moves.map((m) => el("button", { class: "move", onclick: () => submit(m.move) }, m.move)));
+      box.replaceChildren(...moves.map((m) => el("button", { class: "move", title: m.move, onclick: () => submit(m.move) }, m.readable || m.move)));
     }
 
     function renderThinking() {
