@@ -463,14 +463,19 @@ def test_a_game_nobody_moves_in_for_days_is_ended_as_abandoned(tmp_path: Path) -
         assert r.status_code == 409  # over: no more moves
 
 
-def test_the_move_list_is_numbered_turns_in_each_games_notation(client: TestClient) -> None:
+def first_amazons_turn(client: TestClient) -> tuple[str, dict[str, Any]]:
+    """A friends' Amazons 8x8 game after one turn (white a3-a4/b5, black a6-a5/a6): its id and view."""
     gid = play(client, game="amazons_8x8", mode="friend")["id"]
     friend = TestClient(client.app, base_url=BASE)
     friend.post(f"/api/games/{gid}/seats/black")
     move(client, gid, "white", "(move 1 3 1 4)", 0)
     move(client, gid, "white", "(fire 2 5)", 1)
     move(friend, gid, "black", "(move 1 6 1 5)", 2)
-    view = move(friend, gid, "black", "(fire 1 6)", 3)
+    return gid, move(friend, gid, "black", "(fire 1 6)", 3)
+
+
+def test_the_move_list_is_numbered_turns_in_each_games_notation(client: TestClient) -> None:
+    gid, view = first_amazons_turn(client)
     # Amazons' move and arrow are one ply, white's and black's one turn
     assert view["turns"] == [
         {
@@ -613,13 +618,7 @@ def test_take_back_a_move_against_the_computer(client: TestClient) -> None:
 
 
 def test_a_game_reads_as_text_beside_its_json(client: TestClient) -> None:
-    gid = play(client, game="amazons_8x8", mode="friend")["id"]
-    friend = TestClient(client.app, base_url=BASE)
-    friend.post(f"/api/games/{gid}/seats/black")
-    move(client, gid, "white", "(move 1 3 1 4)", 0)
-    move(client, gid, "white", "(fire 2 5)", 1)
-    move(friend, gid, "black", "(move 1 6 1 5)", 2)
-    move(friend, gid, "black", "(fire 1 6)", 3)
+    gid, _ = first_amazons_turn(client)
     client.post(f"/api/games/{gid}/resign", json={"role": "white"})
     r = client.get(f"/games/{gid}/record.txt")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")

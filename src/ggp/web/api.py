@@ -10,6 +10,7 @@ unknown, 409 too late, 413 too large, 429/503 busy: try again after
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
@@ -401,6 +402,17 @@ async def api_move(
 
 
 # --- ending a match (resigning, a draw, aborting) and deleting it from the history --------------------
+async def _by_seat(
+    api: Api, match_id: str, body: ResignIn, request: Request, act: Callable[..., Awaitable[object]]
+) -> Any:
+    """``act(match, role, token)`` for the seat ``body`` names, with the request's token: the match as it is
+    then, or the refusal."""
+    match = await api.get_match(match_id)
+    try:
+        await act(match, body.role, seat_cookies.Seats(request).token(body.role))
+    except MoveRejected as exc:
+        return api.rejected(exc, body.role)
+    return api.show(match, request, svg=True)
 
 
 @router.post(
@@ -409,12 +421,7 @@ async def api_move(
     responses={403: {"description": "not your seat"}, 409: {"description": "the match is over"}},
 )
 async def api_resign(api: TheApi, match_id: str, body: ResignIn, request: Request) -> Any:
-    match = await api.get_match(match_id)
-    try:
-        await api.manager.resign(match, body.role, seat_cookies.Seats(request).token(body.role))
-    except MoveRejected as exc:
-        return api.rejected(exc, body.role)
-    return api.show(match, request, svg=True)
+    return await _by_seat(api, match_id, body, request, api.manager.resign)
 
 
 @router.post(
@@ -423,12 +430,7 @@ async def api_resign(api: TheApi, match_id: str, body: ResignIn, request: Reques
     responses={403: {"description": "not your seat"}, 409: {"description": "over, the computer thinks, or no move"}},
 )
 async def api_takeback(api: TheApi, match_id: str, body: ResignIn, request: Request) -> Any:
-    match = await api.get_match(match_id)
-    try:
-        await api.manager.take_back(match, body.role, seat_cookies.Seats(request).token(body.role))
-    except MoveRejected as exc:
-        return api.rejected(exc, body.role)
-    return api.show(match, request, svg=True)
+    return await _by_seat(api, match_id, body, request, api.manager.take_back)
 
 
 @router.post(
@@ -437,12 +439,7 @@ async def api_takeback(api: TheApi, match_id: str, body: ResignIn, request: Requ
     responses={403: {"description": "not your seat"}, 409: {"description": "the match is over"}},
 )
 async def api_draw(api: TheApi, match_id: str, body: ResignIn, request: Request) -> Any:
-    match = await api.get_match(match_id)
-    try:
-        await api.manager.offer_draw(match, body.role, seat_cookies.Seats(request).token(body.role))
-    except MoveRejected as exc:
-        return api.rejected(exc, body.role)
-    return api.show(match, request, svg=True)
+    return await _by_seat(api, match_id, body, request, api.manager.offer_draw)
 
 
 @router.post(
