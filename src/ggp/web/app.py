@@ -140,6 +140,27 @@ def create_app(
     async def favicon() -> Response:  # asked for by browsers and feed readers whatever the page says
         return Response((_HERE / "static" / "favicon.svg").read_bytes(), media_type="image/svg+xml")
 
+    _api_docs(app)
+    app.state.api = api.Api(manager, store, limits, presenter)
+    app.include_router(api.router)
+    app.state.pages = pages.Pages(manager, store, limits, templates, presenter)
+    app.state.templates = templates
+    app.include_router(pages.router)
+    app.include_router(arena_pages.router)
+    # a rule sheet (with its form encoding, up to three bytes a character) may be larger than other requests
+    upload = max(limits.max_body_bytes, 3 * MAX_UPLOAD_BYTES + 4096)
+    app.add_middleware(
+        Guard,
+        max_body_bytes=limits.max_body_bytes,
+        allowed_hosts=limits.allowed_hosts,
+        large_bodies={"/api/sheets": upload, "/sheets": upload},
+    )
+    return app
+
+
+def _api_docs(app: FastAPI) -> None:
+    """The API's documentation pages, /docs (Swagger UI) and /redoc, from files served here: no outside host."""
+
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         return get_swagger_ui_html(
@@ -160,22 +181,6 @@ def create_app(
             redoc_favicon_url=f"{DOCS_ASSETS}/favicon.png",
             with_google_fonts=False,
         )
-
-    app.state.api = api.Api(manager, store, limits, presenter)
-    app.include_router(api.router)
-    app.state.pages = pages.Pages(manager, store, limits, templates, presenter)
-    app.state.templates = templates
-    app.include_router(pages.router)
-    app.include_router(arena_pages.router)
-    # a rule sheet (with its form encoding, up to three bytes a character) may be larger than other requests
-    upload = max(limits.max_body_bytes, 3 * MAX_UPLOAD_BYTES + 4096)
-    app.add_middleware(
-        Guard,
-        max_body_bytes=limits.max_body_bytes,
-        allowed_hosts=limits.allowed_hosts,
-        large_bodies={"/api/sheets": upload, "/sheets": upload},
-    )
-    return app
 
 
 #: What /help answers when no built documentation site is found.
