@@ -182,8 +182,9 @@ def readable_along_a_walk(game: GDLGame | ProverGame, name: str) -> None:
             assert len(set(said)) == len(said), f"{name} step {step['step']}: {role}'s moves read alike"
             for move, text in zip(moves, said, strict=True):
                 named = grid_of(game).move_cells(move)  # type: ignore[union-attr]
-                if named and said.count(notation.readable(game, move)) == 1:
-                    assert text != move and notation.square(grid_of(game), *named[-1]) in text, f"{name}: {move}"
+                if named and said.count(notation.readable(game, move)) == 1:  # a square, or a column: c
+                    where = notation.square(grid_of(game), *named[-1])  # type: ignore[arg-type]
+                    assert text != move and (where in text or "column " in text), f"{name}: {move}"
         if "joint" not in step:
             break
         state = game.next_state(state, step["joint"])

@@ -30,7 +30,7 @@ from ggp.core.kif import parse_term
 from ggp.gdl import ProverGame, rules_text
 from ggp.gdl.game import from_text, load_text
 from ggp.gdl.grid import Grid, find_grid, grid_of
-from ggp.web import ui
+from ggp.web import notation, ui
 from ggp.web.views import page_family
 from test_corpus import ALL, NOT_IN_CI
 
@@ -116,7 +116,7 @@ def _check_state(game: Game, grid: Grid, facts: list[str], svg: str, rest: list[
     assert len(cells) == nx * ny
     for (i, j), contents in held.items():
         title = cells[f"{i} {j}"].findtext("{http://www.w3.org/2000/svg}title") or ""
-        assert title.startswith(f"({grid.columns[i]}, {grid.rows[j]})")
+        assert title.startswith(f"{notation.square(grid, i, j)}:")  # the square as the moves name it
         for content in contents:  # placed on its cell, blanks (b, empty, ...) being the cell's empty state
             assert content in title or ui.is_blank(content), (content, title)
 
