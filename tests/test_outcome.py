@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ggp.match.outcome import outcome, role_title
+from ggp.match.calls import Fault
+from ggp.match.outcome import fault_said, outcome, role_title
 
 
 @pytest.mark.parametrize(
@@ -45,3 +46,35 @@ def test_a_wrong_ending_or_count_of_goals_is_refused() -> None:
         outcome(("a", "b"), (1, 2), "timeout")
     with pytest.raises(ValueError, match="3 goals for 2 roles"):
         outcome(("a", "b"), (1, 2, 3))
+
+
+@pytest.mark.parametrize(
+    ("fault", "played", "said"),
+    [
+        (
+            Fault("white", "timeout", "no answer within 2 s", step=3),
+            "c1-c5",
+            "Step 3, white: time out: a random move was played (c1-c5)",
+        ),
+        (
+            Fault("red", "illegal", "(drop 9) is not legal", step=1, played="(drop 2)"),
+            None,
+            "Step 1, red: an illegal move: a random move was played ((drop 2))",
+        ),
+        (
+            Fault("oPlayer", "busy", "still running", step=7),
+            None,
+            "Step 7, oPlayer: still busy with an earlier move: a random move was played",
+        ),
+        (Fault("black", "exception", "ValueError", phase="start"), None, "Black: its player failed before the game"),
+        (
+            Fault("black", "not_a_move", "garbage", phase="stop"),
+            None,
+            "Black: an answer that is not a move when told the result",
+        ),
+    ],
+)
+def test_a_players_fault_is_told_in_words_with_the_move_played_for_it(
+    fault: Fault, played: str | None, said: str
+) -> None:
+    assert fault_said(fault, played) == said

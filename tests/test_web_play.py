@@ -373,9 +373,9 @@ def test_a_person_whose_clock_runs_out_gets_a_random_legal_move(client: TestClie
     # nobody moves white: the clock does, step after step (each view may come a step late on a busy machine)
     after = next_step(client, view["id"], 1)
     assert after["step"] >= 2 and after["clock"]["seconds"] == 1 and after["clock"]["left"] <= 1
-    assert after["notes"][:2] == [
-        f"white ran out of time (1 s): {joint['white']} was played"
-        for joint in (m["joint"] for m in after["moves"][:2])
+    assert after["notes"][:2] == [  # in words, the move as the page writes it (east, not its rule text)
+        f"Step {m['step']}, white: time out: a random move was played ({m['readable']['white']})"
+        for m in after["moves"][:2]
     ]
     moves = client.get(f"/api/games/{view['id']}/record").json()["moves"]
     for step in (1, 2):  # the clock of the step after one that ran out runs too
@@ -397,7 +397,7 @@ def test_a_move_in_time_is_the_persons_own_and_the_clock_starts_again(client: Te
     mine = view["legal"]["white"][0]["move"]
     moved = move(client, view["id"], "white", mine, 0)
     assert moved["step"] == 1 and moved["moves"][0]["joint"]["white"] == mine
-    assert len(moved["notes"]) == len(view["notes"])  # no "ran out of time"
+    assert len(moved["notes"]) == len(view["notes"])  # no "time out"
     assert client.get(f"/api/games/{view['id']}/record").json()["moves"][0]["faults"] == []
     # the clock starts again for the next step: from the moment that step began
     assert match.clock_start > started and match.clock_start == match.times[-1]

@@ -175,7 +175,7 @@ def test_a_person_with_a_clock_sees_it_count_down(server: BackgroundServer, page
     expect(page.locator("#clock-left")).to_have_text(re.compile(r"^0:0[0-3]$"))
     shot(page, "clock")
     # nobody moves: when the time is up a random move is played for white, and the next step's clock runs
-    expect(page.locator("#notes")).to_contain_text("white ran out of time (3 s)")
+    expect(page.locator("#notes")).to_contain_text("Step 1, white: time out: a random move was played")
     expect(page.locator("#board")).not_to_have_attribute("data-step", "0")
     expect(page.locator("#clock")).to_be_visible()
 

@@ -541,7 +541,7 @@ def test_an_agent_over_its_clock_gets_a_random_move_and_frees_its_thread(db: Pat
         match, tokens = await manager.create("wallmaze", {"black": "hang"}, Settings(agent_time=0.2))
         await hang.wait_inside()
         await manager.wait_idle(match, DEADLINE)  # the clock ran out: a random move was played for black
-        assert "black" in match.pending and any("timeout" in note for note in match.notes)
+        assert "black" in match.pending and any("time out" in note for note in match.notes)
         # the hung call keeps its thread, but another match's agent is still served
         other, _ = await manager.create("wallmaze", {"black": "random"}, Settings())
         await manager.wait_idle(other, DEADLINE)

@@ -14,12 +14,25 @@ or ``abandoned`` (nobody moved for days).
 'Solved (100 of 100)'
 >>> role_title("xPlayer"), role_title("player_2"), role_title("red")
 ('X player', 'Player 2', 'Red')
+>>> fault_said(Fault("white", "timeout", "no answer within 2 s + grace 1 s", step=3), "c1-c5")
+'Step 3, white: time out: a random move was played (c1-c5)'
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from .calls import Fault
+
+#: What went wrong, by the fault's kind (:data:`ggp.match.calls.FAULT_KINDS`), as the move list says it.
+FAULT_WORDS = {
+    "timeout": "time out",
+    "busy": "still busy with an earlier move",
+    "illegal": "an illegal move",
+    "not_a_move": "an answer that is not a move",
+    "exception": "its player failed",
+}
 
 #: How a match can end.
 ENDINGS = ("terminal", "resigned", "drawn", "aborted", "abandoned")
@@ -65,3 +78,15 @@ def outcome(roles: Sequence[str], goals: Sequence[int] | None, ended: str = "ter
     if len(winners) == 1:
         return f"{role_title(winners[0])} won ({scores})"
     return f"{_names(winners)} shared the win ({scores})"
+
+
+def fault_said(fault: Fault, played: str | None = None) -> str:
+    """A player's fault as the move list says it, with the move played for it in the game's notation
+    (``played``; the fault's own text otherwise). The details stay in the record's ``faults``."""
+    what = FAULT_WORDS.get(fault.kind, fault.kind)
+    if fault.phase != "play":
+        when = "before the game" if fault.phase == "start" else "when told the result"
+        return f"{role_title(fault.role)}: {what} {when}"
+    move = played if played is not None else fault.played
+    instead = f"a random move was played ({move})" if move else "a random move was played"
+    return f"Step {fault.step}, {fault.role}: {what}: {instead}"

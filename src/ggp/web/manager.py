@@ -405,7 +405,8 @@ class Manager:
         chose = [
             k
             for k in range(1, match.step + 1)
-            if role not in match.infos[k - 1].get("single", [])
+            # (a match stored before per-step infos were kept has fewer of them: every step counts as a choice)
+            if role not in (match.infos[k - 1] if k - 1 < len(match.infos) else {}).get("single", [])
             and match.joints[k - 1][match.roles.index(role)] != "noop"
         ]
         if not chose:

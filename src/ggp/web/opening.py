@@ -11,6 +11,7 @@ from ..agents import Agent, make_agent
 from ..core.errors import GGPError
 from ..core.game import Game
 from ..match.calls import Fault, time_limit
+from . import ui
 from .agent_pool import AgentPool, Dropped
 from .catalog import Catalog
 from .limits import Limits
@@ -69,7 +70,7 @@ def restore(stored: StoredMatch, games: Catalog, limits: Limits, clock: Callable
     match.new_turn()  # the step in progress: the one after the stored states
     match._seats = dict(stored.seats)
     for info in match.infos:
-        match.notes += [Fault(**f).describe() for f in info.get("faults", [])]
+        match.notes += [ui.fault_note(game, Fault(**f)) for f in info.get("faults", [])]
     if stored.status == "over" or game.is_terminal(match.state):
         match.ended = stored.ended or "terminal"
         if match.ended == "terminal":

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..agents.base import Limit
 from ..match.calls import Fault, busy_fault, exception_fault, time_limit, timeout_fault
+from . import ui
 from .agent_pool import AgentPool, Dropped
 from .limits import Limits
 from .live_match import LiveMatch, describe_goals
@@ -104,8 +105,8 @@ class Referee:
         late = match.awaiting()
         for role in late:
             fault = timeout_fault(role, match.settings.human_time, 0.0, step=step + 1)
-            move = match.turn.settle(role, None, fault=fault)
-            match.notes.append(f"{role} ran out of time ({match.settings.human_time:g} s): {move} was played")
+            match.turn.settle(role, None, fault=fault)
+            match.notes += [ui.fault_note(match.game, f) for f in match.turn.faults(role)]
         if late:
             match.changed()
             self.kick(match)
@@ -151,7 +152,7 @@ class Referee:
             return
         # settled as every loop settles an answer (ggp.match.loop): judged once, or a random move for a fault
         match.turn.settle(role, answer, elapsed=elapsed, fault=fault)
-        match.notes += [f.describe() for f in match.turn.faults(role)]
+        match.notes += [ui.fault_note(match.game, f) for f in match.turn.faults(role)]
         match.changed()
         self.kick(match)
 

@@ -22,6 +22,8 @@ from typing import Any
 from ..core.family import square as square
 from ..core.game import Game, Move, State
 from ..gdl.grid import grid_of
+from ..match.calls import Fault
+from ..match.outcome import fault_said
 from ..registry import family_agents, view_of
 from . import glyphs, notation
 
@@ -147,6 +149,12 @@ def readable(game: Game, move: str) -> str:
     if family(game) == "other":
         return notation.readable(game, move)
     return view_of(game).readable(game, move)
+
+
+def fault_note(game: Game, fault: Fault) -> str:
+    """A player's fault in the notes under the board: ``Step 3, white: time out: a random move was played
+    (c1-c5)``, the move in the game's notation."""
+    return fault_said(fault, readable(game, fault.played) if fault.played else None)
 
 
 # --- the generic view: any rule sheet ----------------------------------------------------------------

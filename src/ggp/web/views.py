@@ -80,6 +80,7 @@ def view(
             legal[role] = ui.annotate_generic(game, moves) if fam == "grid" else ui.annotate(game, state, role, moves)
     last = dict(zip(match.roles, match.joints[-1], strict=True)) if match.joints else None
     goals = match.goals if over else None
+    moves = history(match)
     out: dict[str, Any] = {
         "id": match.id,
         "game": match.key,
@@ -113,8 +114,8 @@ def view(
         "last_joint": last,
         "notes": list(match.notes),
         "seats": seats,
-        "moves": history(match),
-        "turns": turns(match),
+        "moves": moves,
+        "turns": turns(match, moves),
         "explain": explanations(match),
         "rematch": match.rematch,
         "draw_offers": sorted(match.draw_offers),
@@ -176,17 +177,18 @@ def history(match: LiveMatch) -> list[dict[str, Any]]:
     return out
 
 
-def turns(match: LiveMatch) -> list[dict[str, Any]]:
+def turns(match: LiveMatch, moves: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The moves as numbered turns, as people write a game down.
 
     Where roles choose one at a time (the others' only move is a pass), a turn is each role's move once round,
     a role's steps running (Amazons' move and arrow) one ply in its view's words (``1. white c1-c5/e7 black
     f8-f4/a4``); in a game where roles have chosen together, a turn is one step with every choosing role's move.
     Each ply: ``role``, ``text``, ``moves`` (its KIF), ``steps`` and ``forced`` (its only legal move was played).
+    ``moves`` is the match's :func:`history` when the caller has it already.
     """
     view = view_of(match.game)
     steps = []
-    for entry in history(match):
+    for entry in history(match) if moves is None else moves:
         info = match.infos[entry["step"] - 1] if entry["step"] - 1 < len(match.infos) else {}
         # who had a choice (in steps stored before "single" was kept: who did not pass), else everyone
         movers = [r for r in match.roles if r not in info["single"]] if "single" in info else []
