@@ -232,6 +232,16 @@ def test_replay_a_finished_game(server: BackgroundServer, page: Any) -> None:
         page.get_by_role("link", name="Download the record (JSON)").click()
     record = json.loads(Path(download.value.path()).read_text())
     assert record["format"] == "ggp-match" and record["steps"] == n
+    # at the last step the game is over: nothing to continue; from step 6, a new game against the computer
+    page.keyboard.press("End")
+    expect(page.locator("#continue-button")).to_be_disabled()
+    page.locator("#move-list li").nth(2).click()
+    step_is(page, 6)
+    expect(page.locator("#continue-button")).to_have_text("Continue from step 6 against the computer")
+    page.locator("#continue-button").click()
+    expect(page.locator("#opened-from")).to_contain_text(f"Continued from game #{gid} after its step 6")
+    expect(page.locator("#board")).to_have_attribute("data-step", re.compile(r"^([6-9]|\d\d+)$"))
+    assert page.url != f"{server.url}/games/{gid}/replay"
 
 
 def test_ten_tabs_share_one_event_stream_and_moves_still_work(server: BackgroundServer, page: Any) -> None:

@@ -4,6 +4,7 @@ directory or uploaded, with the generic grid view."""
 
 from __future__ import annotations
 
+import random
 import re
 import time
 import warnings
@@ -24,6 +25,7 @@ import ggp
 from ggp.web import ui
 from ggp.web.app import create_app
 from ggp.web.limits import Limits
+from ggp.web.opening import play_opening
 
 BASE = "http://127.0.0.1"
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "kif"
@@ -373,10 +375,13 @@ def test_a_person_whose_clock_runs_out_gets_a_random_legal_move(client: TestClie
     # nobody moves white: the clock does, step after step (each view may come a step late on a busy machine)
     after = next_step(client, view["id"], 1)
     assert after["step"] >= 2 and after["clock"]["seconds"] == 1 and after["clock"]["left"] <= 1
-    assert after["notes"][:2] == [  # in words, the move as the page writes it (east, not its rule text)
-        f"Step {m['step']}, white: time out: a random move was played ({m['readable']['white']})"
-        for m in after["moves"][:2]
-    ]
+    assert (
+        after["notes"][:2]
+        == [  # in words, the move as the page writes it (east, not its rule text)
+            f"Step {m['step']}, white: time out: a random move was played ({m['readable']['white']})"
+            for m in after["moves"][:2]
+        ]
+    )
     moves = client.get(f"/api/games/{view['id']}/record").json()["moves"]
     for step in (1, 2):  # the clock of the step after one that ran out runs too
         faults = moves[step - 1]["faults"]
@@ -646,3 +651,90 @@ def test_a_finished_game_is_reviewed_by_the_engine(client: TestClient) -> None:
         assert f'data-step="{k}"' in rev["svg"]
     assert client.get(f"/api/games/{gid}/review").json() == rev  # the same review again
     assert "the engine is reviewing" in client.get(f"/games/{gid}/replay").text
+
+
+def test_continue_a_game_from_any_position_against_the_computer(client: TestClient) -> None:
+    gid, view = first_amazons_turn(client)
+    source = client.get(f"/api/games/{gid}/record").json()
+    # from step 2 (white's move and arrow made), as black: the computer plays white from there on
+    r = client.post(
+        "/api/play",
+        json={
+            "game": "amazons_8x8",
+            "mode": "computer",
+            "level": "easy",
+            "side": "black",
+            "from_game": gid,
+            "from_step": 2,
+        },
+    )
+    assert r.status_code == 201, r.text
+    new = r.json()
+    assert new["id"] != gid and new["step"] == 2 and new["mine"] == ["black"] and new["awaiting"] == ["black"]
+    assert [m["joint"] for m in new["moves"]] == [m["joint"] for m in view["moves"][:2]]
+    assert new["turns"][0]["plies"][0]["text"] == "a3-a4/b5"
+    assert new["opened_from"] == {"id": gid, "steps": 2}
+    record = client.get(f"/api/games/{new['id']}/record").json()
+    assert record["steps"] == 2 and record["web"]["opened_from"] == {"id": gid, "steps": 2}
+    assert (
+        f'Continued from <a href="/games/{gid}/replay">game #{gid}</a> after its step 2'
+        in client.get(f"/games/{new['id']}").text
+    )
+    # black plays on in the new game; the game it came from is as it was
+    moved = move(client, new["id"], "black", "(move 1 6 1 5)", 2)
+    assert moved["step"] >= 3
+    assert client.get(f"/api/games/{gid}/record").json() == source
+    # from the start (step 0) is a new game; the form on the replay page does the same
+    assert play(client, game="amazons_8x8", from_game=gid, from_step=0)["step"] == 0
+    page = client.get(f"/games/{gid}/replay").text
+    assert 'name="from_game" value="' + gid + '"' in page and "Continue from step" in page
+    form = client.post(
+        "/play",
+        data={
+            "game": "amazons_8x8",
+            "mode": "computer",
+            "level": "easy",
+            "side": "white",
+            "from_game": gid,
+            "from_step": "4",
+        },
+        follow_redirects=False,
+    )
+    assert form.status_code == 303
+    assert client.get(form.headers["location"].replace("/games/", "/api/games/")).json()["step"] == 4
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"from_game": "ffffffffffff"}, "no match 'ffffffffffff' to continue from"),
+        ({"from_game": "not an id"}, "no match 'not an id' to continue from"),
+        ({"game": "amazons_10x10"}, "is a game of amazons_8x8, not of amazons_10x10"),
+        ({"from_step": 9}, "has 4 steps: continue from step 0 to 4"),
+        ({"from_step": -1}, "greater than or equal to 0"),
+    ],
+)
+def test_a_position_that_cannot_be_continued_is_refused_in_words(
+    client: TestClient, change: dict[str, Any], said: str
+) -> None:
+    gid, _ = first_amazons_turn(client)
+    before = client.get("/api/games").json()
+    body = {"game": "amazons_8x8", "mode": "computer", "from_game": gid, "from_step": 2} | change
+    r = client.post("/api/play", json=body)
+    assert r.status_code == 400 and said in r.text
+    assert client.get("/api/games").json() == before  # no game was made
+
+
+def test_a_finished_position_cannot_be_continued() -> None:
+    game = ggp.load("amazons_8x8")
+    state, opening = game.initial_state(), []
+    rng = random.Random(5)
+    while not game.is_terminal(state):
+        joint = [rng.choice(list(game.legal_moves(state, r))).text for r in game.roles]
+        opening.append(tuple(joint))
+        state = game.next_state(state, joint)
+    with pytest.raises(ValueError, match=f"the game is over after step {len(opening)}: continue from an earlier step"):
+        play_opening(game, opening, None)
+    assert len(play_opening(game, opening[:-1], "abc")) == len(opening) - 1
+    with pytest.raises(ValueError, match=r"step 1: .*not a legal move"):
+        play_opening(game, [("(move 1 1 8 8)", "noop")], None)

@@ -60,6 +60,21 @@ MAX_AXIS = 32
 MAX_BOARD = 1 << 20
 
 
+#: What a cell holds when it is empty, in the sheets' own words: not drawn.
+BLANK = {"b", "blank", "empty", "e", "none"}
+
+
+def is_blank(content: str) -> bool:
+    """Whether a cell's content says it is empty, in the sheets' own words: ``b``, ``blank``, and so on, also
+    as the last word (``(cell 1 1 2 b)``: layer 1 of cell (1, 2) is empty).
+
+    >>> is_blank("b"), is_blank("1 1 blank"), is_blank("x"), is_blank("bk")
+    (True, True, False, False)
+    """
+    words = content.split()
+    return bool(words) and words[-1].lower() in BLANK
+
+
 @dataclass(frozen=True)
 class Grid:
     """A sheet's board: the relation whose facts put pieces on cells, and where each of its facts goes.

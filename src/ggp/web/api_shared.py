@@ -81,6 +81,10 @@ class QuickPlay(BaseModel):
     human_time: float = Field(
         0.0, ge=0, allow_inf_nan=False, description="your seconds per move (0: no clock; see POST /api/games)"
     )
+    from_game: str | None = Field(
+        None, max_length=64, description="continue from a position of this match (its id) instead of the start"
+    )
+    from_step: int = Field(0, ge=0, description="with from_game: the position after this many of its steps")
 
 
 class SheetIn(BaseModel):
@@ -141,19 +145,34 @@ async def quick_play(manager: Manager, limits: Limits, body: QuickPlay) -> tuple
     side = body.side or game.roles[0]
     if side not in game.roles:
         raise ValueError(f"{game.name} has no role {side!r}; its roles are {', '.join(game.roles)}")
+    opening = await asyncio.to_thread(_opening, manager, body) if body.from_game is not None else []
     spec, seconds = ui.level(game, body.level, limits.max_agent_time)
     if spec not in ui.agents_for(game, AGENTS) and spec.split(":")[0] not in ui.agents_for(game, AGENTS):
         spec = "random"
     if body.mode == "watch":
         players = dict.fromkeys(game.roles, spec)
         settings = Settings(agent_time=seconds, pace=min(0.5, limits.max_pace))
-        return await manager.create(body.game, players, settings)
+        return await manager.create(body.game, players, settings, opening=opening, opened_from=body.from_game)
     if body.mode == "friend":
         players = dict.fromkeys(game.roles, HUMAN)
     else:
         players = {r: (HUMAN if r == side else spec) for r in game.roles}
     settings = Settings(agent_time=seconds, human_time=body.human_time)
-    return await manager.create(body.game, players, settings, seats=[side])
+    return await manager.create(body.game, players, settings, seats=[side], opening=opening, opened_from=body.from_game)
+
+
+def _opening(manager: Manager, body: QuickPlay) -> list[tuple[str, ...]]:
+    """The steps of the match ``body.from_game`` up to ``body.from_step``: a new game continues from there."""
+    source = manager.store.load(body.from_game) if body.from_game and is_match_id(body.from_game) else None
+    if source is None:
+        raise ValueError(f"no match {body.from_game!r} to continue from")
+    if source.game != body.game:
+        raise ValueError(f"match {source.id} is a game of {source.game}, not of {body.game}")
+    if body.from_step > len(source.joints):
+        raise ValueError(
+            f"match {source.id} has {len(source.joints)} steps: continue from step 0 to {len(source.joints)}"
+        )
+    return [tuple(j) for j in source.joints[: body.from_step]]
 
 
 async def sheet_info(manager: Manager, key: str, echo: int) -> dict[str, Any]:

@@ -67,7 +67,7 @@ from .catalog import Catalog
 from .checks import check_human, check_live, check_owner, check_role, clip, owns, read_move
 from .limits import Limits
 from .live_match import LimitReached, LiveMatch, MoveRejected
-from .opening import players_of, restore, seats_taken, start_agents
+from .opening import play_opening, players_of, restore, seats_taken, start_agents
 from .referee import Referee
 from .settings import Settings, check_settings, hash_token, token_matches
 from .store import Store
@@ -175,8 +175,14 @@ class Manager:
         settings: Settings,
         *,
         seats: Iterable[str] | None = None,
+        opening: Sequence[Sequence[str]] = (),
+        opened_from: str | None = None,
     ) -> tuple[LiveMatch, dict[str, str]]:
         """Start a new match; ``players`` maps each role to ``human`` or an agent spec (roles left out: human).
+
+        ``opening`` is joint moves (KIF texts, role order) played before anyone is asked, as the new match's
+        first steps: a game continued from a position of another (``opened_from``, its id, kept in those
+        steps' infos). Each is checked against the rules; a position that is over cannot be continued.
 
         Returns the match and a secret token for each human seat the creator takes: ``seats`` (default:
         every human role); the other human seats stay open for :meth:`claim_seat`. Raises ``ValueError``
@@ -196,6 +202,7 @@ class Manager:
         )
         normalised = players_of(game, players)
         check_settings(settings, self.limits)
+        steps = await asyncio.to_thread(play_opening, game, opening, opened_from)
         taken = seats_taken(game, normalised, seats)
         settings = Settings(
             agent_time=float(settings.agent_time), pace=float(settings.pace), human_time=float(settings.human_time)
@@ -205,6 +212,12 @@ class Manager:
         self._reserved += 1
         try:
             match = LiveMatch(secrets.token_hex(6), game, normalised, settings, self._clock, key=game_name)
+            for state, joint, info in steps:
+                match.states.append(state)
+                match.joints.append(joint)
+                match.infos.append(info)
+                match.times.append(match.created)
+            match.new_turn()
             await start_agents(match, True, self._starters, self.limits)
         finally:
             self._reserved -= 1
@@ -216,9 +229,11 @@ class Manager:
             game.roles,
             normalised,
             asdict(settings),
-            game.state_to_json(match.state),
+            game.state_to_json(match.states[0]),
             seats=match._seats,
         )
+        for k, (state, joint, info) in enumerate(steps, 1):
+            self.store.append_step(match.id, k, joint, game.state_to_json(state), terminal=False, goals=None, info=info)
         self.matches[match.id] = match
         self._referee.kick(match)
         return match, tokens

@@ -1,15 +1,16 @@
-"""Opening a match: its players and seats checked for a new one, one reopened from the store, and its agents
-made and started on the start threads."""
+"""Opening a match: its players and seats checked for a new one, the moves it opens with when it continues
+another from a position, one reopened from the store, and its agents made and started on the start threads."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ..agents import Agent, make_agent
 from ..core.errors import GGPError
-from ..core.game import Game
+from ..core.game import Game, State
 from ..match.calls import Fault, time_limit
 from . import ui
 from .agent_pool import AgentPool, Dropped
@@ -149,3 +150,33 @@ async def start_agents(match: LiveMatch, strict: bool, starters: AgentPool, limi
         return  # ended while its agents started: they are not needed
     match.agents = agents
     match.notes += notes
+
+
+def play_opening(
+    game: Game, opening: Sequence[Sequence[str]], opened_from: str | None
+) -> list[tuple[State, tuple[str, ...], dict[str, Any]]]:
+    """The steps of ``opening`` (joint moves as KIF texts) from the initial state: each state, joint move and
+    info (the roles with one legal move, ``single``; the match it came from, ``opened_from``). ``ValueError``
+    for a move that is not legal there, or an opening that ends the game."""
+    state = game.initial_state()
+    out = []
+    for k, joint in enumerate(opening, 1):
+        if game.is_terminal(state):
+            raise ValueError(f"the game is over after step {k - 1}: continue from an earlier step")
+        if len(joint) != len(game.roles):
+            raise ValueError(f"step {k}: {len(game.roles)} moves, one per role, not {len(joint)}")
+        try:
+            moves = [game.check_move(state, r, m) for r, m in zip(game.roles, joint, strict=True)]
+        except GGPError as exc:
+            raise ValueError(f"step {k}: {exc}") from None
+        info: dict[str, Any] = {"times": [None] * len(game.roles), "faults": []}
+        single = [r for r in game.roles if len(game.legal_moves(state, r)) == 1]
+        if single:
+            info["single"] = single
+        if opened_from is not None:
+            info["opened_from"] = opened_from
+        state = game.next_state(state, moves)
+        out.append((state, tuple(str(m) for m in moves), info))
+    if out and game.is_terminal(state):
+        raise ValueError(f"the game is over after step {len(out)}: continue from an earlier step")
+    return out

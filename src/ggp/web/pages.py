@@ -132,7 +132,9 @@ async def play_from_form(pages: ThePages, request: Request) -> Response:
     form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=16)
     fields = {k: v[0].strip() for k, v in form.items() if v}
     try:
-        body = QuickPlay.model_validate({k: fields[k] for k in ("game", "mode", "level", "side") if k in fields})
+        body = QuickPlay.model_validate(
+            {k: fields[k] for k in ("game", "mode", "level", "side", "from_game", "from_step") if k in fields}
+        )
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         return pages.error(request, 400, "Cannot start that game", detail(problems, limit=pages.echo))
@@ -313,7 +315,11 @@ async def replay_page(pages: ThePages, request: Request, match_id: str) -> Respo
     return pages.templates.TemplateResponse(
         request,
         "replay.html",
-        {"m": pages.show(match), "svg0": ui.board_svg(match.game, match.states[0])},
+        {
+            "m": pages.show(match),
+            "svg0": ui.board_svg(match.game, match.states[0]),
+            "levels": list(ui.levels(match.game)),
+        },
     )
 
 

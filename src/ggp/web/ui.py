@@ -21,11 +21,13 @@ from typing import Any
 
 from ..core.family import square as square
 from ..core.game import Game, Move, State
-from ..gdl.grid import grid_of
+from ..gdl.grid import BLANK as BLANK
+from ..gdl.grid import grid_of, is_blank
 from ..match.calls import Fault
 from ..match.outcome import fault_said
 from ..registry import family_agents, view_of
 from . import glyphs, notation
+from .winning import winning_line
 
 
 def family(game: Game) -> str:
@@ -158,8 +160,6 @@ def fault_note(game: Game, fault: Fault) -> str:
 
 
 # --- the generic view: any rule sheet ----------------------------------------------------------------
-#: What a cell holds when it is empty, in the sheets' own words: not drawn.
-BLANK = {"b", "blank", "empty", "e", "none"}
 
 
 _PALETTE = ["#1d4ed8", "#b91c1c", "#047857", "#7c3aed", "#b45309", "#0e7490", "#be185d", "#4d7c0f"]
@@ -174,17 +174,6 @@ _COLOURS = {
     "orange": ("#dd6b20", "#fff"),
     "purple": ("#6b46c1", "#fff"),
 }
-
-
-def is_blank(content: str) -> bool:
-    """Whether a cell's content says it is empty, in the sheets' own words: ``b``, ``blank``, and so on, also
-    as the last word (``(cell 1 1 2 b)``: layer 1 of cell (1, 2) is empty).
-
-    >>> is_blank("b"), is_blank("1 1 blank"), is_blank("x"), is_blank("bk")
-    (True, True, False, False)
-    """
-    words = content.split()
-    return bool(words) and words[-1].lower() in BLANK
 
 
 def piece_label(content: str) -> tuple[str | None, str]:
@@ -248,7 +237,8 @@ def _pieces(cells: Mapping[tuple[int, int], list[str]], at: tuple[int, int]) -> 
 def generic_svg(game: Game, state: State, size: int = 480, before: State | None = None) -> tuple[str, list[str]]:
     """A rule sheet's state as a grid picture (cells ``data-gcell="i j"``) and the facts off the grid; without
     a grid, an empty picture and every fact. With ``before`` (the state a step ago), the cells whose pieces
-    changed are marked (``class="last"``): where a piece left and where it arrived, what was dropped or taken."""
+    changed are marked (``class="last"``): where a piece left and where it arrived, what was dropped or taken.
+    A finished game's winning line (:func:`~ggp.web.winning.winning_line`) is ringed (``class="won"``)."""
     facts = game.state_facts(state)
     grid = grid_of(game)
     if grid is None:
@@ -258,6 +248,7 @@ def generic_svg(game: Game, state: State, size: int = 480, before: State | None 
     if before is not None:
         was = grid.cells(game.state_facts(before))[0]
         changed = {at for at in set(held) | set(was) if _pieces(held, at) != _pieces(was, at)}
+    won = winning_line(game, state)  # (empty unless the game is over and a line of pieces decided it)
     nx, ny = len(grid.columns), len(grid.rows)
     cell = max(16, min(56, size // max(nx, ny)))
     pad = 22
@@ -298,6 +289,11 @@ def generic_svg(game: Game, state: State, size: int = 480, before: State | None 
                 cx = pad + i * cell + cell / 2
                 cy = top + cell / 2 + (k * cell / 4 if len(what) > 1 else 0)
                 parts.extend(_piece_svg(content, cx, cy, cell, like, colours))
+            if (i, j) in won:  # the line that won, ringed over its pieces
+                parts.append(
+                    f'<rect class="won" x="{pad + i * cell + 2}" y="{top + 2}" width="{cell - 4}" height="{cell - 4}" '
+                    f'rx="{cell // 5}" fill="none" stroke="#c0392b" stroke-width="3" pointer-events="none"/>'
+                )
     parts.append("</svg>")
     return "".join(parts), rest
 

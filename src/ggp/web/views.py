@@ -80,7 +80,7 @@ def view(
             legal[role] = ui.annotate_generic(game, moves) if fam == "grid" else ui.annotate(game, state, role, moves)
     last = dict(zip(match.roles, match.joints[-1], strict=True)) if match.joints else None
     goals = match.goals if over else None
-    moves = history(match)
+    played = history(match)
     out: dict[str, Any] = {
         "id": match.id,
         "game": match.key,
@@ -114,10 +114,14 @@ def view(
         "last_joint": last,
         "notes": list(match.notes),
         "seats": seats,
-        "moves": moves,
-        "turns": turns(match, moves),
+        "moves": played,
+        "turns": turns(match, played),
         "explain": explanations(match),
         "rematch": match.rematch,
+        # a game continued from a position of another: that game, and how many of its steps this one opened with
+        "opened_from": {"id": match.infos[0]["opened_from"], "steps": sum("opened_from" in i for i in match.infos)}
+        if match.infos and "opened_from" in match.infos[0]
+        else None,
         "draw_offers": sorted(match.draw_offers),
         # the people's clock in this step: seconds per move and left (None when it does not run)
         "clock": {"seconds": match.settings.human_time, "left": left}
