@@ -738,3 +738,17 @@ def test_a_finished_position_cannot_be_continued() -> None:
     assert len(play_opening(game, opening[:-1], "abc")) == len(opening) - 1
     with pytest.raises(ValueError, match=r"step 1: .*not a legal move"):
         play_opening(game, [("(move 1 1 8 8)", "noop")], None)
+
+
+def test_the_last_step_is_marked_on_a_familys_own_board_and_its_legal_moves_read_as_words(
+    client: TestClient,
+) -> None:
+    view = play(client, game="wallmaze", mode="friend")
+    assert view["last_cells"] == []  # nothing played yet
+    assert [m["readable"] for m in view["legal"]["white"]] == ["east", "wait"]  # the buttons' words, KIF on hover
+    friend = TestClient(client.app, base_url=BASE)
+    friend.post(f"/api/games/{view['id']}/seats/black")
+    move(client, view["id"], "white", "(move 2 5 3 5)", 0)
+    after = move(friend, view["id"], "black", "noop", 0)
+    # white went from (2, 5) to (3, 5); black stayed where it was: only white's two squares are marked
+    assert after["step"] == 1 and after["last_cells"] == [[2, 5], [3, 5]]

@@ -77,26 +77,91 @@ def view_of(page: Any, server: BackgroundServer) -> dict[str, Any]:
     return dict(page.context.request.get(f"{server.url}/api/games/{gid}").json())
 
 
-def play_to_the_end(page: Any, server: BackgroundServer, limit: int = 400) -> None:
-    """Make the first legal move from the page's list of legal moves until the result shows."""
-    result = page.locator("#result")
-    page.locator("#legal-list").evaluate("d => { d.open = true; }")
-    for _ in range(limit):
-        expect(page.locator("#result:not([hidden]), #legal-moves button.move").first).to_be_visible()
-        if result.is_visible():
-            return
-        step = page.locator("#board").get_attribute("data-step")
-        page.locator("#legal-moves button.move").first.click()
-        expect(page.locator(f'#board:not([data-step="{step}"]), #result:not([hidden])').first).to_be_visible()
-    raise AssertionError(f"no result after {limit} moves")
-
-
-# --- playing the computer --------------------------------------------------------------------------------
+# --- playing the computer ---------------------------------------------------------------------------------
 GAMES = ["wallmaze", "bomberman", "bomberman2p", "amazons_8x8", "amazons_10x10"]
+#: Catalog sheets played as a person would, beside the built-in games: a line game, a race, a chess-like one.
+SHEETS = ["sheet:connectFour", "sheet:breakthroughSmall", "sheet:speedChess"]
+
+
+def last_marks(page: Any, view: dict[str, Any]) -> int:
+    """How many cells the board marks as the last step's (the mark drawn from the view: the play page's own
+    overlay on a family's board, the picture's own squares on a rule sheet's grid)."""
+    if view["family"] == "grid":
+        return int(page.locator("#board svg rect.last").count())
+    return int(page.locator("#board svg .hl.last").count())
+
+
+@pytest.mark.parametrize("game", GAMES + (SHEETS if CORPUS.is_dir() else []))
+def test_a_person_plays_the_computer_to_the_end_as_the_second_player(
+    server: BackgroundServer, page: Any, game: str
+) -> None:
+    """A whole game as a person plays it, seated second: the board turned (a board game of two), the computer's
+    every move marked on the board, a move taken back, the numbered move list, the result in words, the review."""
+    roles = page.context.request.get(f"{server.url}/api/sheets/{game}").json()["roles"] if ":" in game else None
+    roles = roles or view_of_game(page, server, game)
+    made = page.context.request.post(
+        f"{server.url}/api/play", data={"game": game, "mode": "computer", "level": "easy", "side": roles[1]}
+    )
+    assert made.status == 201, made.text()
+    gid = made.json()["id"]
+    page.goto(f"{server.url}/games/{gid}")
+    view = view_of(page, server)
+    me = roles[1]
+    assert view["mine"] == [me] and view["players"][roles[0]] != "human"
+    board_game = view["controls"] in ("move-and-shoot", "grid") and len(roles) == 2
+    expect(page.locator("#board")).to_have_class(re.compile(r"\bflipped\b" if board_game else r"^(?!.*flipped)"))
+    took_back, moved = False, False
+    page.locator("#legal-list").evaluate("d => { d.open = true; }")  # the legal moves, in the game's notation
+    for _ in range(400):
+        expect(page.locator("#result:not([hidden]), #legal-moves button.move").first).to_be_visible()
+        view = view_of(page, server)
+        if view["terminal"]:
+            break
+        if view["step"] > 0:  # the computer has moved since my last move (or first): its move is marked
+            last = view["last_joint"] or {}
+            computer_moved = any(last.get(r) not in (None, "noop") for r in roles if r != me)
+            if computer_moved and (view["controls"] != "directions" or view["last_cells"]):
+                expect(page.locator("#board svg .last").first).to_be_attached()
+                assert last_marks(page, view) >= 1, view["last_joint"]
+        if moved and not took_back and me in view["awaiting"]:
+            before = len(view["turns"])
+            page.locator("#action-takeback").click()
+            expect(page.locator("#board")).not_to_have_attribute("data-step", str(view["step"]))
+            back = view_of(page, server)
+            assert back["step"] < view["step"] and len(back["turns"]) <= before and me in back["awaiting"]
+            took_back = True
+            continue
+        step = view["step"]
+        button = page.locator("#legal-moves button.move").first
+        assert ":" in game or not button.inner_text().startswith("("), button.inner_text()  # east, c1-c5, bomb
+        button.click()
+        moved = True
+        expect(page.locator(f'#board:not([data-step="{step}"]), #result:not([hidden])').first).to_be_visible()
+    final = view_of(page, server)
+    assert final["terminal"], "no result after 400 moves"
+    assert took_back or final["step"] <= 2  # (a game over in a step or two leaves nothing to take back)
+    expect(page.locator("#result-title")).to_have_text(final["outcome"])  # White won (100-0), Draw (50-50)
+    mine, other = final["goals"][me], final["goals"][roles[0]]
+    expected = "You won!" if mine > other else "You lost." if mine < other else "A draw."
+    expect(page.locator("#result-side")).to_have_text(expected)
+    expect(page.locator("#move-list li")).to_have_count(len(final["turns"]))  # numbered turns
+    steps = sorted({s for t in final["turns"] for p in t["plies"] for s in p["steps"]})
+    assert steps == list(range(1, final["step"] + 1))  # every step in a turn, in the game's notation
+    texts = [p["text"] for t in final["turns"] for p in t["plies"]]
+    assert not any(t.startswith("(") and any(ch.isdigit() for ch in t) for t in texts if ":" not in game), texts
+    shot(page, f"played_{game.replace(':', '_')}")
+    page.locator("#replay-link").click()
+    expect(page.locator("#review-graph svg.review-graph")).to_be_visible()  # the engine's review of the game
+
+
+def view_of_game(page: Any, server: BackgroundServer, game: str) -> list[str]:
+    """A built-in game's roles, from the catalog."""
+    catalog = page.context.request.get(f"{server.url}/api/catalog").json()
+    return next(list(g["roles"]) for g in catalog["games"] if g["name"] == game)
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_play_the_computer_at_each_level_to_the_end(server: BackgroundServer, page: Any, game: str) -> None:
+def test_each_level_of_the_computer_answers(server: BackgroundServer, page: Any, game: str) -> None:
     for level in ["easy", "medium", "hard"]:
         page.goto(server.url + "/")
         card = page.locator(f"#game-{game}")
@@ -105,18 +170,13 @@ def test_play_the_computer_at_each_level_to_the_end(server: BackgroundServer, pa
         expect(page).to_have_url(re.compile(r"/games/[0-9a-f]+$"))
         view = view_of(page, server)
         assert view["players"][view["roles"][1]] != "human" and view["mine"] == [view["roles"][0]]
-        play_to_the_end(page, server)
-        side = page.locator("#result-side")
-        expect(side).to_have_text(re.compile(r"^(You won!|You lost\.|A draw\.|You shared the win\.)$"))
-        final = view_of(page, server)
-        assert final["terminal"] and len(final["moves"]) == final["step"]
-        expect(page.locator("#move-list li")).to_have_count(len(final["turns"]))  # numbered turns
-        steps = sorted({s for t in final["turns"] for p in t["plies"] for s in p["steps"]})
-        assert steps == list(range(1, final["step"] + 1))  # every step in a turn
-        mine, other = final["goals"][final["roles"][0]], final["goals"][final["roles"][1]]
-        expected = "You won!" if mine > other else "You lost." if mine < other else "A draw."
-        expect(side).to_have_text(expected)
-    shot(page, f"played_{game}")
+        step = view["step"]
+        page.locator("#legal-list").evaluate("d => { d.open = true; }")
+        page.locator("#legal-moves button.move").first.click()
+        # my move, then the computer's answer at this level: the board comes back to me (or the game ends)
+        expect(page.locator(f'#board:not([data-step="{step}"]), #result:not([hidden])').first).to_be_visible()
+        expect(page.locator("#result:not([hidden]), #legal-moves button.move").first).to_be_visible()
+        assert view_of(page, server)["step"] > step
 
 
 def test_resign_and_rematch_with_the_sides_swapped(server: BackgroundServer, page: Any) -> None:

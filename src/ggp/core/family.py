@@ -122,6 +122,18 @@ class View:
         """The game's SVG of ``state`` with what a page adds on top (badges, outlines)."""
         return svg
 
+    def changed(self, game: Game, before: State, after: State) -> list[tuple[int, int]]:
+        """The cells, ``(x, y)``, one step changed that a page marks as the last move: by default where each
+        role's piece stood and went (roles placed at ``[x, y]`` in the state's document), as lichess marks a
+        move's two squares."""
+        was, now = game.state_to_dict(before), game.state_to_dict(after)
+        out: list[tuple[int, int]] = []
+        for role in game.roles:
+            a, b = was.get(role), now.get(role)
+            if a != b:
+                out += [(int(c[0]), int(c[1])) for c in (a, b) if isinstance(c, list) and len(c) == 2]
+        return out
+
     def annotate(self, game: Game, state: State, role: str, moves: Sequence[Move]) -> list[dict[str, Any]]:
         """Each of ``moves`` with where it acts: ``move`` (text), ``kind``, ``from``/``to`` as ``[x, y]``, ``dir``."""
         return [

@@ -85,11 +85,13 @@ def annotate(game: Game, state: State, role: str, moves: list[Move] | None = Non
 
     A dict per move: ``move`` (KIF text), ``kind`` (``move``/``fire`` for
     Amazons, ``step``/``bomb``/``noop`` otherwise), ``from`` and ``to`` as
-    ``[x, y]`` or None, and ``dir`` (``north`` .. ``west``, ``stay``) or None.
+    ``[x, y]`` or None, ``dir`` (``north`` .. ``west``, ``stay``) or None, and ``readable``, the move in the
+    game's notation (the legal-move buttons' words; the KIF text is their tooltip).
     """
     if moves is None:
         moves = sorted(game.legal_moves(state, role))
-    return view_of(game).annotate(game, state, role, moves)
+    view = view_of(game)
+    return [info | {"readable": view.readable(game, info["move"])} for info in view.annotate(game, state, role, moves)]
 
 
 # --- levels: "play the computer" -------------------------------------------------------------------

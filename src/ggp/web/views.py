@@ -128,6 +128,10 @@ def view(
         if (left := match.clock_left()) is not None
         else None,
     }
+    # the last step's cells on a family's own board (a rule sheet's grid marks them in its picture)
+    out["last_cells"] = (
+        view_of(game).changed(game, match.states[-2], state) if match.joints and fam not in ("grid", "facts") else []
+    )
     if fam in ("grid", "facts"):
         out["facts"] = ui.generic_svg(game, state)[1] if fam == "grid" else game.state_facts(state)
     if mine is not None:

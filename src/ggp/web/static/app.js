@@ -642,6 +642,7 @@
     function highlight() {
       clearMarks(board);
       if (controls === "move-and-shoot") lastAmazonsMove();
+      else (view.last_cells || []).forEach((xy) => mark(board, xy, "last"));
       if (view.terminal) cursor = null; // the game is over: no square is being pointed at any more
       if (cursor) markCursor();
       if (view.terminal) return;
