@@ -752,3 +752,5 @@ def test_the_last_step_is_marked_on_a_familys_own_board_and_its_legal_moves_read
     after = move(friend, view["id"], "black", "noop", 0)
     # white went from (2, 5) to (3, 5); black stayed where it was: only white's two squares are marked
     assert after["step"] == 1 and after["last_cells"] == [[2, 5], [3, 5]]
+    # both had a choice, so the step is one turn of both moves, black's wait included
+    assert [(p["role"], p["text"]) for p in after["turns"][0]["plies"]] == [("white", "east"), ("black", "wait")]

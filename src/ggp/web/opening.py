@@ -170,9 +170,7 @@ def play_opening(
         except GGPError as exc:
             raise ValueError(f"step {k}: {exc}") from None
         info: dict[str, Any] = {"times": [None] * len(game.roles), "faults": []}
-        single = [r for r in game.roles if len(game.legal_moves(state, r)) == 1]
-        if single:
-            info["single"] = single
+        info["single"] = [r for r in game.roles if len(game.legal_moves(state, r)) == 1]
         if opened_from is not None:
             info["opened_from"] = opened_from
         state = game.next_state(state, moves)

@@ -168,9 +168,8 @@ class Referee:
         if match.step_forced:
             info["forced"] = list(match.step_forced)
         # the roles that had no choice (the move list tells turns from roles moving together by them)
-        single = [r for r in match.roles if len(game.legal_moves(match.state, r)) == 1]
-        if single:
-            info["single"] = single
+        # kept even when empty: a step without it is one stored before it was kept (guessed from its noops)
+        info["single"] = [r for r in match.roles if len(game.legal_moves(match.state, r)) == 1]
         try:
             self.store.append_step(
                 match.id,

@@ -223,6 +223,10 @@ class Outcome:
     text: str = ""
 
 
+#: Seconds a pool waits with no worker ready (started and warmed up) before it says the cluster has no room.
+START_TIMEOUT = 900.0
+
+
 class ActorPool:
     """Up to ``size`` warmed-up :class:`MatchWorker` actors; the driver sends tasks and collects outcomes.
 
@@ -232,7 +236,10 @@ class ActorPool:
     actor is killed and the task reported as ``stall``; the pool asks busy
     actors for one every few seconds, and a stopped or cut-off actor does not
     answer. ``start_timeout`` is how long the pool waits with no actor ready
-    before it gives up.
+    before it gives up: a worker is ready once warmed up, which on an empty
+    numba cache compiles its agent's code (minutes on a busy machine: 120 s
+    was not enough beside a CPU hog on both cores), so the bound is
+    :data:`START_TIMEOUT`, there to tell a cluster with no free CPU.
     """
 
     def __init__(
@@ -242,7 +249,7 @@ class ActorPool:
         *,
         budget: float | None = None,
         stall: float | None = None,
-        start_timeout: float = 120.0,
+        start_timeout: float | None = None,
     ) -> None:
         if not 1 <= size <= MAX_ACTORS:
             raise RayBackendError(f"a Ray pool takes 1 to {MAX_ACTORS} workers, not {size}")
@@ -252,7 +259,7 @@ class ActorPool:
         self.args = args
         self.budget = budget
         self.stall = stall
-        self.start_timeout = start_timeout
+        self.start_timeout = START_TIMEOUT if start_timeout is None else start_timeout
         self.actors: list[Actor] = []
         self.failed_starts: list[str] = []
         self.none_ready_since: float | None = time.monotonic()

@@ -27,7 +27,7 @@ from ...core.errors import GGPError
 from ..record import MatchRecord
 from ..warm import warm_up
 from .db import MatchRow, Settings, TournamentDB, TournamentError
-from .ray_backend import MAX_ACTORS, Outcome
+from .ray_backend import MAX_ACTORS, START_TIMEOUT, Outcome
 from .worker import worker_main
 
 #: Where matches run: worker processes on this machine, or Ray actors on a cluster.
@@ -491,7 +491,7 @@ def _run_on_ray(run: _Run, workers: int | None, address: str | None) -> None:
             (run.modules, settings.game, specs),
             budget=run.match_timeout,
             stall=run.stall,
-            start_timeout=max(run.stall, 120.0),
+            start_timeout=max(run.stall, START_TIMEOUT),
         )
         try:
             warm_up([settings.game])  # this process verifies every record
