@@ -542,6 +542,7 @@ def test_a_catalog_board_marks_the_cells_the_last_step_changed(client: TestClien
     marked = re.findall(r'data-gcell="(\d+) (\d+)" class="last"', view["svg"])
     assert len(marked) == 1  # the one cell the red disc fell to, in column 3, and it holds the disc
     assert re.search(r'class="last"[^>]*><title>c\d+: red', view["svg"])  # column 3 is c on the board
+    assert view["svg"].count('<g class="arrived">') == 1 and '<g class="arrived">' not in first["svg"]  # it drops in
     replayed = client.get(f"/api/games/{gid}/steps/1").json()["svg"]
     assert re.findall(r'data-gcell="(\d+) (\d+)" class="last"', replayed) == marked  # the replay marks it too
 

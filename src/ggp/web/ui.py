@@ -287,10 +287,15 @@ def generic_svg(game: Game, state: State, size: int = 480, before: State | None 
                 f'<rect data-gcell="{i} {j}"{mark} x="{pad + i * cell}" y="{top}" width="{cell}" '
                 f'height="{cell}" fill="{shade}" stroke="#9a927f"><title>{html.escape(label)}</title></rect>'
             )
+            arrived = (i, j) in changed and what  # a piece that came with the last step: it grows into place
+            if arrived:
+                parts.append('<g class="arrived">')
             for k, content in enumerate(what[:2]):
                 cx = pad + i * cell + cell / 2
                 cy = top + cell / 2 + (k * cell / 4 if len(what) > 1 else 0)
                 parts.extend(_piece_svg(content, cx, cy, cell, like, colours))
+            if arrived:
+                parts.append("</g>")
             if (i, j) in won:  # the line that won, ringed over its pieces
                 parts.append(
                     f'<rect class="won" x="{pad + i * cell + 2}" y="{top + 2}" width="{cell - 4}" height="{cell - 4}" '
