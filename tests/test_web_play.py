@@ -656,6 +656,10 @@ def test_a_finished_game_is_reviewed_by_the_engine(client: TestClient) -> None:
 
 def test_continue_a_game_from_any_position_against_the_computer(client: TestClient) -> None:
     gid, view = first_amazons_turn(client)
+    early = client.post("/api/play", json={"game": "amazons_8x8", "from_game": gid, "from_step": 2})
+    assert early.status_code == 400 and "is still being played: continue from it once it is over" in early.text
+    assert 'id="continue"' not in client.get(f"/games/{gid}/replay").text  # no form on a game being played
+    assert client.post(f"/api/games/{gid}/resign", json={"role": "white"}).status_code == 200
     source = client.get(f"/api/games/{gid}/record").json()
     # from step 2 (white's move and arrow made), as black: the computer plays white from there on
     r = client.post(
@@ -683,7 +687,12 @@ def test_continue_a_game_from_any_position_against_the_computer(client: TestClie
     )
     # black plays on in the new game; the game it came from is as it was
     moved = move(client, new["id"], "black", "(move 1 6 1 5)", 2)
-    assert moved["step"] >= 3
+    assert moved["step"] == 3
+    # black takes its move back, but not the moves the game opened with: they are not black's
+    back = client.post(f"/api/games/{new['id']}/takeback", json={"role": "black"})
+    assert back.status_code == 200 and back.json()["step"] == 2
+    again = client.post(f"/api/games/{new['id']}/takeback", json={"role": "black"})
+    assert again.status_code == 409 and "no move to take back" in again.text
     assert client.get(f"/api/games/{gid}/record").json() == source
     # from the start (step 0) is a new game; the form on the replay page does the same
     assert play(client, game="amazons_8x8", from_game=gid, from_step=0)["step"] == 0
@@ -719,6 +728,7 @@ def test_a_position_that_cannot_be_continued_is_refused_in_words(
     client: TestClient, change: dict[str, Any], said: str
 ) -> None:
     gid, _ = first_amazons_turn(client)
+    assert client.post(f"/api/games/{gid}/resign", json={"role": "white"}).status_code == 200
     before = client.get("/api/games").json()
     body = {"game": "amazons_8x8", "mode": "computer", "from_game": gid, "from_step": 2} | change
     r = client.post("/api/play", json=body)

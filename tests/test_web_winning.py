@@ -76,7 +76,7 @@ def test_pieces_in_a_row_that_did_not_decide_the_game_are_not_a_line() -> None:
 
     # the first of the seeded random games that ends with three pawns of one colour side by side
     state, in_rows = next(found for seed in range(200) if (found := runs_at_end(seed))[1])
-    assert in_rows, "the test needs a run of pawns at the end"
+    assert in_rows and game.is_terminal(state)  # three pawns side by side at the end, one of them may have arrived
     assert SHORTEST == 3 and winning_line(game, state) == frozenset()
 
 
@@ -89,3 +89,29 @@ def test_a_draw_has_no_line() -> None:
         state = game.next_state(state, [f"(mark {x} {y})" if r == who else "noop" for r in game.roles])
     assert game.is_terminal(state) and len(set(game.goals(state))) == 1
     assert winning_line(game, state) == frozenset()
+
+
+def tictactoe(marks: list[tuple[int, int]]) -> tuple[Game, State]:
+    game = load_file(Path(ggp.gdl.__file__).parent / "tictactoe.kif")
+    state = game.initial_state()
+    for k, (x, y) in enumerate(marks):
+        who = game.roles[k % 2]
+        state = game.next_state(state, [f"(mark {x} {y})" if r == who else "noop" for r in game.roles])
+    return game, state
+
+
+def test_a_row_and_a_column_completed_by_one_mark_are_both_ringed() -> None:
+    # x's last mark, (1, 1), completes the row y = 1 and the column x = 1 at once
+    game, state = tictactoe([(2, 1), (2, 2), (3, 1), (3, 3), (1, 2), (2, 3), (1, 3), (3, 2), (1, 1)])
+    assert game.is_terminal(state) and game.goals(state) == (100, 0)
+    assert sorted(winning_line(game, state)) == [(0, 0), (0, 1), (0, 2), (1, 0), (2, 0)]
+
+
+def test_a_run_longer_than_needed_is_the_line_that_won() -> None:
+    game = load_file(CORPUS / "connectFour.kif")
+    grid = ui.grid_of(game)
+    assert grid is not None
+    state = drops(game, [1, 1, 2, 2, 4, 4, 5, 5, 3])  # red's fifth disc, c1, joins a1 b1 and d1 e1
+    assert game.is_terminal(state) and game.goals(state) == (100, 0)
+    line = sorted(notation.square(grid, i, j) for i, j in winning_line(game, state))
+    assert line == ["a1", "b1", "c1", "d1", "e1"]

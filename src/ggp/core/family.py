@@ -131,7 +131,7 @@ class View:
         for role in game.roles:
             a, b = was.get(role), now.get(role)
             if a != b:
-                out += [(int(c[0]), int(c[1])) for c in (a, b) if isinstance(c, list) and len(c) == 2]
+                out += [(c[0], c[1]) for c in (a, b) if isinstance(c, list) and len(c) == 2 and _ints(c)]
         return out
 
     def annotate(self, game: Game, state: State, role: str, moves: Sequence[Move]) -> list[dict[str, Any]]:
@@ -153,6 +153,10 @@ class View:
         """One role's readable moves of steps running (Amazons' move, then its arrow) as one entry of the move
         list: joined by spaces by default."""
         return " ".join(moves)
+
+
+def _ints(values: list[Any]) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
 # --- helpers for views --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ or ``abandoned`` (nobody moved for days).
 'Solved (100 of 100)'
 >>> role_title("xPlayer"), role_title("player_2"), role_title("red")
 ('X player', 'Player 2', 'Red')
+>>> from ggp.match.calls import Fault
 >>> fault_said(Fault("white", "timeout", "no answer within 2 s + grace 1 s", step=3), "c1-c5")
 'Step 3, white: time out: a random move was played (c1-c5)'
 """
@@ -22,8 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .calls import Fault
+if TYPE_CHECKING:  # (the outcome of a match needs no agents: Fault is only named)
+    from .calls import Fault
 
 #: What went wrong, by the fault's kind (:data:`ggp.match.calls.FAULT_KINDS`), as the move list says it.
 FAULT_WORDS = {
@@ -89,4 +92,5 @@ def fault_said(fault: Fault, played: str | None = None) -> str:
         return f"{role_title(fault.role)}: {what} {when}"
     move = played if played is not None else fault.played
     instead = f"a random move was played ({move})" if move else "a random move was played"
-    return f"Step {fault.step}, {fault.role}: {what}: {instead}"
+    where = f"Step {fault.step}, " if fault.step is not None else ""
+    return f"{where}{fault.role}: {what}: {instead}"

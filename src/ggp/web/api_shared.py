@@ -166,6 +166,8 @@ def _opening(manager: Manager, body: QuickPlay) -> list[tuple[str, ...]]:
     source = manager.store.load(body.from_game) if body.from_game and is_match_id(body.from_game) else None
     if source is None:
         raise ValueError(f"no match {body.from_game!r} to continue from")
+    if source.status != "over":  # (fair play: a game being played is not handed to the engine to finish)
+        raise ValueError(f"match {source.id} is still being played: continue from it once it is over")
     if source.game != body.game:
         raise ValueError(f"match {source.id} is a game of {source.game}, not of {body.game}")
     if body.from_step > len(source.joints):

@@ -420,8 +420,10 @@ class Manager:
         chose = [
             k
             for k in range(1, match.step + 1)
-            # (a match stored before per-step infos were kept has fewer of them: every step counts as a choice)
-            if role not in (match.infos[k - 1] if k - 1 < len(match.infos) else {}).get("single", [])
+            # (a match stored before per-step infos were kept has fewer of them: every step counts as a choice;
+            # the moves a continued game opened with are not the person's to take back)
+            if role not in (info := match.infos[k - 1] if k - 1 < len(match.infos) else {}).get("single", [])
+            and "opened_from" not in info
             and match.joints[k - 1][match.roles.index(role)] != "noop"
         ]
         if not chose:

@@ -67,5 +67,5 @@ def match_record(game: Game, match: StoredMatch) -> dict[str, Any]:
     }
     opened = [k for k, info in enumerate(match.infos, 1) if "opened_from" in info]
     if opened:  # a game continued from another's position: which, and its steps taken from there
-        web["opened_from"] = {"id": match.infos[0]["opened_from"], "steps": len(opened)}
+        web["opened_from"] = {"id": match.infos[opened[0] - 1]["opened_from"], "steps": len(opened)}
     return {"id": match.id, **record.to_dict(), "web": web}

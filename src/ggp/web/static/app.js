@@ -1101,9 +1101,11 @@
       $("replay-joint").title = d.joint ? Object.entries(d.joint).map(([r, m]) => `${r} ${m}`).join(" · ") : "";
       $("replay-result").textContent = d.terminal ? d.outcome : "";
       // "continue from here": a new game against the computer from this position (not from one that is over)
-      $("continue-step").value = String(k);
-      $("continue-at").textContent = String(k);
-      $("continue-button").disabled = Boolean(d.terminal);
+      if ($("continue-step")) {
+        $("continue-step").value = String(k);
+        $("continue-at").textContent = String(k);
+        $("continue-button").disabled = Boolean(d.terminal);
+      }
       const mark = (node) => node.classList.toggle("current", node.dataset.steps.split(" ").includes(String(k)));
       document.querySelectorAll("#move-list li, #move-list .mv").forEach(mark);
       const li = document.querySelector("#move-list li.current");
