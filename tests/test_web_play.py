@@ -765,3 +765,23 @@ def test_the_last_step_is_marked_on_a_familys_own_board_and_its_legal_moves_read
     assert after["step"] == 1 and after["last_cells"] == [[2, 5], [3, 5]]
     # both had a choice, so the step is one turn of both moves, black's wait included
     assert [(p["role"], p["text"]) for p in after["turns"][0]["plies"]] == [("white", "east"), ("black", "wait")]
+
+
+@needs_corpus
+def test_the_catalog_tells_sheets_with_a_board_from_the_others(client: TestClient) -> None:
+    from ggp.web.curation import board_of
+
+    games = client.app.state.manager.games  # type: ignore[attr-defined]
+    traces = CORPUS.parent / "traces"
+    # seen without grounding: a few prover steps of the sheet's first traced game (Connect Four starts empty)
+    for stem, board in [("connectFour", True), ("speedChess", True), ("buttons", False), ("nim1", False)]:
+        assert board_of((CORPUS / f"{stem}.kif").read_text(), traces / f"{stem}.jsonl") is board, stem
+        assert (ui.grid_of(games.load(f"sheet:{stem}")) is not None) is board, stem  # as the grounded game says
+    assert board_of("(role a) (init (p 1)) (<= (legal a go) (true (p ?x)) (q ?x))", traces / "none.jsonl") is False
+    assert board_of("(role a) (init (p 1)", traces / "none.jsonl") is None  # not a sheet: nothing known
+    page = client.get("/sheets").text
+    assert 'id="catalog-board"' in page and 'data-board=""' in page  # not looked at yet: every filter keeps it
+    games.learn_boards()
+    page = client.get("/sheets").text
+    assert re.search(r'data-key="sheet:connectFour"[^>]*data-board="1"', page)
+    assert re.search(r'data-key="sheet:nim1"[^>]*data-board="0"', page)

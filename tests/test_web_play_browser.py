@@ -33,6 +33,9 @@ from ggp.web.limits import Limits  # noqa: E402
 from ggp.web.server import BackgroundServer  # noqa: E402
 
 SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
+#: Milliseconds a new game may take to open: its agent starts, which on a cold cache compiles code (minutes at
+#: load 8 for a rule sheet's first game: its network and its search).
+CREATE_MS = 240_000
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "kif"
 LIMITS = Limits(
     max_agent_time=0.1,
@@ -99,8 +102,12 @@ def test_a_person_plays_the_computer_to_the_end_as_the_second_player(
     every move marked on the board, a move taken back, the numbered move list, the result in words, the review."""
     roles = page.context.request.get(f"{server.url}/api/sheets/{game}").json()["roles"] if ":" in game else None
     roles = roles or view_of_game(page, server, game)
+    # a sheet's first game grounds it and compiles its network and the agent's search: minutes on a loaded
+    # machine with a cold cache, as uploading one (below) may take
     made = page.context.request.post(
-        f"{server.url}/api/play", data={"game": game, "mode": "computer", "level": "easy", "side": roles[1]}
+        f"{server.url}/api/play",
+        data={"game": game, "mode": "computer", "level": "easy", "side": roles[1]},
+        timeout=CREATE_MS,
     )
     assert made.status == 201, made.text()
     gid = made.json()["id"]
@@ -166,8 +173,8 @@ def test_each_level_of_the_computer_answers(server: BackgroundServer, page: Any,
         page.goto(server.url + "/")
         card = page.locator(f"#game-{game}")
         card.locator(f'input[name=level][value="{level}"]').check()
-        card.get_by_role("button", name="Play the computer").click()
-        expect(page).to_have_url(re.compile(r"/games/[0-9a-f]+$"))
+        card.get_by_role("button", name="Play the computer").click(timeout=CREATE_MS)  # (its agent starts)
+        expect(page).to_have_url(re.compile(r"/games/[0-9a-f]+$"), timeout=CREATE_MS)
         view = view_of(page, server)
         assert view["players"][view["roles"][1]] != "human" and view["mine"] == [view["roles"][0]]
         step = view["step"]
@@ -275,7 +282,7 @@ def test_an_uploaded_corpus_sheet_is_played_to_the_end_on_the_grid(server: Backg
     page.locator("#sheet-name").fill("Tic-tac-toe from the corpus")
     page.locator("#sheet-rules").fill((CORPUS / "tictactoe2.kif").read_text())
     # the reasoner grounds and compiles the sheet: on a loaded machine that takes a while
-    page.get_by_role("button", name="Check and add this game").click(timeout=240_000)
+    page.get_by_role("button", name="Check and add this game").click(timeout=CREATE_MS)
     expect(page.locator("h1")).to_have_text("Tic-tac-toe from the corpus")
     expect(page.locator(".card-board svg [data-gcell]")).to_have_count(9)
     page.get_by_role("button", name="Play the computer").click()

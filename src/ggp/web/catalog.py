@@ -75,6 +75,8 @@ class Entry:
     moves: str | None = None
     featured: bool = False
     hidden: bool = False
+    #: Whether its states lay out a board (None until :meth:`Catalog.learn_boards` has looked).
+    board: bool | None = None
 
 
 class Catalog:
@@ -89,6 +91,7 @@ class Catalog:
         self._games: dict[str, Game] = {}
         self._facts: dict[str, tuple[int | None, str | None]] = {}
         self._pictures: dict[str, str] = {}
+        self._boards: dict[str, bool | None] = {}
         self._manifest = self._read_manifest()
         if store is not None:
             store.execute_script(_SHEETS_SCHEMA)
@@ -128,6 +131,22 @@ class Catalog:
                 with self._lock:
                     self._pictures[entry.key] = drawn
 
+    def learn_boards(self) -> None:
+        """Tell which sheets have a board, for the catalog's filter (:func:`~ggp.web.curation.board_of`: a few
+        prover steps each, not grounding; a server's background thread calls it at start)."""
+        for entry in self.sheets():
+            stem = entry.key[6:]
+            path = self._sheet_path(stem)
+            if path is None or self.sheets_dir is None:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            board = curation.board_of(text, self.sheets_dir.parent / "traces" / f"{stem}.jsonl")
+            with self._lock:
+                self._boards[stem] = board
+
     def uploads(self, limit: int = 50) -> list[Entry]:
         """The uploaded sheets, newest first."""
         if self.store is None:
@@ -148,7 +167,9 @@ class Catalog:
             description = str(info.get("description") or "a game from a GDL rule sheet")
             players, moves = self._sheet_facts(stem)
             featured, hidden = stem in curation.FEATURED, curation.hidden(stem)
-            return Entry(key, title, description, "sheet", players, moves, featured, hidden)
+            with self._lock:
+                board = self._boards.get(stem)
+            return Entry(key, title, description, "sheet", players, moves, featured, hidden, board)
         if key.startswith("upload:") and self.store is not None:
             rows = self.store.query("SELECT name FROM sheets WHERE hash = ?", (key[7:],))
             if rows:

@@ -60,6 +60,7 @@ def serve(
     threading.Thread(
         target=app.state.manager.games.draw_featured, args=(featured_picture,), name="ggp-featured", daemon=True
     ).start()
+    threading.Thread(target=app.state.manager.games.learn_boards, name="ggp-boards", daemon=True).start()
     try:
         uvicorn.Server(config).run()
     finally:

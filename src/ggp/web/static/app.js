@@ -1212,6 +1212,7 @@
       const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
       const players = $("catalog-players").value;
       const moves = $("catalog-moves").value;
+      const board = $("catalog-board").value; // (a sheet not yet looked at passes: its data-board is empty)
       const all = $("catalog-all").checked;
       let shown = 0;
       for (const li of items) {
@@ -1220,14 +1221,15 @@
           (all || !li.dataset.hidden) &&
           words.every((w) => li.textContent.toLowerCase().includes(w) || li.dataset.key.toLowerCase().includes(w)) &&
           (!players || (players === "3" ? n >= 3 : n === Number(players))) &&
-          (!moves || li.dataset.moves === moves);
+          (!moves || li.dataset.moves === moves) &&
+          (!board || !li.dataset.board || li.dataset.board === board);
         li.hidden = !ok;
         if (ok) shown += 1;
       }
       $("catalog-count").textContent = String(shown);
       $("catalog-none").hidden = shown > 0;
     };
-    for (const id of ["catalog-search", "catalog-players", "catalog-moves", "catalog-all"]) $(id).addEventListener("input", apply);
+    for (const id of ["catalog-search", "catalog-players", "catalog-moves", "catalog-board", "catalog-all"]) $(id).addEventListener("input", apply);
     $("catalog-all").addEventListener("change", apply);
   }
 
