@@ -329,6 +329,31 @@ def test_a_pieces_moves_show_once_it_is_picked(server: BackgroundServer, page: A
     expect(page.locator("#board .hl.target")).to_have_count(len(ends))
 
 
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the GDL corpus (../shared/corpus) is not beside the repo")
+def test_the_catalog_is_searched_and_filtered(server: BackgroundServer, page: Any) -> None:
+    server.app.state.manager.games.learn_boards()  # (a started server does this aside)
+    page.goto(server.url + "/sheets")
+    item = lambda stem: page.locator(f'.sheet-list.catalog li[data-key="sheet:{stem}"]')  # noqa: E731
+    expect(item("connectFour")).to_be_visible()
+    expect(item("stateSpaceLarge")).to_be_hidden()  # a test sheet, until asked for
+    page.locator("#catalog-board").select_option("0")  # games without a board
+    expect(item("connectFour")).to_be_hidden()
+    expect(item("nim1")).to_be_visible()
+    page.locator("#catalog-board").select_option("1")
+    page.locator("#catalog-players").select_option("2")
+    page.locator("#catalog-search").fill("connect")
+    expect(item("connectFour")).to_be_visible()
+    expect(item("nim1")).to_be_hidden()
+    expect(item("3pConnectFour")).to_be_hidden()  # three players
+    shown = page.locator(".sheet-list.catalog li:not([hidden])").count()
+    expect(page.locator("#catalog-count")).to_have_text(str(shown))
+    page.locator("#catalog-all").check()
+    page.locator("#catalog-search").fill("stateSpace")
+    page.locator("#catalog-board").select_option("")
+    page.locator("#catalog-players").select_option("")
+    expect(item("stateSpaceLarge")).to_be_visible()
+
+
 # --- the arena -----------------------------------------------------------------------------------------------
 class Served:
     """``ggp serve SPEC`` on a free loopback port."""
