@@ -130,6 +130,7 @@ def test_a_person_plays_the_computer_to_the_end_as_the_second_player(
             if computer_moved and (view["controls"] != "directions" or view["last_cells"]):
                 expect(page.locator("#board svg .last").first).to_be_attached()
                 assert last_marks(page, view) >= 1, view["last_joint"]
+                assert page.locator("#board svg .arrived").count() >= 1  # the piece that came grows into place
         if moved and not took_back and me in view["awaiting"]:
             before = len(view["turns"])
             page.locator("#action-takeback").click()

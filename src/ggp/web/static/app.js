@@ -258,6 +258,19 @@
     svg.appendChild(o);
   }
 
+  // The piece that the last step brought to a cell grows into place (see .arrived in the style sheet).
+  function arrive(board, xy) {
+    const rect = board.querySelector(`[data-cell="${xy[0]} ${xy[1]}"]`);
+    if (!rect) return;
+    const [x, y] = ["x", "y"].map((a) => Number(rect.getAttribute(a)));
+    const [w, h] = ["width", "height"].map((a) => Number(rect.getAttribute(a)));
+    for (const node of board.querySelectorAll("svg circle, svg text")) {
+      const cx = Number(node.getAttribute(node.tagName === "circle" ? "cx" : "x"));
+      const cy = Number(node.getAttribute(node.tagName === "circle" ? "cy" : "y"));
+      if (cx >= x && cx <= x + w && cy >= y && cy <= y + h) node.classList.add("arrived");
+    }
+  }
+
   function cellOf(ev) {
     const rect = ev.target.closest && ev.target.closest("[data-cell]");
     return rect ? rect.getAttribute("data-cell").split(" ").map(Number) : null;
@@ -642,7 +655,11 @@
     function highlight() {
       clearMarks(board);
       if (controls === "move-and-shoot") lastAmazonsMove();
-      else (view.last_cells || []).forEach((xy) => mark(board, xy, "last"));
+      else
+        (view.last_cells || []).forEach((xy, k) => {
+          mark(board, xy, "last");
+          if (k % 2) arrive(board, xy); // (the cells come in pairs: where a piece stood, where it went)
+        });
       if (view.terminal) cursor = null; // the game is over: no square is being pointed at any more
       if (cursor) markCursor();
       if (view.terminal) return;
@@ -699,6 +716,7 @@
       if (!move) return;
       mark(board, [move[0], move[1]], "last");
       mark(board, [move[2], move[3]], "last");
+      arrive(board, [move[2], move[3]]);
       const a = board.querySelector(`[data-cell="${move[0]} ${move[1]}"]`);
       const b = board.querySelector(`[data-cell="${move[2]} ${move[3]}"]`);
       if (!a || !b) return;
