@@ -98,6 +98,21 @@ def last_marks(page: Any, view: dict[str, Any]) -> int:
 def test_a_person_plays_the_computer_to_the_end_as_the_second_player(
     server: BackgroundServer, page: Any, game: str
 ) -> None:
+    play_as_a_person(server, page, game)
+
+
+@pytest.mark.parametrize("game", ["amazons_8x8", *(["sheet:connectFour"] if CORPUS.is_dir() else [])])
+def test_a_person_plays_a_whole_game_on_a_phone(server: BackgroundServer, browser: Any, game: str) -> None:
+    context, page, errors = new_page(browser, 390, 844)
+    try:
+        play_as_a_person(server, page, game)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390  # the replay fits the phone too
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def play_as_a_person(server: BackgroundServer, page: Any, game: str) -> None:
     """A whole game as a person plays it, seated second: the board turned (a board game of two), the computer's
     every move marked on the board, a move taken back, the numbered move list, the result in words, the review."""
     roles = page.context.request.get(f"{server.url}/api/sheets/{game}").json()["roles"] if ":" in game else None
