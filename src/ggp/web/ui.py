@@ -9,7 +9,7 @@ generic grid view here.
 >>> import ggp
 >>> game = ggp.load("wallmaze")
 >>> annotate(game, game.initial_state(), "white")[0]
-{'move': '(move 2 5 3 5)', 'kind': 'step', 'from': [2, 5], 'to': [3, 5], 'dir': 'east'}
+{'move': '(move 2 5 3 5)', 'kind': 'step', 'from': [2, 5], 'to': [3, 5], 'dir': 'east', 'readable': 'east'}
 """
 
 from __future__ import annotations
