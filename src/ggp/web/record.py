@@ -20,6 +20,7 @@ last state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,7 +66,14 @@ def match_record(game: Game, match: StoredMatch) -> dict[str, Any]:
         "result": match.result,
         "goals": match.goals if ended_early else list(record.goals) if record.terminal else None,
     }
-    opened = [k for k, info in enumerate(match.infos, 1) if "opened_from" in info]
-    if opened:  # a game continued from another's position: which, and its steps taken from there
-        web["opened_from"] = {"id": match.infos[opened[0] - 1]["opened_from"], "steps": len(opened)}
+    opened = opened_from(match.infos)
+    if opened is not None:  # a game continued from another's position: which, and its steps taken from there
+        web["opened_from"] = opened
     return {"id": match.id, **record.to_dict(), "web": web}
+
+
+def opened_from(infos: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Where a game continued from another came from: that game's ``id`` and the ``steps`` it opened with
+    (the steps whose infos say ``opened_from``); None for a game played from the start."""
+    opened = [info["opened_from"] for info in infos if "opened_from" in info]
+    return {"id": opened[0], "steps": len(opened)} if opened else None

@@ -17,7 +17,7 @@ from ..registry import view_of
 from . import ui
 from .live_match import LiveMatch
 from .manager import Manager
-from .record import iso
+from .record import iso, opened_from
 from .seats import Seats
 from .settings import HUMAN
 from .store import StoredMatch
@@ -119,9 +119,7 @@ def view(
         "explain": explanations(match),
         "rematch": match.rematch,
         # a game continued from a position of another: that game, and how many of its steps this one opened with
-        "opened_from": {"id": match.infos[0]["opened_from"], "steps": sum("opened_from" in i for i in match.infos)}
-        if match.infos and "opened_from" in match.infos[0]
-        else None,
+        "opened_from": opened_from(match.infos),
         "draw_offers": sorted(match.draw_offers),
         # the people's clock in this step: seconds per move and left (None when it does not run)
         "clock": {"seconds": match.settings.human_time, "left": left}
