@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ggp.match.tournament import RunEvent, TournamentDB, TournamentError, run_tournament
-from test_tournament import check_complete, new_tournament
+from test_tournament import HEALTHY, check_complete, new_tournament
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 
@@ -93,16 +93,17 @@ def test_a_killed_ray_worker_has_its_match_rerun_and_stored_once(tmp_path: Path,
     assert any(e.kind == "started" and e.match_id == match_id for e in after)
 
 
+@pytest.mark.timing
 def test_a_match_over_its_budget_is_cancelled_and_recorded(tmp_path: Path, ray_cluster: None) -> None:
     path = tmp_path / "t.sqlite"
     marker = tmp_path / "stopped"
     scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"], games=2)
     events: list[RunEvent] = []
-    # 5 s: far more than a healthy worker needs to start or play, even on a loaded CI machine.
-    summary = run_tournament(path, workers=2, backend="ray", match_timeout=5.0, on_event=events.append)
+    # far more than a healthy worker needs to start and play a match, even beside a CPU hog (make test-stress)
+    summary = run_tournament(path, workers=2, backend="ray", match_timeout=HEALTHY, on_event=events.append)
     assert marker.exists()
     cancelled = [e for e in events if e.kind == "cancelled"]
-    assert len(cancelled) == 1 and "over its time budget of 5 s" in cancelled[0].text
+    assert len(cancelled) == 1 and f"over its time budget of {HEALTHY:g} s" in cancelled[0].text
     assert summary.cancelled == 1 and summary.finished == scheduled - 1
     with TournamentDB(path, create=False) as db:
         assert db.counts() == {"pending": 0, "running": 0, "done": scheduled - 1, "failed": 1}
@@ -114,16 +115,21 @@ def test_a_match_over_its_budget_is_cancelled_and_recorded(tmp_path: Path, ray_c
     check_complete(path, scheduled)
 
 
+@pytest.mark.timing
 def test_a_stalled_ray_worker_is_killed_and_its_match_rerun(tmp_path: Path, ray_cluster: None) -> None:
     path = tmp_path / "t.sqlite"
     marker = tmp_path / "stopped"
     scheduled = new_tournament(path, ["random:seed=1", f"stop_once:marker={marker}"], games=2)
     events: list[RunEvent] = []
-    # 5 s: far more than a healthy worker needs to start or play, even on a loaded CI machine.
-    summary = run_tournament(path, workers=2, backend="ray", stall_timeout=5.0, on_event=events.append)
+    # far more than a healthy worker goes without a sign of life, even beside a CPU hog (make test-stress)
+    summary = run_tournament(path, workers=2, backend="ray", stall_timeout=HEALTHY, on_event=events.append)
     assert marker.exists()  # an actor stopped itself (SIGSTOP): it answers nothing, not even the driver's check
     stalls = [e for e in events if e.kind == "stall"]
-    assert len(stalls) == 1 and "no sign of life for 5 s" in stalls[0].text and "it will be re-run" in stalls[0].text
+    assert (
+        len(stalls) == 1
+        and f"no sign of life for {HEALTHY:g} s" in stalls[0].text
+        and "it will be re-run" in stalls[0].text
+    )
     assert summary.crashes == 1 and summary.failed == 0 and summary.finished == scheduled
     check_complete(path, scheduled)
     with TournamentDB(path, create=False) as db:

@@ -24,9 +24,14 @@ HEALTHY = 15.0
 
 
 def new_tournament(path: Path, specs: list[str], games: int = 1, seed: int = 1) -> int:
-    """Create a tournament database with the test agents' module; returns the number of scheduled matches."""
+    """Create a tournament database with the test agents' module; returns the number of scheduled matches.
+
+    The clocks are far longer than the test agents need (they answer in milliseconds): a clock that a loaded
+    machine could overrun would have the referee play a random move for the late agent (changing the match)
+    and leave its thread running (retiring the worker), so results would depend on how busy the machine is.
+    """
     with TournamentDB(path) as db:
-        db.init_settings(Settings(game=GAME, start_clock=2.0, play_clock=1.0, grace=0.5, seed=seed))
+        db.init_settings(Settings(game=GAME, start_clock=HEALTHY, play_clock=HEALTHY, grace=0.5, seed=seed))
         db.add_agent_modules([AGENT_MODULE])
         return db.schedule(specs, games)
 
