@@ -48,9 +48,14 @@ def test_a_full_tree_keeps_simulating_without_new_nodes() -> None:
     assert [int(v.sum()) for v in result.visits] == [1000, 1000]
 
 
+@pytest.mark.timing
 def test_time_budget_is_respected() -> None:
     game = ggp.load("amazons_10x10")
-    result = UCTSearch(game, capacity=200_000, seed=2).search(game.initial_state(), seconds=0.3)
+    tree = UCTSearch(game, capacity=200_000, seed=2)
+    # Loaded first (as an agent does in its start clock): on a cold numba cache, compiling or loading the
+    # game's and the loop's code takes longer than the budget, and is no part of what is measured here.
+    tree.search(game.initial_state(), sims=1)
+    result = tree.search(game.initial_state(), seconds=0.3)
     assert result.simulations > 0
     assert result.seconds < 0.3 + 0.5  # chunks are a hundredth of the budget; the rest is slack for a busy machine
 

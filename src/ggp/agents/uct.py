@@ -48,12 +48,14 @@ from ..core.native import KernelGame
 from .options import MAX_C, MAX_CAPACITY, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_option
 from .uct_loop import (
     _batch_rollouts_template,
+    _decisive_win_template,
     _each_leaf_template,
+    _over_template,
     _rollout_value_template,
     _run_template,
     _score_batch_template,
 )
-from .uct_tree import _find, _insert, _state_hash
+from .uct_tree import Options, Scratch, Tree, Waiting, _find, _insert, _state_hash
 
 MAX_DEPTH = 4096  # longer than any built-in game (Amazons 10x10: at most 2 * 92 steps); deeper paths are cut
 #: Most memory one tree's arrays may take; a larger tree is refused before anything is allocated.
@@ -232,34 +234,8 @@ class UCTSearch:
         self.bstart = np.zeros(batch + 1, dtype=np.int64)
         self.bdepth = np.zeros(batch, dtype=np.int64)
         self.bval = np.zeros((batch, nr), dtype=np.float64)
-        if batched:
-            leaf_values = kernel.specialise(_batch_rollouts_template)
-        else:
-            if leaf_value is None:
-                leaf_value = kernel.specialise(_rollout_value_template)
-            leaf_values = kernel.specialise(_each_leaf_template, leaf_value=leaf_value)
-        score = kernel.specialise(_score_batch_template, leaf_values=leaf_values)
-        self._run = kernel.specialise(_run_template, score_batch=score)
-        #: MCTS-Solver: proven values propagate up the tree (off: plain DUCT, proving only terminal nodes).
-        self.solve = bool(solve)
-        #: Transpositions: a state reached by two orders of moves is one node.
-        self.transpose = bool(transpose)
-        #: Decisive moves (with ``solve``): expanding a node where one role chooses tries each of its moves
-        #: for a win at once.
-        self.decisive = bool(decisive)
-        self.root = 0
-        self._root_state: State | None = None
-        self._sims = 0
-
-    @property
-    def nbytes(self) -> int:
-        """Memory held by the tree's arrays."""
-        arrays = self._tree_arrays()
-        return sum(a.nbytes for a in arrays)
-
-    def _tree_arrays(self) -> tuple[np.ndarray, ...]:
-        """The node and pool arrays, in the order the compiled loop takes them."""
-        return (
+        # The same arrays, named, as the compiled loop takes them.
+        self._tree = Tree(
             self.states,
             self.node_visits,
             self.node_terminal,
@@ -274,9 +250,37 @@ class UCTSearch:
             self.act_value,
             self.child,
             self.nhash,
-            self.stamp,
             self.table,
+            self.stamp,
+            self.meta,
         )
+        self._scratch = Scratch(self.path, self.buf, self.work, self.val, self.joint, self.res)
+        self._waiting = Waiting(self.bstates, self.bpath, self.bstart, self.bdepth, self.bval)
+        if batched:
+            leaf_values = kernel.specialise(_batch_rollouts_template)
+        else:
+            if leaf_value is None:
+                leaf_value = kernel.specialise(_rollout_value_template)
+            leaf_values = kernel.specialise(_each_leaf_template, leaf_value=leaf_value)
+        score = kernel.specialise(_score_batch_template, leaf_values=leaf_values)
+        decisive_win = kernel.specialise(_decisive_win_template)
+        over = kernel.specialise(_over_template)
+        self._run = kernel.specialise(_run_template, score_batch=score, decisive_win=decisive_win, over=over)
+        #: MCTS-Solver: proven values propagate up the tree (off: plain DUCT, proving only terminal nodes).
+        self.solve = bool(solve)
+        #: Transpositions: a state reached by two orders of moves is one node.
+        self.transpose = bool(transpose)
+        #: Decisive moves (with ``solve``): expanding a node where one role chooses tries each of its moves
+        #: for a win at once.
+        self.decisive = bool(decisive)
+        self.root = 0
+        self._root_state: State | None = None
+        self._sims = 0
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the tree's arrays."""
+        return sum(a.nbytes for a in self._tree)
 
     @property
     def nodes(self) -> int:
@@ -373,30 +377,9 @@ class UCTSearch:
             return
         if int(self.node_visits[self.root]) + sims > _MAX_VISITS:
             self.reset(self._root_state)
+        options = Options(float(self.c), self.solve, self.transpose, self.solve and self.decisive)
         done = self._run(
-            self.ctx,
-            sims,
-            self.root,
-            self.c,
-            self.solve,
-            *self._tree_arrays(),
-            self.meta,
-            self.rng,
-            self.path,
-            self.buf,
-            self.work,
-            self.val,
-            self.joint,
-            self.res,
-            self.params,
-            self.transpose,
-            self.solve and self.decisive,
-            self.batch,
-            self.bstates,
-            self.bpath,
-            self.bstart,
-            self.bdepth,
-            self.bval,
+            self.ctx, sims, self.root, options, self._tree, self._scratch, self._waiting, self.rng, self.params
         )
         self._sims += int(done)
 

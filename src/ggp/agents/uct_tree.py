@@ -1,16 +1,85 @@
-"""The compiled UCT tree's node-level operations: UCB1 choice, the state hash table, MCTS-Solver proving.
+"""The compiled UCT tree: its arrays as named structures, and its node-level operations (UCB1 choice, the
+state hash table, MCTS-Solver proving).
 
-The tree itself is preallocated arrays owned by :class:`ggp.agents.uct.UCTSearch`; these compiled
-helpers act on them for the simulation loop (:mod:`ggp.agents.uct_loop`) and for the depth-first
-solver (:mod:`ggp.agents.solver`), which shares the hash table.
+The arrays are preallocated by :class:`ggp.agents.uct.UCTSearch` and handed to the compiled simulation
+loop (:mod:`ggp.agents.uct_loop`) as three named tuples, :class:`Tree`, :class:`Scratch` and
+:class:`Waiting`, with the search's :class:`Options`; numba reads a named tuple's fields by name at no
+cost, so a new field is one line here and one where it is allocated. The helpers below serve the loop
+and the depth-first solver (:mod:`ggp.agents.solver`), which shares the hash table.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 from ..core.kernels import rng_below
+
+
+class Tree(NamedTuple):
+    """The search graph: nodes (states and statistics) and the pools of their move lists and child links.
+
+    Node ``n``'s moves for role ``r`` are ``act[offsets[n, r] : offsets[n, r] + counts[n, r]]``, each with its
+    visits and summed value (``act_visits``, ``act_value``); its children, numbered in mixed radix over the
+    roles' moves (the last role fastest), start at ``child[coff[n]]`` (-1: not yet made). ``meta`` counts the
+    nodes, action-pool and child-pool entries in use, and the simulations ever run.
+    """
+
+    states: np.ndarray
+    node_visits: np.ndarray
+    node_terminal: np.ndarray
+    #: Solved nodes and their exact values (each role's goal / 100).
+    proven: np.ndarray
+    pval: np.ndarray
+    expanded: np.ndarray
+    counts: np.ndarray
+    offsets: np.ndarray
+    coff: np.ndarray
+    act: np.ndarray
+    act_visits: np.ndarray
+    act_value: np.ndarray
+    child: np.ndarray
+    #: Transpositions: each node's state hash, and an open-addressing table from hashes to nodes.
+    nhash: np.ndarray
+    table: np.ndarray
+    #: The last simulation whose path passed through each node (a path that comes back ends).
+    stamp: np.ndarray
+    meta: np.ndarray
+
+
+class Scratch(NamedTuple):
+    """One simulation's working arrays: its path (node, then each role's move index, per step), a move
+    buffer, a state, the values backed up, a joint move and goals."""
+
+    path: np.ndarray
+    buf: np.ndarray
+    work: np.ndarray
+    val: np.ndarray
+    joint: np.ndarray
+    res: np.ndarray
+
+
+class Waiting(NamedTuple):
+    """Leaves waiting to be scored together: their states, and their paths one after another (leaf ``b``'s
+    are the rows ``start[b]`` to ``start[b] + depth[b]`` of ``path``); ``val`` receives their values."""
+
+    states: np.ndarray
+    path: np.ndarray
+    start: np.ndarray
+    depth: np.ndarray
+    val: np.ndarray
+
+
+class Options(NamedTuple):
+    """How the loop searches: UCB1's exploration constant; MCTS-Solver's proofs; transpositions; decisive
+    moves (a win at once looked for on expansion)."""
+
+    c: float
+    solve: bool
+    transpose: bool
+    decisive: bool
 
 
 @nb.njit(cache=True)
