@@ -78,6 +78,13 @@ def test_role_by_a_rule() -> None:
     assert "line 2" in str(err) and "'role' must be given by facts" in str(err)
 
 
+def test_a_gdl_ii_sheet_is_refused_in_words_not_played_as_if_everything_were_seen() -> None:
+    err = error_of("(role p)\n(init s)\n(<= (sees p s) (does p go))\n" + GOOD_TAIL)
+    assert err.line == 3 and "'sees' is GDL-II" in str(err) and "GDL-I sheets only" in str(err)
+    err = error_of("(role p)\n(role random)\n(init s)\n(<= (legal random go) (true s))\n" + GOOD_TAIL)
+    assert err.line == 2 and "role random is GDL-II's chance" in str(err)
+
+
 # --- safety ------------------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ N = TypeVar("N", bound=Hashable)
 
 def check_program(program: Program, where: str) -> None:
     """Check a read sheet is GDL (and set its roles); raises :class:`GDLError` naming the line of the problem."""
+    _check_not_gdl_ii(program, where)
     _check_roles(program, where)
     _check_safety(program, where)
     _check_stratified(program, where)
@@ -53,6 +54,26 @@ def _check_goals(program: Program, where: str) -> None:
             raise GDLError(
                 f"{where}no 'goal' rule can give role {sp.get(role, role)} a value: the game's end would "
                 "leave it without one (every role needs a goal value in every terminal state)"
+            )
+
+
+def _check_not_gdl_ii(program: Program, where: str) -> None:
+    """GDL-II's ``sees`` and ``random`` (hidden information, chance) are refused in words: read as GDL they
+    would give a game where every role sees everything and chance takes a seat and plays to win."""
+    for rule in program.rules:
+        if rule.relation == "sees":
+            raise _fail(
+                where,
+                rule.line,
+                "'sees' is GDL-II (what each role may see of a game with hidden information), and ggp plays "
+                "GDL-I sheets only for now (games of perfect information without chance)",
+            )
+        if rule.relation == "role" and rule.head[1] == "random":
+            raise _fail(
+                where,
+                rule.line,
+                "role random is GDL-II's chance (it moves at random and takes no seat), and ggp plays GDL-I "
+                "sheets only for now (games of perfect information without chance)",
             )
 
 
