@@ -81,8 +81,13 @@ def test_role_by_a_rule() -> None:
 def test_a_gdl_ii_sheet_is_refused_in_words_not_played_as_if_everything_were_seen() -> None:
     err = error_of("(role p)\n(init s)\n(<= (sees p s) (does p go))\n" + GOOD_TAIL)
     assert err.line == 3 and "'sees' is GDL-II" in str(err) and "GDL-I sheets only" in str(err)
-    err = error_of("(role p)\n(role random)\n(init s)\n(<= (legal random go) (true s))\n" + GOOD_TAIL)
-    assert err.line == 2 and "role random is GDL-II's chance" in str(err)
+    chance = "(role p)\n(role random)\n(init s)\n(<= (legal random go) (true s))\n"
+    err = error_of(chance + GOOD_TAIL)
+    assert err.line == 2 and "it is GDL-II's chance" in str(err)
+    # Neither name is reserved in GDL-I: a player called random, with a goal, and a relation sees about
+    # something other than a role are plain GDL.
+    game = from_text(chance + GOOD_TAIL + "(goal random 0)\n(<= (sees s s) (true s))\n", "plain")
+    assert game.roles == ("p", "random")
 
 
 # --- safety ------------------------------------------------------------------------------------

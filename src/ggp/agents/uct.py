@@ -235,27 +235,9 @@ class UCTSearch:
         self.bdepth = np.zeros(batch, dtype=np.int64)
         self.bval = np.zeros((batch, nr), dtype=np.float64)
         # The same arrays, named, as the compiled loop takes them.
-        self._tree = Tree(
-            self.states,
-            self.node_visits,
-            self.node_terminal,
-            self.proven,
-            self.pval,
-            self.expanded,
-            self.counts,
-            self.offsets,
-            self.coff,
-            self.act,
-            self.act_visits,
-            self.act_value,
-            self.child,
-            self.nhash,
-            self.table,
-            self.stamp,
-            self.meta,
-        )
-        self._scratch = Scratch(self.path, self.buf, self.work, self.val, self.joint, self.res)
-        self._waiting = Waiting(self.bstates, self.bpath, self.bstart, self.bdepth, self.bval)
+        self._tree = Tree(**{name: getattr(self, name) for name in Tree._fields})
+        self._scratch = Scratch(**{name: getattr(self, name) for name in Scratch._fields})
+        self._waiting = Waiting(**{name: getattr(self, "b" + name) for name in Waiting._fields})
         if batched:
             leaf_values = kernel.specialise(_batch_rollouts_template)
         else:

@@ -37,10 +37,11 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
     # ``sims`` simulations from ``root`` (see the module's docstring). The common steps stay in this function:
     # handing arrays to another compiled function each simulation cost up to a quarter of the speed.
     nr = num_roles
-    states, node_visits, node_terminal, proven, pval, expanded = t[:6]
-    counts, offsets, coff, act, act_visits, act_value, child, nhash, table, stamp, meta = t[6:]
-    path, buf, work, val, joint, res = s
-    wstates, wpath, wstart, wdepth, wval = w
+    states, node_visits, node_terminal, proven, pval = t.states, t.node_visits, t.node_terminal, t.proven, t.pval
+    expanded, counts, offsets, coff, act, child = t.expanded, t.counts, t.offsets, t.coff, t.act, t.child
+    act_visits, act_value, nhash, table, stamp, meta = t.act_visits, t.act_value, t.nhash, t.table, t.stamp, t.meta
+    path, buf, work, val, joint, res = s.path, s.buf, s.work, s.val, s.joint, s.res
+    wstates, wpath, wstart, wdepth, wval = w.states, w.path, w.start, w.depth, w.val
     first = meta[3]
     queued = wstart[0] = 0  # leaves waiting in the batch
     for _ in range(sims):

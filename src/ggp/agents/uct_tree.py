@@ -1,11 +1,11 @@
 """The compiled UCT tree: its arrays as named structures, and its node-level operations (UCB1 choice, the
 state hash table, MCTS-Solver proving).
 
-The arrays are preallocated by :class:`ggp.agents.uct.UCTSearch` and handed to the compiled simulation
-loop (:mod:`ggp.agents.uct_loop`) as three named tuples, :class:`Tree`, :class:`Scratch` and
-:class:`Waiting`, with the search's :class:`Options`; numba reads a named tuple's fields by name at no
-cost, so a new field is one line here and one where it is allocated. The helpers below serve the loop
-and the depth-first solver (:mod:`ggp.agents.solver`), which shares the hash table.
+The arrays are preallocated by :class:`ggp.agents.uct.UCTSearch` (as attributes of the same names) and
+handed to the compiled simulation loop (:mod:`ggp.agents.uct_loop`) as three named tuples, :class:`Tree`,
+:class:`Scratch` and :class:`Waiting`, with the search's :class:`Options`; numba reads a named tuple's
+fields by name at no cost. The helpers below serve the loop and the depth-first solver
+(:mod:`ggp.agents.solver`), which shares the hash table.
 """
 
 from __future__ import annotations

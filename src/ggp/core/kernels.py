@@ -86,14 +86,13 @@ class Kernel:
         """A fresh ``ctx`` for this kernel's functions (one per thread or search)."""
         return self.make_context()
 
-    def specialise(self, template: Callable[..., Any], *, inline: bool = False, **overrides: Any) -> Any:
+    def specialise(self, template: Callable[..., Any], **overrides: Any) -> Any:
         """``template`` compiled for this game: its free names are this kernel's (``kernel_legal``,
         ``kernel_apply``, ``kernel_terminal``, ``kernel_goals``, ``kernel_rollout``, ``num_roles``, and
         ``kernel_playout`` where the kernel has its own playout loop, as a rule sheet's does;
         a built-in game's templates may also use its own two-role ``legal``, ``apply``, ``terminal``,
         ``goals``, ``rollout`` and ``max_actions``), and ``overrides`` bind further names
-        (compiled functions, by their ``__name__``). With ``inline``, the result is inlined where it is
-        called (numba's ``inline="always"``): a part of a loop, split out for reading, at no cost in speed.
+        (compiled functions, by their ``__name__``).
 
         The result is cached on disk by numba, once per game (per number of roles for rule
         sheets), template and overrides.
@@ -104,7 +103,7 @@ class Kernel:
             # their own parts) would otherwise get a name longer than a cache file's name may be.
             parts = "_".join(f"{k}={getattr(v, '__name__', v)}" for k, v in sorted(overrides.items()))
             namespace["_tag"] = f"{namespace['_tag']}_{hashlib.sha1(parts.encode()).hexdigest()[:10]}"
-        return _specialise(template, namespace, inline=inline)
+        return _specialise(template, namespace)
 
 
 @dataclass(frozen=True)
