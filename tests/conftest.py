@@ -199,6 +199,7 @@ BOUNDS_CHECKED_FILES = {
     "test_rl_pettingzoo.py",
     "test_gdl_compiled.py",
     "test_gdl_lanes.py",
+    "test_gdl_ii.py",
 }
 
 

@@ -78,16 +78,25 @@ def test_role_by_a_rule() -> None:
     assert "line 2" in str(err) and "'role' must be given by facts" in str(err)
 
 
-def test_a_gdl_ii_sheet_is_refused_in_words_not_played_as_if_everything_were_seen() -> None:
-    err = error_of("(role p)\n(init s)\n(<= (sees p s) (does p go))\n" + GOOD_TAIL)
-    assert err.line == 3 and "'sees' is GDL-II" in str(err) and "GDL-I sheets only" in str(err)
+def test_gdl_ii_misuses_are_refused_in_words() -> None:
+    body = error_of("(role p)\n(init s)\n(<= (sees p s) (does p go))\n(<= (legal p stay) (sees p s))\n" + GOOD_TAIL)
+    assert body.line == 4 and "'sees' cannot be used in a rule's body" in str(body)
     chance = "(role p)\n(role random)\n(init s)\n(<= (legal random go) (true s))\n"
-    err = error_of(chance + GOOD_TAIL)
-    assert err.line == 2 and "it is GDL-II's chance" in str(err)
-    # Neither name is reserved in GDL-I: a player called random, with a goal, and a relation sees about
-    # something other than a role are plain GDL.
+    blind = error_of(chance + "(<= (sees random s) (true s))\n" + GOOD_TAIL)
+    assert blind.line == 5 and "random is chance and perceives nothing" in str(blind)
+    scored = error_of("(role p)\n(init s)\n(<= (sees p s) (does p go))\n(goal random 10)\n(role random)\n" + GOOD_TAIL)
+    assert scored.line == 4 and "random is chance" in str(scored) and "has no goal" in str(scored)
+    fluent = error_of("(role p)\n(init (sees p s))\n(<= (sees p s) (does p go))\n" + GOOD_TAIL)
+    assert fluent.line == 2 and "rename it" in str(fluent)
+
+
+def test_sees_and_random_keep_their_gdl_i_meaning_where_gdl_ii_does_not_use_them() -> None:
+    # A player called random, with a goal, and a relation sees about something other than a role are
+    # plain GDL: the sheet is played as GDL-I, random taking its seat.
+    chance = "(role p)\n(role random)\n(init s)\n(<= (legal random go) (true s))\n"
     game = from_text(chance + GOOD_TAIL + "(goal random 0)\n(<= (sees s s) (true s))\n", "plain")
-    assert game.roles == ("p", "random")
+    assert game.roles == game.players == ("p", "random")
+    assert game.chance_role is None and not game.hidden_information
 
 
 # --- safety ------------------------------------------------------------------------------------

@@ -78,6 +78,13 @@ class State(ABC):
     def __str__(self) -> str:
         return self.game.render(self)
 
+    # a value: a copy is the value itself (OpenSpiel clones its states by deepcopy, and must not copy the game)
+    def __copy__(self) -> State:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+        return self
+
     def _repr_svg_(self) -> str:
         return self.game.svg(self)
 
@@ -108,6 +115,24 @@ class Game(ABC):
     constant_sum: bool = False
     #: The board's width in pixels on a play page (its SVG scales with the window).
     board_size: int = 520
+    #: The role that stands for chance (GDL-II's ``random``): it moves uniformly among its legal moves and
+    #: takes no seat. None in games without chance.
+    chance_role: str | None = None
+    #: Whether each role sees only its own moves and percepts (GDL-II's ``sees``), not the state.
+    hidden_information: bool = False
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The roles that take a seat: every role but :attr:`chance_role`."""
+        return tuple(r for r in self.roles if r != self.chance_role)
+
+    def percepts(self, state: State, role: str) -> tuple[str, ...]:
+        """What ``role`` perceived of the transition that led to ``state`` (GDL-II's ``sees``), as KIF texts.
+
+        Empty at the initial state, and always in a game of perfect information (where every role sees the
+        state and every move, and needs no percepts).
+        """
+        return ()
 
     # --- the rules -------------------------------------------------------
     @abstractmethod

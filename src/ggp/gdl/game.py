@@ -19,6 +19,7 @@ from ..core.kif import KifSyntaxError, Term, parse_term, term_text
 from ..core.native import KernelGame, KernelState
 from .differential_step import dn_playouts
 from .evaluate import pn_goals, pn_load, pn_playouts
+from .gdl_ii import chance_role
 from .grounder import GroundingTooLarge, ground
 from .kernel import evaluation_mode, gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet
@@ -132,6 +133,8 @@ class GDLGame(FactsView, KernelGame):
         self.build_seconds = time.perf_counter() - t0 - self.parse_seconds - self.ground_seconds
         sp = self.program.spelling
         self.roles = tuple(sp.get(r, r) for r in self.program.roles)
+        self.hidden_information = self.program.gdl_ii
+        self.chance_role = chance_role(self.program)
         # the sheet's own declarations, when it has them (GDL's optional base and input)
         self._declared_base = sorted(show(row[0], sp) for row in grounded.static.get("base", ()))
         self._declared_inputs = [

@@ -33,6 +33,7 @@ import numpy as np
 from ..core.errors import MoveSyntaxError, StateFormatError
 from ..core.game import Game, Move, State
 from ..core.kif import KifSyntaxError, Term, parse_term
+from .gdl_ii import chance_role
 from .parser import parse_program
 from .prover import Prover, _Context
 from .sheet import GDLError, Program, show
@@ -108,6 +109,8 @@ class ProverGame(FactsView, Game):
         sp = self.program.spelling
         self._spelling = sp
         self.roles = tuple(sp.get(r, r) for r in self.program.roles)
+        self.hidden_information = self.program.gdl_ii
+        self.chance_role = chance_role(self.program)
         self.description = description or f"a game read from a GDL rule sheet ({len(self.roles)} roles)"
         self.prover = Prover(self.program, compiled=compiled)
         self._contexts: OrderedDict[frozenset[Term], _Context] = OrderedDict()

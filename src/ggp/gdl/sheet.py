@@ -161,3 +161,5 @@ class Program:
     #: The sheet's first line defining each relation.
     defined_at: dict[str, int] = field(default_factory=dict)
     name: str = "gdl"
+    #: Whether the sheet is GDL-II (``sees``, chance's ``random``), lowered into GDL-I terms by :mod:`ggp.gdl.gdl_ii`.
+    gdl_ii: bool = False

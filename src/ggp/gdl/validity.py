@@ -13,6 +13,7 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 from ..core.kif import Term
+from .gdl_ii import lower_gdl_ii
 from .sheet import GDLError, Program, Rule, show, show_atom, term_vars
 
 N = TypeVar("N", bound=Hashable)
@@ -20,7 +21,7 @@ N = TypeVar("N", bound=Hashable)
 
 def check_program(program: Program, where: str) -> None:
     """Check a read sheet is GDL (and set its roles); raises :class:`GDLError` naming the line of the problem."""
-    _check_not_gdl_ii(program, where)
+    lower_gdl_ii(program, where)
     _check_roles(program, where)
     _check_safety(program, where)
     _check_stratified(program, where)
@@ -55,33 +56,6 @@ def _check_goals(program: Program, where: str) -> None:
                 f"{where}no 'goal' rule can give role {sp.get(role, role)} a value: the game's end would "
                 "leave it without one (every role needs a goal value in every terminal state)"
             )
-
-
-def _check_not_gdl_ii(program: Program, where: str) -> None:
-    """GDL-II's ``sees`` and ``random`` (hidden information, chance) are refused in words: read as GDL they
-    would give a game where every role sees everything and chance takes a seat and plays to win. Neither
-    name is reserved in GDL-I, so only their GDL-II uses are: ``(sees role percept)`` rules, and a role
-    ``random`` that no goal rule can score (GDL-I needs one; GDL-II's chance has none)."""
-    roles = {rule.head[1] for rule in program.rules if rule.relation == "role"}
-    for rule in program.rules:
-        seer = rule.head[1] if rule.relation == "sees" and len(rule.head) == 3 else None
-        if isinstance(seer, str) and (seer in roles or seer.startswith("?")):
-            raise _fail(
-                where,
-                rule.line,
-                "'sees' is GDL-II (what each role may see of a game with hidden information), and ggp plays "
-                "GDL-I sheets only for now (games of perfect information without chance)",
-            )
-    if "random" in roles and not any(
-        rule.relation == "goal" and _unifies(("goal", "random", "?v"), rule.head) for rule in program.rules
-    ):
-        line = next(rule.line for rule in program.rules if rule.relation == "role" and rule.head[1] == "random")
-        raise _fail(
-            where,
-            line,
-            "role random has no goal: it is GDL-II's chance (it moves at random and takes no seat), and ggp "
-            "plays GDL-I sheets only for now (games of perfect information without chance)",
-        )
 
 
 def _check_roles(program: Program, where: str) -> None:

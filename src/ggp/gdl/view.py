@@ -14,6 +14,15 @@ class FactsView:
     name: str
     state_facts: Any
     is_terminal: Any
+    hidden_information: bool
+
+    def percepts(self, state: State, role: str) -> tuple[str, ...]:
+        """What ``role`` perceived of the transition into ``state``: the state's ``(sees role P)`` facts, which
+        a GDL-II sheet's ``sees`` rules were lowered into (:mod:`ggp.gdl.gdl_ii`)."""
+        if not self.hidden_information:
+            return ()
+        prefix = f"(sees {role} ".lower()
+        return tuple(f[len(prefix) : -1] for f in self.state_facts(state) if f[: len(prefix)].lower() == prefix)
 
     def render(self, state: State) -> str:
         facts = self.state_facts(state)

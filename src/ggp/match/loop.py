@@ -29,6 +29,7 @@ from types import MappingProxyType
 
 from ..agents.base import Agent, Limit
 from ..core.game import Game, Move, State
+from ..core.information import chance_move
 from .calls import Caller, Fault, settle, time_limit
 from .record import JointMove
 
@@ -106,6 +107,14 @@ class Steps:
         self._pending[role] = move
         self._times[role] = elapsed
         return move
+
+    def take_chance(self) -> Move:
+        """Chance's move for this step (GDL-II's ``random``: uniform among its legal moves, from the loop's own
+        generator), taken as the chance role's."""
+        role = self.game.chance_role
+        if role is None:
+            raise ValueError(f"{self.game.name} has no chance role")
+        return self.take(role, chance_move(self.game, self.state, self.rng))
 
     def ask(self, caller: Caller, agent: Agent, role: str, *, clock: float | None, told: float | None = None) -> Move:
         """Ask ``role``'s agent through ``caller`` (on its thread, within ``clock`` plus grace; the agent is told

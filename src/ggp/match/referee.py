@@ -99,14 +99,17 @@ class Referee:
         return self._caller.runaway_threads()
 
     def run(self, agents: Sequence[Agent], specs: Sequence[str] | None = None) -> MatchRecord:
-        """Play one match, ``agents[i]`` playing ``game.roles[i]``; returns its record.
+        """Play one match, ``agents[i]`` playing ``game.players[i]`` (every role but chance, which the loop
+        plays: :attr:`~ggp.Game.players` is :attr:`~ggp.Game.roles` in games without it); returns its record.
 
         ``specs`` names the agents in the record (default: each agent's ``repr``).
         """
         game = self.game
-        roles = tuple(game.roles)
+        roles = game.players  # chance (GDL-II's random) takes no seat: the loop plays it
         if len(agents) != len(roles):
-            raise ValueError(f"{game.name} has {len(roles)} roles ({', '.join(roles)}), but {len(agents)} agents given")
+            raise ValueError(
+                f"{game.name} has {len(roles)} roles to play ({', '.join(roles)}), but {len(agents)} agents given"
+            )
         names = tuple(specs) if specs is not None else tuple(repr(a) for a in agents)
         if len(names) != len(roles):
             raise ValueError(f"{len(names)} specs given for {len(roles)} roles")
@@ -128,6 +131,8 @@ class Referee:
 
         steps = Steps(game, rng, on_step=self.on_step)
         while not steps.over:
+            if game.chance_role is not None:
+                steps.take_chance()
             for role, agent in zip(roles, agents, strict=True):
                 steps.ask(caller, agent, role, clock=self.play_clock, told=told_play)
             steps.play()
@@ -140,8 +145,8 @@ class Referee:
                 faults.append(answer.fault)
         return MatchRecord(
             game=game.name,
-            roles=roles,
-            agents=names,
+            roles=tuple(game.roles),
+            agents=tuple("chance" if r == game.chance_role else names[roles.index(r)] for r in game.roles),
             start_clock=self.start_clock,
             play_clock=self.play_clock,
             seed=seed,

@@ -39,6 +39,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..agents import Agent, make_agent
+from ..agents.hidden import hidden_agent
 from ..core.errors import GGPError, MoveSyntaxError
 from ..core.game import Game, Move, State
 from ..core.kif import Term, parse_terms, term_text
@@ -55,6 +56,7 @@ from .messages import (
     Info,
     Message,
     Play,
+    PlayerView,
     ProtocolError,
     Start,
     Stop,
@@ -231,6 +233,8 @@ class RemoteMatch:
         self.transport = transport or Transport()
         self.names = {role: _receiver(url) for role, url in self.urls.items()}
         self.last_joint: tuple[str, ...] | None = None
+        #: The true state, kept in a GDL-II match to tell each player its percepts (and nothing else).
+        self.state: State | None = game.initial_state() if game.hidden_information else None
         self.steps = 0
         self.aborted = False
         self.exchanges: list[tuple[str, str, str]] = []  # (role, message, reply or error), for logs and tests
@@ -247,6 +251,8 @@ class RemoteMatch:
         with self._lock:
             self.steps = step
             self.last_joint = tuple(joint)
+            if self.state is not None:
+                self.state = self.game.next_state(self.state, list(joint))
 
     # --- sending ---------------------------------------------------------------------------------------
     def check(self, wait: float | None = None) -> dict[str, dict[str, str]]:
@@ -307,6 +313,12 @@ class RemoteMatch:
             message = Start(self.match_id, role, self.rules, self.start_clock, self.play_clock)
             return render_message(message), self.start_clock
         joint = None if self.last_joint is None else tuple(_term(t) for t in self.last_joint)
+        if self.state is not None:  # GDL-II: the player's own last move and its percepts, never the joint move
+            last = None if joint is None else joint[self.game.role_index(role)]
+            percepts = tuple(_term(p) for p in self.game.percepts(self.state, role))
+            view = PlayerView(self.steps, last, percepts)
+            message = Play(self.match_id, None, view) if kind == "play" else Stop(self.match_id, None, view)
+            return render_message(message), self.play_clock
         if kind == "play":
             return render_message(Play(self.match_id, joint)), self.play_clock
         return render_message(Stop(self.match_id, joint)), self.play_clock
@@ -479,8 +491,10 @@ def host_match(
         if real in chosen:
             raise HostError(f"role {real} is given twice")
         chosen[real] = who.strip()
-    specs = [chosen.get(role, "random") for role in game.roles]
-    remote = {role: spec for role, spec in zip(game.roles, specs, strict=True) if is_url(spec)}
+    if game.chance_role is not None and game.chance_role in chosen:
+        raise HostError(f"{game.chance_role} is chance in {game.name}: the host plays it, no player takes its seat")
+    specs = [chosen.get(role, "random") for role in game.players]
+    remote = {role: spec for role, spec in zip(game.players, specs, strict=True) if is_url(spec)}
     if len(set(remote.values())) != len(remote):
         raise HostError("each remote role needs a player of its own: a GGP player plays one match at a time")
     try:
@@ -494,9 +508,12 @@ def host_match(
     try:
         base_seed = seed if seed is not None else secrets.randbelow(2**31)
         agents: list[Agent] = []
-        for i, (role, spec) in enumerate(zip(game.roles, specs, strict=True)):
+        for i, (role, spec) in enumerate(zip(game.players, specs, strict=True)):
             if is_url(spec):
                 agents.append(session.agent(role))
+                continue
+            if game.hidden_information:  # an agent in this process decides on what its role may know
+                agents.append(hidden_agent(spec, seed=agent_seed(base_seed, i), seconds=0.5 * play_clock))
                 continue
             try:
                 agents.append(make_agent(spec, seed=agent_seed(base_seed, i)))

@@ -3,13 +3,15 @@
 A request is one KIF term whose first symbol names it, in any letter case::
 
     >>> parse_message("( PLAY match.1 NIL )")
-    Play(match_id='match.1', moves=None)
+    Play(match_id='match.1', moves=None, view=None)
     >>> parse_message("(play m1 ((move 2 5 3 5) noop))").moves
     (('move', '2', '5', '3', '5'), 'noop')
     >>> parse_message("(START m1 white ((role white) (init (at 1))) 10 5)").play_clock
     5.0
     >>> render_message(Play("m1", (("move", "2", "5", "3", "5"), "noop")))
     '( PLAY m1 ((move 2 5 3 5) noop ) )'
+    >>> parse_message("(PLAY m1 2 bet ((did second pass)))").view
+    PlayerView(turn=2, last_move='bet', percepts=(('did', 'second', 'pass'),))
 
 :func:`render_message` writes messages the way ggp-base's game server does,
 spaces included. Anything that is not a well-formed message raises
@@ -59,19 +61,37 @@ class Start:
 
 
 @dataclass(frozen=True)
+class PlayerView:
+    """What a GDL-II PLAY or STOP tells one player instead of the joint move: ``turn`` (0 for the first PLAY),
+    the move it made last (``last_move``: the one the game manager played for it, NIL at first) and its
+    ``percepts`` of that step (what the sheet's ``sees`` rules give it)."""
+
+    turn: int
+    last_move: Term | None
+    percepts: tuple[Term, ...]
+
+
+@dataclass(frozen=True)
 class Play:
-    """``(PLAY id NIL)`` or ``(PLAY id (m1 m2 ...))``: the previous joint move; answered by a move."""
+    """``(PLAY id NIL)`` or ``(PLAY id (m1 m2 ...))``: the previous joint move; answered by a move.
+
+    A GDL-II match's PLAY is ``(PLAY id turn lastmove percepts)`` (the GDL-II protocol of the Dresden game
+    server): ``moves`` is None and ``view`` holds what the player may know.
+    """
 
     match_id: str
     moves: tuple[Term, ...] | None
+    view: PlayerView | None = None
 
 
 @dataclass(frozen=True)
 class Stop:
-    """``(STOP id (m1 m2 ...))``: the match is over after this joint move; answered by ``done``."""
+    """``(STOP id (m1 m2 ...))``: the match is over after this joint move; answered by ``done``
+    (GDL-II: ``(STOP id turn lastmove percepts)``, as PLAY)."""
 
     match_id: str
     moves: tuple[Term, ...] | None
+    view: PlayerView | None = None
 
 
 @dataclass(frozen=True)
@@ -94,8 +114,8 @@ Message = Info | Start | Play | Stop | Abort | Preview
 _FORMS = {
     "info": "(INFO)",
     "start": "(START id role (rules...) startclock playclock)",
-    "play": "(PLAY id NIL) or (PLAY id (move ...))",
-    "stop": "(STOP id NIL) or (STOP id (move ...))",
+    "play": "(PLAY id NIL), (PLAY id (move ...)) or GDL-II's (PLAY id turn lastmove (percept ...))",
+    "stop": "(STOP id NIL), (STOP id (move ...)) or GDL-II's (STOP id turn lastmove (percept ...))",
     "abort": "(ABORT id)",
     "preview": "(PREVIEW (rules...) clock)",
 }
@@ -150,6 +170,10 @@ def parse_message(text: str) -> Message:
             play_clock=parse_clock(args[4], "play clock"),
         )
     if kind in ("play", "stop"):
+        if len(args) == 4:
+            view = _view(args[1:], form)
+            match_id = _symbol(args[0], "match id", form)
+            return Play(match_id, None, view) if kind == "play" else Stop(match_id, None, view)
         _arity(args, 2, form)
         match_id = _symbol(args[0], "match id", form)
         moves = _moves(args[1], form)
@@ -194,6 +218,10 @@ def render_message(message: Message) -> str:
         )
     if isinstance(message, (Play, Stop)):
         kind = "PLAY" if isinstance(message, Play) else "STOP"
+        view = message.view
+        if view is not None:
+            last = NIL.upper() if view.last_move is None else term_text(view.last_move)
+            return f"( {kind} {message.match_id} {view.turn} {last} {render_moves(view.percepts or None)} )"
         return f"( {kind} {message.match_id} {render_moves(message.moves)} )"
     if isinstance(message, Abort):
         return f"( ABORT {message.match_id} )"
@@ -271,6 +299,19 @@ def _moves(term: Term, form: str) -> tuple[Term, ...] | None:
     return term
 
 
+def _view(args: tuple[Term, ...], form: str) -> PlayerView:
+    turn, last, percepts = args
+    if not isinstance(turn, str) or not turn.isdigit() or len(turn) > 9:
+        raise ProtocolError(f"the turn must be a whole number, not {_short(term_text(turn))}; expected {form}")
+    if isinstance(percepts, str) and percepts.lower() != NIL:
+        raise ProtocolError(f"the percepts must be NIL or a list, not {_short(percepts)}; expected {form}")
+    return PlayerView(
+        int(turn),
+        None if isinstance(last, str) and last.lower() == NIL else last,
+        () if isinstance(percepts, str) else tuple(percepts),
+    )
+
+
 def _short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
@@ -287,6 +328,7 @@ __all__ = [
     "Info",
     "Message",
     "Play",
+    "PlayerView",
     "Preview",
     "ProtocolError",
     "Start",

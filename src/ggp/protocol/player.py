@@ -56,8 +56,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agents import Agent, make_agent
+from ..agents.base import Limit
+from ..agents.hidden import HiddenPlayer, RandomHiddenPlayer
 from ..core.errors import GGPError
 from ..core.game import Game
+from ..core.information import Information, Seen
+from ..core.kif import term_text
 from ..gdl.sheet import bounded
 from ..match.calls import BackgroundCall
 from ..match.clock import Clock
@@ -295,6 +299,9 @@ class PlayerService:
             match.agent_ready.set()
             return
         match.game_ready.set()
+        if game.hidden_information:
+            self._start_hidden(match, game)
+            return
         told_start = max(0.01, deadline - self.clock.now())
         match.agent, match.agent_spec = self._start_agent(match, game, told_start)
         match.agent_ready.set()
@@ -302,6 +309,53 @@ class PlayerService:
             f"START {match.match_id} as {match.role}: {game.name} ({match.how}), agent {match.agent_spec}, "
             f"prepared in {self.clock.now() - began:.2f} s"
         )
+
+    def _start_hidden(self, match: PlayerMatch, game: Game) -> None:
+        """A GDL-II match: the role sees only its moves and percepts, so it is played by a player that decides
+        on those (:mod:`ggp.agents.hidden`): ``random`` for the spec ``random``, the belief player otherwise."""
+        seed = self.config.seed or 0
+        spec = self.config.spec.partition(":")[0].strip().lower()
+        player = RandomHiddenPlayer(seed=seed) if spec == "random" else HiddenPlayer(seed=seed)
+        player.start(game, match.role, match.start_clock, match.play_clock - match.margin)
+        match.hidden = player
+        match.agent_spec = f"hidden {player.name}"
+        match.agent_ready.set()
+        self._say(f"START {match.match_id} as {match.role}: {game.name} (GDL-II), agent {match.agent_spec}")
+
+    def _play_hidden(self, match: PlayerMatch, message: Play, deadline: float) -> Reply:
+        """A GDL-II PLAY: take in the role's last move and percepts, and choose on what it knows. Each turn's
+        view is kept as it comes, so a PLAY answered while the rules still compiled loses nothing."""
+        seen = message.view
+        if seen is None:
+            return Reply(400, error_reply("this is a GDL-II match: PLAY carries (PLAY id turn lastmove percepts)"))
+        if seen.turn > 0:
+            match.views[seen.turn] = seen
+        self.clock.wait(match.agent_ready, deadline - self.clock.now())
+        game, player = match.game, match.hidden
+        if game is not None and not game.hidden_information:
+            return Reply(400, error_reply("a GDL-II PLAY (turn, lastmove, percepts) for a match of a GDL-I game"))
+        if match.failure is not None:
+            return Reply(400, error_reply(f"cannot play these rules: {match.failure}"))
+        if game is None or player is None:
+            self._say(f"PLAY {match.match_id}: the rules are still being compiled; no move known")
+            return Reply(200, NIL)
+        steps: list[Seen] = []
+        for turn in range(1, seen.turn + 1):
+            view = match.views.get(turn)
+            if view is None or view.last_move is None:
+                return Reply(400, error_reply(f"turn {seen.turn}, but turn {turn} was never told"))
+            try:
+                move = game.move_from_term(view.last_move)
+            except GGPError as exc:
+                return Reply(400, error_reply(f"the last move of turn {turn} is no move of this game: {exc}"))
+            steps.append(Seen(move, tuple(term_text(p) for p in view.percepts)))
+        try:
+            choice = player.choose(Information(match.role, tuple(steps)), Limit(max(0.01, deadline - self.clock.now())))
+        except ValueError as exc:  # no history gives these percepts: the rules or the manager disagree
+            return Reply(400, error_reply(str(exc)))
+        match.moves_sent += 1
+        self._say(f"PLAY {match.match_id} turn {seen.turn}: {choice.move}")
+        return Reply(200, choice.move.text)
 
     def _start_agent(self, match: PlayerMatch, game: Game, start_clock: float) -> tuple[Agent | None, str | None]:
         """The configured agent (or the fallback) started on ``game``; what a switch to the reasoner starts too."""
@@ -313,6 +367,8 @@ class PlayerService:
         if not match.lock.acquire(timeout=max(0.0, deadline - self.clock.now())):
             return Reply(409, error_reply(f"an earlier PLAY of match {match.match_id} is still being answered"))
         try:
+            if message.view is not None or match.hidden is not None:
+                return self._play_hidden(match, message, deadline)
             moves = message.moves
             if not match.game_ready.is_set():
                 if moves is not None:  # kept: the match must not lose a step while the rules compile

@@ -11,12 +11,13 @@ import threading
 from dataclasses import dataclass
 
 from ..agents import Agent
+from ..agents.hidden import HiddenPlayer
 from ..core.errors import GGPError
 from ..core.game import Game, State
 from ..core.kif import Term, term_text
 from ..match.calls import MAX_CLOCK, Caller, margin
 from ..match.clock import Clock
-from .messages import Start
+from .messages import PlayerView, Start
 
 
 @dataclass
@@ -81,6 +82,9 @@ class PlayerMatch:
         self.how = ""
         self.gdl: Game | None = None
         self.agent: Agent | None = None
+        #: In a GDL-II match: the player that decides on what the role knows, and each turn's view as told.
+        self.hidden: HiddenPlayer | None = None
+        self.views: dict[int, PlayerView] = {}
         self.agent_spec: str | None = None
         self.state: State | None = None
         self.history: list[tuple[str, ...]] = []

@@ -44,8 +44,11 @@ import numpy as np
 import pyspiel  # type: ignore[import-not-found]
 from open_spiel.python.observation import IIGObserverForPublicInfoGame  # type: ignore[import-untyped]
 
+from ..core.game import Game
 from ..core.native import KernelGame
+from ..registry import load
 from .core import RLGame
+from .openspiel_ii import openspiel_hidden_game
 
 #: Random playouts run to tell a rule sheet's kind and length.
 PROBES = 24
@@ -88,7 +91,11 @@ def _probe(rg: RLGame, simultaneous: bool | None) -> tuple[bool, int]:
 
 
 def openspiel_game(
-    game: str | Path | KernelGame | RLGame, *, simultaneous: bool | None = None, max_game_length: int | None = None
+    game: str | Path | Game | RLGame,
+    *,
+    simultaneous: bool | None = None,
+    max_game_length: int | None = None,
+    goal_unit: float = 50.0,
 ) -> Any:
     """``game`` (a name, a rule sheet's path or a loaded game) as a ``pyspiel.Game``, registered by its short name.
 
@@ -96,7 +103,16 @@ def openspiel_game(
     ``max_game_length`` is what the game tells OpenSpiel about its length
     (None: the game's own bound, :attr:`~ggp.Game.max_steps`, else ten times
     the longest of a few random playouts, at least 100).
+
+    A GDL-II game (chance, hidden information) is made by :func:`~ggp.rl.openspiel_ii.openspiel_hidden_game`,
+    with chance nodes and information states; ``goal_unit`` scales its returns, ``(goal - 50) / goal_unit``.
     """
+    if isinstance(game, (str, Path)):
+        game = load(game)
+    if isinstance(game, Game) and (game.hidden_information or game.chance_role is not None):
+        return openspiel_hidden_game(game, goal_unit=goal_unit)
+    if not isinstance(game, (KernelGame, RLGame)):
+        raise TypeError(f"ggp.rl needs a game with a compiled kernel (any game ggp.load returns), not {game!r}")
     rg = RLGame.of(game)
     name = short_name(rg.game)
     sim, longest = _probe(rg, simultaneous)

@@ -1,0 +1,318 @@
+"""Playing with hidden information: a belief over the states a role's information allows, and a player on it.
+
+A role of a GDL-II game knows only its own moves and percepts (:class:`~ggp.core.information.Information`).
+:class:`Belief` keeps hypotheses of the true state that give exactly that information, HyperPlay's bag of
+models (Schofield and Thielscher), each weighted by how likely its history is: chance plays uniformly, and
+other players are modelled as uniform too. A hypothesis whose history could not have produced a percept is
+dropped; when none is left (a bag kept small by resampling can lose the truth), the bag is rebuilt by a
+backtracking search for histories that give the role's information. Weighting matters: in Monty Hall, the
+host's door tells the candidate more about the doors it could not open, and a bag that counts each
+consistent history once (``weighted=False``) cannot tell, so it wins only half the time.
+
+:class:`HiddenPlayer` samples states from the belief and scores each of its moves by random playouts through
+the compiled kernel from those states (chance averaged over, not chosen), and plays the best.
+
+>>> import random
+>>> from ggp.gdl.examples import load_example
+>>> game = load_example("montyhall")
+>>> belief = Belief(game, "candidate", rng=random.Random(0))
+>>> belief.update(Seen(game.parse_move("(choose 1)")))
+>>> belief.update(Seen(game.parse_move("noop"), ("(open_door 3)",)))
+>>> {game.state_facts(s)[0]: round(w, 3) for s, w in belief.hypotheses()}
+{'(car 1)': 0.333, '(car 2)': 0.667}
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+from collections.abc import Iterator, Sequence
+
+from ..core.game import Game, Move, State
+from ..core.information import Information, Seen
+from .base import Agent, Choice, Limit
+
+#: The joint moves of the other roles tried per hypothesis and step before they are sampled instead.
+MAX_JOINTS = 4096
+#: The most nodes the backtracking search for consistent histories visits when the bag is rebuilt.
+REBUILD_NODES = 50_000
+
+
+class Belief:
+    """Weighted hypotheses of the true state, each consistent with ``role``'s information so far."""
+
+    def __init__(
+        self, game: Game, role: str, *, size: int = 256, weighted: bool = True, rng: random.Random | None = None
+    ) -> None:
+        self.game = game
+        self.role = role
+        self.me = game.role_index(role)
+        self.size = size
+        self.weighted = weighted
+        self.rng = rng or random.Random()
+        self.steps: list[Seen] = []
+        self._bag: dict[State, float] = {game.initial_state(): 1.0}
+
+    def hypotheses(self) -> list[tuple[State, float]]:
+        """The hypotheses and their probabilities (summing to 1)."""
+        total = sum(self._bag.values())
+        return [(s, w / total) for s, w in self._bag.items()]
+
+    def going_on(self) -> None:
+        """The role is asked to move, so the game is not over: drop the hypotheses where it would be."""
+        bag = {s: w for s, w in self._bag.items() if not self.game.is_terminal(s)}
+        if not bag:
+            raise ValueError(f"{self.game.name}: every state {self.role} thinks possible is terminal, yet it must move")
+        self._bag = bag
+
+    def legal_moves(self) -> list[Move]:
+        """The role's legal moves: those of its likeliest hypothesis (a well-formed GDL-II sheet gives every
+        hypothesis the same, since a role must know what it may do)."""
+        state = max(self._bag.items(), key=lambda item: item[1])[0]
+        return list(self.game.legal_moves(state, self.role))
+
+    def sample(self, count: int) -> list[State]:
+        """``count`` hypotheses drawn by weight."""
+        states = list(self._bag)
+        return self.rng.choices(states, weights=[self._bag[s] for s in states], k=count)
+
+    def update(self, seen: Seen) -> None:
+        """Take in one more step: the role's move and what it perceived."""
+        self.steps.append(seen)
+        bag: dict[State, float] = {}
+        for state, weight in self._bag.items():
+            for after, prior in self._children(state, seen):
+                bag[after] = bag.get(after, 0.0) + weight * (prior if self.weighted else 1.0)
+        if not bag:
+            bag = self._rebuild()
+        if not bag:
+            raise ValueError(
+                f"{self.game.name}: no history of the game gives {self.role} the information "
+                f"{Information(self.role, tuple(self.steps)).text()!r}"
+            )
+        self._bag = self._thin(bag)
+
+    def _children(self, state: State, seen: Seen) -> Iterator[tuple[State, float]]:
+        """The states after ``state`` where the role made its move and perceived what it did, each with the
+        probability of the other roles' moves that lead there (each role uniform among its legal moves)."""
+        game = self.game
+        if game.is_terminal(state) or seen.move not in game.legal_moves(state, self.role):
+            return
+        others = [list(game.legal_moves(state, r)) if i != self.me else [seen.move] for i, r in enumerate(game.roles)]
+        count = math.prod(len(ms) for ms in others)
+        joints: Iterator[Sequence[Move]] | list[list[Move]]
+        if count <= MAX_JOINTS:
+            joints, share = itertools.product(*others), 1.0 / count
+        else:  # too many to try: a uniform sample of them stands for all
+            joints = [[self.rng.choice(ms) for ms in others] for _ in range(MAX_JOINTS)]
+            share = 1.0 / MAX_JOINTS
+        wanted = _percept_key(seen.percepts)
+        for joint in joints:
+            after = game.play(state, joint)
+            if _percept_key(game.percepts(after, self.role)) == wanted:
+                yield after, share
+
+    def _rebuild(self) -> dict[State, float]:
+        """Histories from the start that give the role its information, found by a randomised backtracking
+        search (HyperPlay's repair): up to ``size`` of them, each weighted by its probability."""
+        found: dict[State, float] = {}
+        budget = [REBUILD_NODES]
+
+        def walk(state: State, depth: int, weight: float) -> None:
+            if len(found) >= self.size or budget[0] <= 0:
+                return
+            if depth == len(self.steps):
+                found[state] = found.get(state, 0.0) + weight
+                return
+            children = list(self._children(state, self.steps[depth]))
+            budget[0] -= len(children) + 1
+            self.rng.shuffle(children)
+            for after, prior in children:
+                walk(after, depth + 1, weight * (prior if self.weighted else 1.0))
+
+        walk(self.game.initial_state(), 0, 1.0)
+        return found
+
+    def _thin(self, bag: dict[State, float]) -> dict[State, float]:
+        """At most ``size`` hypotheses: resampled by weight when there are more (each drawn one counting once)."""
+        if len(bag) <= self.size:
+            return bag
+        states = list(bag)
+        drawn = self.rng.choices(states, weights=[bag[s] for s in states], k=self.size)
+        thinned: dict[State, float] = {}
+        for s in drawn:
+            thinned[s] = thinned.get(s, 0.0) + 1.0
+        return thinned
+
+
+def _percept_key(percepts: Sequence[str]) -> tuple[str, ...]:
+    """Percepts compared as GDL compares them: in any order, and letter case aside (a game manager may send
+    them in its own spelling)."""
+    return tuple(sorted(" ".join(p.lower().split()) for p in percepts))
+
+
+class HiddenPlayer:
+    """A player of games with hidden information: a :class:`Belief`, and random playouts from states drawn
+    from it to score each legal move (flat Monte Carlo over HyperPlay's models). It thinks ``seconds`` a move
+    (within the clock), or draws exactly ``samples`` states per move when that is given.
+
+    Protocol, as :class:`~ggp.agents.Agent`'s but on information: :meth:`start`, then :meth:`choose` with
+    the role's :class:`~ggp.core.information.Information` at every step, then :meth:`stop`.
+    """
+
+    name = "hidden"
+
+    def __init__(
+        self,
+        *,
+        size: int = 256,
+        weighted: bool = True,
+        playouts: int = 16,
+        seconds: float = 0.2,
+        samples: int | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.samples = samples
+        self.size = size
+        self.weighted = weighted
+        self.playouts = playouts
+        self.seconds = seconds
+        self.rng = random.Random(seed)
+        self.game: Game | None = None
+        self.role = ""
+        self.belief: Belief | None = None
+
+    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        game.role_index(role)
+        self.game, self.role = game, role
+        self.belief = Belief(game, role, size=self.size, weighted=self.weighted, rng=self.rng)
+        if play_clock is not None:
+            self.seconds = min(self.seconds, max(0.01, 0.5 * play_clock))
+
+    def _catch_up(self, information: Information) -> Belief:
+        belief = self.belief
+        if belief is None or self.game is None:
+            raise RuntimeError("HiddenPlayer has not been started: call start(game, role) first")
+        for seen in information.steps[len(belief.steps) :]:
+            belief.update(seen)
+        belief.going_on()
+        return belief
+
+    def choose(self, information: Information, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
+        """The move to make now, given everything the role knows."""
+        belief = self._catch_up(information)
+        moves = belief.legal_moves()
+        if len(moves) == 1:
+            return Choice(moves[0])
+        game = self.game
+        assert game is not None
+        seconds = self.seconds if limit.time is None else min(self.seconds, 0.8 * limit.time)
+        deadline = time.perf_counter() + seconds
+        totals = [0.0] * len(moves)
+        counts = [0] * len(moves)
+        me = belief.me
+        while True:
+            for i, move in enumerate(moves):
+                state = belief.sample(1)[0]
+                if move not in game.legal_moves(state, self.role):
+                    continue
+                joint = [
+                    move if r == me else self.rng.choice(list(game.legal_moves(state, role)))
+                    for r, role in enumerate(game.roles)
+                ]
+                after = game.play(state, joint)
+                totals[i] += sum(self._playouts(after)) / self.playouts
+                counts[i] += 1
+            if self.samples is not None:  # a fixed budget: the same choice however busy the machine is
+                if min(counts) >= self.samples:
+                    break
+            elif time.perf_counter() >= deadline and min(counts) > 0:
+                break
+        values = [t / c for t, c in zip(totals, counts, strict=True)]
+        best = max(range(len(moves)), key=lambda i: (values[i], self.rng.random()))
+        policy = tuple(zip(moves, counts, strict=True))
+        return Choice(moves[best], policy, {"value": values[best], "simulations": sum(counts) * self.playouts})
+
+    def _playouts(self, state: State) -> list[int]:
+        """The role's goal at the end of random games from ``state`` (compiled, when the game has a kernel)."""
+        game = self.game
+        assert game is not None
+        me = game.role_index(self.role)
+        if game.is_terminal(state):
+            return [game.goals(state)[me]] * self.playouts
+        playouts = getattr(game, "random_playouts", None)
+        if playouts is not None:
+            goals, _, _ = playouts(self.playouts, seed=self.rng.getrandbits(31), state=state)
+            return [int(g) for g in goals[:, me]]
+        out = []
+        for _ in range(self.playouts):
+            s = state
+            while not game.is_terminal(s):
+                s = game.play(s, [self.rng.choice(list(game.legal_moves(s, r))) for r in game.roles])
+            out.append(game.goals(s)[me])
+        return out
+
+    def stop(self, state: State | None = None, goals: Sequence[int] = ()) -> None:
+        self.belief = None
+
+
+class RandomHiddenPlayer(HiddenPlayer):
+    """Plays uniformly among its legal moves (found from its belief, as a GDL-II player must)."""
+
+    name = "random"
+
+    def choose(self, information: Information, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
+        moves = self._catch_up(information).legal_moves()
+        return Choice(self.rng.choice(moves))
+
+
+class HiddenAgent(Agent):
+    """A :class:`HiddenPlayer` behind the :class:`~ggp.agents.Agent` interface, for the referee and the GGP
+    host, which hand agents the state: it reads from each state only the percepts its role is given
+    (:meth:`~ggp.Game.percepts`) and remembers its own moves, so it decides on what the role knows.
+
+    (A move the referee played for it after a fault is not seen here; the GGP player, told its last move by
+    GDL-II's PLAY, knows it.)
+    """
+
+    def __init__(self, player: HiddenPlayer) -> None:
+        super().__init__()
+        self.player = player
+        self.name = f"hidden {player.name}"
+        self._information: Information | None = None
+        self._last: Move | None = None
+
+    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        super().start(game, role, start_clock, play_clock)
+        self.player.start(game, role, start_clock, play_clock)
+        self._information, self._last = Information(role), None
+
+    def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        return self.choose(state, Limit(time_limit)).move
+
+    def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
+        info = self._information
+        if info is None:
+            raise RuntimeError("HiddenAgent has not been started: call start(game, role) first")
+        if self._last is not None:
+            info = Information(self.role, (*info.steps, Seen(self._last, self.game.percepts(state, self.role))))
+        choice = self.player.choose(info, limit)
+        self._information, self._last = info, choice.move
+        return choice
+
+    def stop(self, state: State, goals: Sequence[int]) -> None:
+        self.player.stop(state, tuple(goals))
+
+    def __repr__(self) -> str:
+        return f"HiddenAgent({self.player.name})"
+
+
+def hidden_agent(spec: str, *, seed: int = 0, seconds: float = 1.0) -> HiddenAgent:
+    """The agent that plays a GDL-II game for an agent spec: ``random`` plays at random from what it knows,
+    any other spec the :class:`HiddenPlayer` (the perfect-information agents would see the whole state)."""
+    name = spec.partition(":")[0].strip().lower()
+    if name == "random":
+        return HiddenAgent(RandomHiddenPlayer(seed=seed))
+    return HiddenAgent(HiddenPlayer(seed=seed, seconds=seconds))
