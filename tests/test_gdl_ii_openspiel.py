@@ -67,3 +67,30 @@ def test_cfr_through_the_adapter_solves_kuhn_poker_as_on_openspiel_s_own_game() 
     assert gaps[0] < 0.005 and abs(gaps[0] - gaps[1]) < 1e-9
     value = expected_game_score.policy_value(ours.new_initial_state(), [solvers[0].average_policy()] * 2)
     assert abs(value[0] - (-1 / 18)) < 0.005
+
+
+def test_pettingzoo_observes_each_player_s_information_only() -> None:
+    from pettingzoo.test import api_test
+
+    for name in ("kuhn_poker", "montyhall"):
+        api_test(rl.aec_env(load_example(name)), num_cycles=100)
+    seen: dict[str, set[tuple[float, ...]]] = {}
+    for seed in range(40):
+        env = rl.aec_env(load_example("kuhn_poker"), goal_unit=25)
+        env.reset(seed=seed)
+        facts = load_example("kuhn_poker").state_facts(env.state_now())
+        mine = next(f for f in facts if f.startswith("(holds first "))
+        seen.setdefault(mine, set()).add(tuple(env.observe("first")["observation"]))
+        assert env.agent_selection == "first" and env.observe("second")["action_mask"].sum() == 0
+    # the first player's observation depends on its own card only, whatever the second holds
+    assert len(seen) == 3 and all(len(v) == 1 for v in seen.values())
+
+
+def test_the_web_app_refuses_a_gdl_ii_sheet_until_its_pages_show_each_seat_its_view() -> None:
+    import pytest
+
+    from ggp.gdl.examples import example_text
+    from ggp.web.catalog import _load_text
+
+    with pytest.raises(ValueError, match="GDL-II sheet"):
+        _load_text(example_text("montyhall"), "montyhall")

@@ -47,9 +47,7 @@ def test_every_example_between_ggp_serve_players_with_no_fault_and_no_percept_a_
     seats = {role: players[i % len(players)].url for i, role in enumerate(game.players)}
     if len(set(seats.values())) < len(seats):
         pytest.fail(f"{name} has more players than this test starts servers")
-    record = host_match(
-        str(example_path(name)), seats, start_clock=10, play_clock=2, seed=7, on_remote=sessions.append
-    )
+    record = host_match(str(example_path(name)), seats, start_clock=10, play_clock=2, seed=7, on_remote=sessions.append)
     assert record.terminal and not list(record.all_faults())
     record.verify()
     # the true states of the match, step by step

@@ -23,6 +23,7 @@ with the repetitions of the two sides interleaved. The sections:
 * ``import``: whether ``import ggp`` loads numba.
 * ``gdl``: random-playout transitions per second of rule sheets' propnets, against the native kernels.
 * ``gdlmcts``: compiled UCT on rule sheets against the plain-Python UCT (and the native search).
+* ``gdl2``: GDL-II sheets' compiled random playouts with their percepts, against the same sheets without.
 
 The sections live in modules by subject (:mod:`~ggp.bench.native`,
 :mod:`~ggp.bench.startup`, :mod:`~ggp.bench.gdl`, ...), each declaring its
@@ -69,7 +70,7 @@ __all__ = [
 
 #: The modules that hold the sections, in the order ``ggp bench`` runs them. Each defines
 #: ``SECTIONS = {key: (title, runner)}`` with ``runner(cfg: Config) -> Section``.
-_MODULES = ("native", "startup", "gdl", "corpus", "rl")
+_MODULES = ("native", "startup", "gdl", "corpus", "rl", "hidden")
 
 _RUNNERS: dict[str, Callable[[Config], Section]] = {}
 _TITLES: dict[str, str] = {}

@@ -19,16 +19,27 @@ See ``docs/rl.md`` for observations, rewards and the worked example.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 __all__ = ["aec_env", "gym_env", "openspiel_game", "parallel_env", "vector_env"]
 
 
 def aec_env(game: Any, **options: Any) -> Any:
-    """A PettingZoo AEC environment of ``game``: see :class:`ggp.rl.pettingzoo_env.GGPAECEnv`."""
+    """A PettingZoo AEC environment of ``game``: see :class:`ggp.rl.pettingzoo_env.GGPAECEnv`; a GDL-II game's
+    (chance, hidden information) observes each player's information only, see
+    :class:`ggp.rl.pettingzoo_hidden.GGPHiddenAECEnv`."""
+    from ..core.game import Game
+    from ..registry import load
+
+    loaded = load(game) if isinstance(game, (str, Path)) else game
+    if isinstance(loaded, Game) and (loaded.hidden_information or loaded.chance_role is not None):
+        from .pettingzoo_hidden import GGPHiddenAECEnv
+
+        return GGPHiddenAECEnv(loaded, **options)
     from .pettingzoo_env import GGPAECEnv
 
-    return GGPAECEnv(game, **options)
+    return GGPAECEnv(loaded, **options)  # type: ignore[arg-type]  # not a kernel game: its TypeError says so
 
 
 def parallel_env(game: Any, **options: Any) -> Any:
