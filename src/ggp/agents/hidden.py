@@ -29,6 +29,7 @@ import math
 import random
 import time
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ..core.game import Game, Move, State
 from ..core.information import Information, Seen
@@ -266,6 +267,46 @@ class RandomHiddenPlayer(HiddenPlayer):
     def choose(self, information: Information, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
         moves = self._catch_up(information).legal_moves()
         return Choice(self.rng.choice(moves))
+
+
+class DeterminizedUCTPlayer(HiddenPlayer):
+    """The classic baseline for hidden information: draw states from the belief and search each with the
+    compiled UCT as if it were the true state (every role seeing everything), adding up the root visits of
+    the role's moves over the samples (determinized UCT, Cowling et al.'s "determinization" ensemble).
+
+    It keeps :class:`HiddenPlayer`'s belief, so the two differ only in how a move is judged: here each
+    sample's opponents are searched as if they saw the whole state and answered best.
+    """
+
+    name = "determinized-uct"
+
+    def __init__(self, *, determinizations: int = 8, simulations: int = 2_000, **options: Any) -> None:
+        super().__init__(**options)
+        self.determinizations = determinizations
+        self.simulations = simulations
+        self._search: Any = None
+
+    def choose(self, information: Information, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
+        from .uct import UCTSearch
+
+        belief = self._catch_up(information)
+        moves = belief.legal_moves()
+        if len(moves) == 1:
+            return Choice(moves[0])
+        game = self.game
+        assert game is not None
+        if self._search is None:
+            capacity = max(self.simulations + 2, 1_000)
+            self._search = UCTSearch(game, capacity=capacity, seed=self.rng.getrandbits(31))
+        visits = dict.fromkeys(moves, 0)
+        for state in belief.sample(self.determinizations):
+            result = self._search.search(state, sims=self.simulations)
+            r = result.roles.index(self.role)
+            for move, count in zip(result.moves[r], result.visits[r], strict=True):
+                if move in visits:
+                    visits[move] += int(count)
+        best = max(moves, key=lambda m: (visits[m], self.rng.random()))
+        return Choice(best, tuple(visits.items()), {"simulations": self.determinizations * self.simulations})
 
 
 class HiddenAgent(Agent):

@@ -59,6 +59,8 @@ class _Setup:
         self.player_index = [game.role_index(r) for r in self.players]
         self.chance = game.role_index(game.chance_role) if game.chance_role is not None else None
         self.memo: dict[tuple[State, tuple[int, ...]], State] = {}
+        #: The initial node's fields, made once (OpenSpiel makes a new state for every clone).
+        self.first: dict[str, Any] | None = None
         # the percepts each player can get, for the tensors (a propnet game lists them among its facts)
         facts = list(getattr(game, "base_facts", ()))
         self.percept_index: list[dict[str, int]] = []
@@ -80,6 +82,15 @@ class _Setup:
                 self.memo.clear()
             self.memo[key] = after
         return after
+
+
+class _Value(tuple):
+    """A tuple of immutable parts that a deepcopy (OpenSpiel's clone) hands on instead of copying."""
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Value:
+        return self
 
 
 def short_name(game: Game) -> str:
@@ -185,13 +196,18 @@ class GGPHiddenState(pyspiel.State):
         super().__init__(game)
         self._name = name
         setup = _SETUPS[name]
+        first = setup.first
+        if first is not None:  # OpenSpiel clones a state by making a new one and copying its fields over
+            self.__dict__.update(first)
+            return
         self._s: State = setup.game.initial_state()
         #: Each player's steps so far, as texts (an information state's parts).
-        self._seen: tuple[tuple[str, ...], ...] = tuple(() for _ in setup.players)
+        self._seen: tuple[tuple[str, ...], ...] = _Value(() for _ in setup.players)
         #: The same steps as (action, percept texts), for the tensors.
-        self._steps: tuple[tuple[tuple[int, tuple[str, ...]], ...], ...] = tuple(() for _ in setup.players)
+        self._steps: tuple[tuple[tuple[int, tuple[str, ...]], ...], ...] = _Value(() for _ in setup.players)
         self._chosen: tuple[int, ...] = ()
         self._advance()
+        setup.first = {k: v for k, v in self.__dict__.items() if k.startswith("_")}
 
     def _setup(self) -> _Setup:
         return _SETUPS[self._name]
@@ -227,7 +243,7 @@ class GGPHiddenState(pyspiel.State):
             text = f"{move} / {' '.join(percepts)}" if percepts else str(move)
             seen[p] = (*seen[p], text)
             steps[p] = (*steps[p], (joint[r], percepts))
-        self._s, self._seen, self._steps, self._chosen = after, tuple(seen), tuple(steps), ()
+        self._s, self._seen, self._steps, self._chosen = after, _Value(seen), _Value(steps), ()
 
     def current_player(self) -> int:
         if self._over:
