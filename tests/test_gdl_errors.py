@@ -260,3 +260,14 @@ def test_a_broken_file_loaded_through_ggp_load(tmp_path: object) -> None:
     path.write_text("(role p)\n(init s)\n(<= (legal p (go ?x)) (true s))\n")
     with pytest.raises(GDLError, match=r"broken: line 3: unsafe rule"):
         ggp.load(path)
+
+
+def test_random_is_chance_even_where_a_goal_rule_scores_every_role() -> None:
+    # Kuhn poker without its sees rules: (goal ?p 50) (player ?p) is about the players, not about chance.
+    text = """(role p) (role random) (init s)
+    (<= (legal ?r go) (role ?r) (true s)) (<= (next t) (does p go)) (<= terminal (true t))
+    (<= (goal ?r 50) (role ?r) (true s)) (<= (goal ?r 100) (role ?r) (true t))"""
+    game = from_text(text, "chance_only")
+    assert game.chance_role == "random" and game.players == ("p",)
+    after = game.next_state(game.initial_state(), ["go", "go"])
+    assert game.is_terminal(after) and game.goals(after) == (100, 0)  # chance scores nothing

@@ -8,11 +8,12 @@ seat and needs no goal) and ``(sees ?role ?percept)``: what a role perceives of 
   fluents of the state it leads to, held for one step (no frame rule keeps them), so the prover, the grounder
   and the compiled propnet compute them as they compute any fluent, and a playout through the kernel carries
   them at no extra cost;
-* ``random`` gets ``(goal random 0)`` when the sheet gives it no goal: the engines keep chance as a role of
-  the joint move, and a game built over them (:mod:`ggp.gdl.hidden`) samples its move uniformly.
+* ``random`` gets ``(goal random 0)``, and goal rules for every role (``(goal ?p 50)``) leave it out: the
+  engines keep chance as a role of the joint move, and the match loop, the host and the OpenSpiel adapter
+  play its move uniformly.
 
 Neither name is reserved in GDL-I, so a sheet is GDL-II only when it uses them as GDL-II does: a ``sees``
-rule about a role, or a role ``random`` that no goal rule scores.
+rule about a role, or a role ``random`` that no goal rule names.
 
 >>> from ggp.gdl.parser import parse_program
 >>> p = parse_program("(role p) (role random) (init s) (<= (legal random (deal ?c)) (card ?c)) (card a)"
@@ -36,8 +37,8 @@ def _fail(where: str, line: int, what: str) -> GDLError:
     return GDLError(f"{where}line {line}: {what}", line)
 
 
-def _unifies_random(term: object) -> bool:
-    return term == CHANCE or (isinstance(term, str) and term.startswith("?"))
+def _is_variable(term: object) -> bool:
+    return isinstance(term, str) and term.startswith("?")
 
 
 def is_gdl_ii(program: Program) -> bool:
@@ -52,9 +53,9 @@ def is_gdl_ii(program: Program) -> bool:
 
 
 def _random_has_goal(program: Program) -> bool:
-    return any(
-        rule.relation == "goal" and len(rule.head) == 3 and _unifies_random(rule.head[1]) for rule in program.rules
-    )
+    """Whether a goal rule names ``random`` itself (a rule for every role, ``(goal ?p 50)``, does not make
+    chance a player: GDL-II sheets write those too)."""
+    return any(rule.relation == "goal" and len(rule.head) == 3 and rule.head[1] == CHANCE for rule in program.rules)
 
 
 def lower_gdl_ii(program: Program, where: str) -> None:
@@ -93,6 +94,10 @@ def lower_gdl_ii(program: Program, where: str) -> None:
             )
         if rule.relation == "goal" and len(rule.head) == 3 and rule.head[1] == CHANCE:
             raise _fail(where, rule.line, "random is chance in a GDL-II sheet: it takes no seat and has no goal")
+        if rule.relation == "goal" and len(rule.head) == 3 and CHANCE in roles and _is_variable(rule.head[1]):
+            body = (*rule.body, Literal("distinct", (rule.head[1], CHANCE), rule.line))
+            rules.append(Rule(rule.head, body, rule.line))
+            continue
         if rule.relation == SEES:
             if len(rule.head) != 3:
                 raise _fail(where, rule.line, "'sees' takes a role and a percept: (sees ?role ?percept)")

@@ -1,7 +1,10 @@
 """Rule sheets written for ggp: GDL-II games of hidden information and chance.
 
-The public corpus has no GDL-II sheet, so these are ours: ``montyhall``, ``kuhn_poker`` (as OpenSpiel's
-``kuhn_poker``, so that the two can be compared).
+The public corpus has no GDL-II sheet, so these are ours: ``montyhall``; ``kuhn_poker`` and ``leduc_holdem``
+(as OpenSpiel's ``kuhn_poker`` and ``leduc_poker``, so that the two can be compared); ``krieg_tictactoe``
+(blind tic-tac-toe: a try on a taken cell is answered and tried again); ``liars_dice`` (one four-sided die
+each, fours wild); ``fog_breakthrough`` (5x5 breakthrough where a player sees only the squares next to its
+pieces).
 
 >>> from ggp.gdl.examples import EXAMPLES, load_example
 >>> "kuhn_poker" in EXAMPLES
