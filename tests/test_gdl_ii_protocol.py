@@ -68,6 +68,11 @@ def test_every_example_between_ggp_serve_players_with_no_fault_and_no_percept_a_
             assert term_text(view.last_move) == own  # type: ignore[arg-type]
         told += 1
     assert told == len(game.players) * (record.steps + 1)  # a PLAY per step, then a STOP
+    # the record keeps the true history, and so each player's view of it
+    views = record.views(game)
+    for role in game.players:
+        assert len(views[role].steps) == record.steps
+        assert views[role].steps[-1].percepts == game.percepts(states[-1], role)
 
 
 def test_chance_takes_no_seat() -> None:

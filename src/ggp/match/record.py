@@ -53,6 +53,7 @@ from typing import Any
 
 from ..core.errors import GGPError
 from ..core.game import Game, State
+from ..core.information import Information, information_of
 from .calls import FAULT_KINDS, PHASES, Fault
 
 FORMAT = "ggp-match"
@@ -228,6 +229,15 @@ class MatchRecord:
                 raise RecordFormatError(f"{source}: step {move.step} does not replay: {exc}") from None
             states.append(state)
         return states
+
+    def views(self, game: Game | None = None) -> dict[str, Information]:
+        """Each player's view of the match (its own moves and percepts, step by step), from the true history
+        the record keeps: what a GDL-II game's player knew at each step. In a game of perfect information a
+        view is the role's own moves alone (every role saw the state)."""
+        game = game or self.load_game()
+        states = self.replay(game)
+        joints = [[game.parse_move(text) for text in move.joint] for move in self.moves]
+        return {role: information_of(game, role, states, joints) for role in game.players}
 
     def verify(self, game: Game | None = None, *, source: str = "match record") -> list[State]:
         """Replay the moves and check that they reach the recorded final state and goals.
