@@ -56,8 +56,12 @@ def interval(k: float, n: int) -> tuple[float, float]:
     return ((c - h) / d, (c + h) / d)
 
 
+#: The code measured: the commit checked out when the run began.
+COMMIT = commit()
+
+
 def record(row: dict[str, Any]) -> None:
-    row = {"commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M"), **row}
+    row = {"commit": COMMIT, "date": time.strftime("%Y-%m-%d %H:%M"), **row}
     RESULTS.parent.mkdir(exist_ok=True)
     with RESULTS.open("a") as f:
         f.write(json.dumps(row) + "\n")
