@@ -88,6 +88,11 @@ def test_gdl_ii_misuses_are_refused_in_words() -> None:
     assert scored.line == 4 and "random is chance" in str(scored) and "has no goal" in str(scored)
     fluent = error_of("(role p)\n(init (sees p s))\n(<= (sees p s) (does p go))\n" + GOOD_TAIL)
     assert fluent.line == 2 and "rename it" in str(fluent)
+    # a frame rule for every fluent would keep a percept past its step, and read it
+    framed = error_of("(role p)\n(init s)\n(<= (sees p s) (does p go))\n(<= (next ?f) (true ?f))\n" + GOOD_TAIL)
+    assert framed.line == 4 and "(true ?f)" in str(framed) and "would read percepts" in str(framed)
+    kept = error_of("(role p)\n(init s)\n(<= (sees p s) (does p go))\n(keep s)\n(<= (next ?f) (keep ?f))\n" + GOOD_TAIL)
+    assert kept.line == 5 and "(next ?f)" in str(kept) and "carry percepts" in str(kept)
 
 
 def test_sees_and_random_keep_their_gdl_i_meaning_where_gdl_ii_does_not_use_them() -> None:

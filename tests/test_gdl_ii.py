@@ -18,7 +18,7 @@ from ggp.match.hidden import play_hidden_match
 from ggp.match.loop import Steps
 
 
-def walk(game, state, depth=0):
+def walk(game, state):
     """Every (state, joint move, next state) of a small game, depth first."""
     if game.is_terminal(state):
         return
@@ -27,7 +27,7 @@ def walk(game, state, depth=0):
     for joint in itertools.product(*(game.legal_moves(state, r) for r in game.roles)):
         after = game.play(state, joint)
         yield state, joint, after
-        yield from walk(game, after, depth + 1)
+        yield from walk(game, after)
 
 
 def test_the_examples_are_gdl_ii_and_every_role_but_chance_a_player() -> None:
@@ -161,14 +161,73 @@ def test_a_random_player_finds_its_legal_moves_from_what_it_knows() -> None:
         assert not match.faults and sum(match.goals[:2]) == 100
 
 
-def test_compiled_playouts_carry_the_percepts() -> None:
+def test_compiled_playouts_play_a_gdl_ii_sheet_to_its_end_with_chance_among_the_roles() -> None:
     game = load_example("kuhn_poker")
     goals, lengths, _ = game.random_playouts(500, seed=3)
     assert set(np.unique(lengths)) <= {4, 5} and np.all(goals[:, 0] + goals[:, 1] == 100)
 
 
-def test_pettingzoo_and_gymnasium_refuse_a_gdl_ii_game_in_words() -> None:
+def test_the_kernel_environments_refuse_a_gdl_ii_game_in_words() -> None:
     from ggp.rl.core import RLGame
 
     with pytest.raises(GGPError, match="GDL-II game"):
         RLGame(load_example("kuhn_poker"))
+
+
+def test_a_belief_that_cannot_take_a_step_in_is_left_as_it_was() -> None:
+    game = load_example("montyhall")
+    belief = Belief(game, "candidate", rng=random.Random(0))
+    belief.update(Seen(game.parse_move("(choose 1)")))
+    before = belief.hypotheses()
+    with pytest.raises(ValueError, match="no history"):
+        belief.update(Seen(game.parse_move("noop"), ("(open_door 1)",)))  # the host never opens the chosen door
+    assert belief.hypotheses() == before and len(belief.steps) == 1
+    belief.update(Seen(game.parse_move("noop"), ("(open_door 2)",)))  # and it goes on from there
+    assert len(belief.steps) == 2
+
+
+def test_a_player_told_another_history_starts_its_belief_again() -> None:
+    game = load_example("montyhall")
+    player = HiddenPlayer(samples=8, playouts=1, seed=1)
+    player.start(game, "candidate")
+    choose = Seen(game.parse_move("(choose 1)"))
+    player.choose(Information("candidate", (choose, Seen(game.parse_move("noop"), ("(open_door 3)",)))))
+    again = Information("candidate", (choose, Seen(game.parse_move("noop"), ("(open_door 2)",))))
+    assert str(player.choose(again).move) in ("switch", "stay")
+    assert [s.percepts for s in player.belief.steps] == [(), ("(open_door 2)",)]  # type: ignore[union-attr]
+
+
+def test_the_referee_plays_chance_and_refuses_agents_that_would_read_the_state() -> None:
+    from ggp.agents import make_agent
+    from ggp.agents.hidden import hidden_agent
+    from ggp.match.referee import CHANCE_AGENT, Referee
+
+    game = load_example("kuhn_poker")
+    with pytest.raises(ValueError, match="hides information"):
+        Referee(game).run([make_agent("random"), make_agent("random")])
+    agents = [hidden_agent("mcts", seed=1, seconds=0.05), hidden_agent("random", seed=2)]
+    record = Referee(game, start_clock=30, play_clock=30, seed=4).run(agents, specs=["mcts", "random"])
+    assert record.agents == ("mcts", "random", CHANCE_AGENT) and not list(record.all_faults())
+    # the agent decided on what it was told after each step: its own moves and percepts
+    views = record.views(game)
+    assert agents[0]._information == views["first"]
+
+
+def test_a_series_of_a_gdl_ii_game_seats_its_players_only() -> None:
+    from ggp.match.series import run_series, summarize
+
+    game = load_example("kuhn_poker")
+    results = run_series(game, ["mcts:time=0.05", "random"], games=4, swap=True, start_clock=30, play_clock=30)
+    totals = [s.goals for s in summarize(["mcts:time=0.05", "random"], results)]
+    assert all(len(t) == 4 for t in totals)
+    assert all(g1 + g2 == 100 for g1, g2 in zip(totals[0], totals[1], strict=True))  # chance's 0 counted nowhere
+
+
+def test_determinized_uct_plays_krieg_tic_tac_toe_from_its_belief() -> None:
+    from ggp.agents.hidden import DeterminizedUCTPlayer
+
+    game = load_example("krieg_tictactoe")
+    for seed in range(2):  # the same player over two matches: a tree per match
+        player = DeterminizedUCTPlayer(determinizations=4, simulations=200, seed=seed)
+        match = play_hidden_match(game, {"xplayer": player, "oplayer": RandomHiddenPlayer(seed=9)}, seed=seed)
+        assert not match.faults and match.goals[0] + match.goals[1] == 100

@@ -86,11 +86,57 @@ def test_pettingzoo_observes_each_player_s_information_only() -> None:
     assert len(seen) == 3 and all(len(v) == 1 for v in seen.values())
 
 
-def test_the_web_app_refuses_a_gdl_ii_sheet_until_its_pages_show_each_seat_its_view() -> None:
-    import pytest
+# Matching pennies with hidden coins: both choose in one step; each sees only its own coin until the end.
+PENNIES = """
+(role even) (role odd)
+(side heads) (side tails)
+(init (round 1))
+(<= (legal ?r (show ?s)) (role ?r) (side ?s) (true (round 1)))
+(<= (next (shown ?r ?s)) (does ?r (show ?s)))
+(<= (next done) (true (round 1)))
+(<= terminal (true done))
+(<= same (true (shown even ?s)) (true (shown odd ?s)))
+(<= (goal even 100) same) (<= (goal odd 0) same)
+(<= (goal even 0) (not same)) (<= (goal odd 100) (not same))
+(<= (sees ?r (mine ?s)) (does ?r (show ?s)))
+"""
 
-    from ggp.gdl.examples import example_text
-    from ggp.web.catalog import _load_text
 
-    with pytest.raises(ValueError, match="GDL-II sheet"):
-        _load_text(example_text("montyhall"), "montyhall")
+def test_a_move_made_earlier_in_a_simultaneous_step_stays_hidden_from_the_players_after_it() -> None:
+    from ggp.gdl import from_text
+
+    game = rl.openspiel_game(from_text(PENNIES, "hidden_pennies"))
+    heads, tails = game.new_initial_state(), game.new_initial_state()
+    assert heads.current_player() == 0
+    heads.apply_action(heads.legal_actions()[0])
+    tails.apply_action(tails.legal_actions()[1])
+    assert heads.current_player() == tails.current_player() == 1
+    assert heads.information_state_string() == tails.information_state_string()
+    assert heads.information_state_tensor() == tails.information_state_tensor()
+    # and CFR finds the mixed equilibrium: half heads, half tails
+    solver = cfr.CFRSolver(game)
+    for _ in range(200):
+        solver.evaluate_and_update_policy()
+    assert exploitability.nash_conv(game, solver.average_policy()) < 0.02
+
+
+def test_a_game_made_again_with_another_scale_leaves_the_first_as_it_was() -> None:
+    in_chips, halves = kuhn(), rl.openspiel_game(load_example("kuhn_poker"), goal_unit=50)
+    for game, top in ((in_chips, 2.0), (halves, 1.0)):
+        assert game.max_utility() == top
+        state = game.new_initial_state()
+        while not state.is_terminal():  # the first deals, then both bet: a showdown for two chips
+            by_text = {state.action_to_string(state.current_player(), a): a for a in state.legal_actions()}
+            state.apply_action(by_text.get("bet", state.legal_actions()[0]))
+        assert max(state.returns()) == top
+
+
+def test_a_public_observer_sees_no_card() -> None:
+    state = kuhn().new_initial_state()
+    state.apply_action(0)
+    state.apply_action(1)
+    public = pyspiel.IIGObservationType(
+        perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    observer = kuhn().make_py_observer(public)
+    assert observer.string_from(state, 0) == "step 2" and not observer.tensor.any()

@@ -22,7 +22,9 @@ class Player:
 
 @pytest.fixture(scope="module")
 def players() -> Iterator[list[Player]]:
-    made = [Player("mcts", 1), Player("random", 2)]
+    # players that answer at once (random, from what they know), so that no result here depends on how busy
+    # the machine is; the clocks are generous for the same reason
+    made = [Player("random", 1), Player("random", 2)]
     yield made
     for p in made:
         p.server.close()
@@ -47,7 +49,9 @@ def test_every_example_between_ggp_serve_players_with_no_fault_and_no_percept_a_
     seats = {role: players[i % len(players)].url for i, role in enumerate(game.players)}
     if len(set(seats.values())) < len(seats):
         pytest.fail(f"{name} has more players than this test starts servers")
-    record = host_match(str(example_path(name)), seats, start_clock=10, play_clock=2, seed=7, on_remote=sessions.append)
+    record = host_match(
+        str(example_path(name)), seats, start_clock=30, play_clock=30, seed=7, on_remote=sessions.append
+    )
     assert record.terminal and not list(record.all_faults())
     record.verify()
     # the true states of the match, step by step
@@ -78,3 +82,49 @@ def test_every_example_between_ggp_serve_players_with_no_fault_and_no_percept_a_
 def test_chance_takes_no_seat() -> None:
     with pytest.raises(HostError, match="random is chance"):
         host_match(str(example_path("montyhall")), {"random": "random"})
+
+
+def test_a_gdl_ii_player_refuses_a_history_that_did_not_happen() -> None:
+    from ggp.core.kif import parse_terms
+    from ggp.gdl.examples import example_text
+    from ggp.protocol.messages import ProtocolError, Start
+
+    service = PlayerService(PlayerConfig(spec="random", name="p", seed=1))
+    rules = tuple(parse_terms(example_text("kuhn_poker")))
+    assert service.handle(render_message(Start("m1", "second", rules, 30, 5))).body == "ready"
+    assert service.handle("(PLAY m1 0 NIL NIL)").body == "noop"
+    assert service.handle("(PLAY m1 1 noop NIL)").body == "noop"  # the first's card dealt: nothing seen
+    skipped = service.handle("(PLAY m1 3 noop ((did first bet)))")
+    assert skipped.status == 400 and "turn 2 was never told" in skipped.body
+    changed = service.handle("(PLAY m1 1 noop ((your_card jack)))")  # seen nothing, it was told
+    assert changed.status == 400 and "told before" in changed.body
+    # turn 2: its own card, then it answers the first's bet with a legal move of its own
+    assert service.handle("(PLAY m1 2 noop ((your_card queen)))").body == "noop"
+    assert service.handle("(PLAY m1 3 noop ((did first bet)))").body in ("bet", "pass")
+    with pytest.raises(ProtocolError, match="whole number"):
+        parse_message("(PLAY m1 \u00b2 noop NIL)")
+
+
+def test_a_gdl_ii_play_for_a_game_of_perfect_information_is_refused() -> None:
+    from ggp.core.kif import parse_terms
+    from ggp.gdl import rules_text
+    from ggp.protocol.messages import Start
+
+    service = PlayerService(PlayerConfig(spec="random", name="p", seed=1))
+    rules = tuple(parse_terms(rules_text("wallmaze")))
+    assert service.handle(render_message(Start("m2", "white", rules, 30, 5))).body == "ready"
+    refused = service.handle("(PLAY m2 0 NIL NIL)")
+    assert refused.status == 400 and "GDL-I game" in refused.body
+
+
+def test_the_belief_player_behind_ggp_serve_switches_doors() -> None:
+    player = Player("mcts", 3)
+    try:
+        records = [
+            host_match(str(example_path("montyhall")), {"candidate": player.url}, start_clock=10, play_clock=3, seed=s)
+            for s in range(6)
+        ]
+    finally:
+        player.server.close()
+    for record in records:
+        assert not list(record.all_faults()) and record.moves[2].joint[0] == "switch"

@@ -81,6 +81,9 @@ class Agent(ABC):
 
     #: Short name shown in match listings; subclasses override it.
     name: str = "agent"
+    #: Whether the agent decides on the whole state it is handed. A game with hidden information (GDL-II)
+    #: refuses such agents: its players decide on what their role knows (:mod:`ggp.agents.hidden`).
+    reads_state: bool = True
 
     def __init__(self) -> None:
         self._game: Game | None = None
@@ -111,6 +114,10 @@ class Agent(ABC):
         search saw (the policy, the simulations).
         """
         return Choice(self.select_move(state, limit.time))
+
+    def observe(self, state: State, joint: Sequence[Move]) -> None:  # noqa: B027 - an optional hook
+        """After every step: the joint move played (role order) and the state it led to. The default does
+        nothing; an agent of a game with hidden information keeps its own move and its percepts from it."""
 
     def ponder(self) -> None:  # noqa: B027 - an optional hook
         """Think on the opponents' time until the next call (after answering a PLAY). The default does nothing."""

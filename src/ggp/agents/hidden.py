@@ -37,8 +37,8 @@ from .base import Agent, Choice, Limit
 
 #: The joint moves of the other roles tried per hypothesis and step before they are sampled instead.
 MAX_JOINTS = 4096
-#: The most nodes the backtracking search for consistent histories visits when the bag is rebuilt.
-REBUILD_NODES = 50_000
+#: The most joint moves the backtracking search for consistent histories tries when the bag is rebuilt.
+REBUILD_JOINTS = 200_000
 
 
 class Belief:
@@ -80,24 +80,26 @@ class Belief:
         return self.rng.choices(states, weights=[self._bag[s] for s in states], k=count)
 
     def update(self, seen: Seen) -> None:
-        """Take in one more step: the role's move and what it perceived."""
-        self.steps.append(seen)
+        """Take in one more step: the role's move and what it perceived. Raises ``ValueError`` when no history
+        gives the role that information, and then leaves the belief as it was."""
+        steps = [*self.steps, seen]
         bag: dict[State, float] = {}
         for state, weight in self._bag.items():
             for after, prior in self._children(state, seen):
                 bag[after] = bag.get(after, 0.0) + weight * (prior if self.weighted else 1.0)
         if not bag:
-            bag = self._rebuild()
+            bag = self._rebuild(steps)
         if not bag:
             raise ValueError(
                 f"{self.game.name}: no history of the game gives {self.role} the information "
-                f"{Information(self.role, tuple(self.steps)).text()!r}"
+                f"{Information(self.role, tuple(steps)).text()!r}"
             )
-        self._bag = self._thin(bag)
+        self.steps, self._bag = steps, self._thin(bag)
 
-    def _children(self, state: State, seen: Seen) -> Iterator[tuple[State, float]]:
+    def _children(self, state: State, seen: Seen, budget: list[int] | None = None) -> Iterator[tuple[State, float]]:
         """The states after ``state`` where the role made its move and perceived what it did, each with the
-        probability of the other roles' moves that lead there (each role uniform among its legal moves)."""
+        probability of the other roles' moves that lead there (each role uniform among its legal moves).
+        ``budget`` (a one-item list) is charged one per joint move tried, and ends the search at 0."""
         game = self.game
         if game.is_terminal(state) or seen.move not in game.legal_moves(state, self.role):
             return
@@ -111,29 +113,35 @@ class Belief:
             share = 1.0 / MAX_JOINTS
         wanted = _percept_key(seen.percepts)
         for joint in joints:
+            if budget is not None:
+                if budget[0] <= 0:
+                    return
+                budget[0] -= 1
             after = game.play(state, joint)
             if _percept_key(game.percepts(after, self.role)) == wanted:
                 yield after, share
 
-    def _rebuild(self) -> dict[State, float]:
-        """Histories from the start that give the role its information, found by a randomised backtracking
-        search (HyperPlay's repair): up to ``size`` of them, each weighted by its probability."""
+    def _rebuild(self, steps: Sequence[Seen]) -> dict[State, float]:
+        """Histories from the start that give the role the information ``steps``, found by randomised
+        backtracking descents (HyperPlay's repair): up to ``size`` descents, each from the start, each ending
+        in one consistent state (so the states found are spread over the histories, not clustered under one
+        prefix), weighted by the probability of its history. :data:`REBUILD_JOINTS` joint moves at most."""
         found: dict[State, float] = {}
-        budget = [REBUILD_NODES]
+        budget = [REBUILD_JOINTS]
 
-        def walk(state: State, depth: int, weight: float) -> None:
-            if len(found) >= self.size or budget[0] <= 0:
-                return
-            if depth == len(self.steps):
+        def descend(state: State, depth: int, weight: float) -> bool:
+            if depth == len(steps):
                 found[state] = found.get(state, 0.0) + weight
-                return
-            children = list(self._children(state, self.steps[depth]))
-            budget[0] -= len(children) + 1
+                return True
+            children = list(self._children(state, steps[depth], budget))
             self.rng.shuffle(children)
-            for after, prior in children:
-                walk(after, depth + 1, weight * (prior if self.weighted else 1.0))
+            return any(
+                descend(after, depth + 1, weight * (prior if self.weighted else 1.0)) for after, prior in children
+            )
 
-        walk(self.game.initial_state(), 0, 1.0)
+        for _ in range(self.size):
+            if budget[0] <= 0 or not descend(self.game.initial_state(), 0, 1.0):
+                break
         return found
 
     def _thin(self, bag: dict[State, float]) -> dict[State, float]:
@@ -146,6 +154,10 @@ class Belief:
         for s in drawn:
             thinned[s] = thinned.get(s, 0.0) + 1.0
         return thinned
+
+
+def _seen_key(seen: Seen) -> tuple[str, tuple[str, ...]]:
+    return (seen.move.text.lower(), _percept_key(seen.percepts))
 
 
 def _percept_key(percepts: Sequence[str]) -> tuple[str, ...]:
@@ -184,19 +196,25 @@ class HiddenPlayer:
         self.game: Game | None = None
         self.role = ""
         self.belief: Belief | None = None
+        self._think = seconds
 
     def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
         game.role_index(role)
         self.game, self.role = game, role
         self.belief = Belief(game, role, size=self.size, weighted=self.weighted, rng=self.rng)
-        if play_clock is not None:
-            self.seconds = min(self.seconds, max(0.01, 0.5 * play_clock))
+        # this match's thinking time: the configured seconds, within half the clock
+        self._think = self.seconds if play_clock is None else min(self.seconds, max(0.01, 0.5 * play_clock))
 
     def _catch_up(self, information: Information) -> Belief:
-        belief = self.belief
-        if belief is None or self.game is None:
+        """The belief, brought up to ``information``; a history that is not the one taken in so far (a step
+        told again differently, or fewer steps) starts the belief again from the start."""
+        belief, game = self.belief, self.game
+        if belief is None or game is None:
             raise RuntimeError("HiddenPlayer has not been started: call start(game, role) first")
-        for seen in information.steps[len(belief.steps) :]:
+        known, told = belief.steps, information.steps
+        if len(told) < len(known) or any(_seen_key(a) != _seen_key(b) for a, b in zip(known, told, strict=False)):
+            belief = self.belief = Belief(game, self.role, size=self.size, weighted=self.weighted, rng=self.rng)
+        for seen in told[len(belief.steps) :]:
             belief.update(seen)
         belief.going_on()
         return belief
@@ -209,7 +227,7 @@ class HiddenPlayer:
             return Choice(moves[0])
         game = self.game
         assert game is not None
-        seconds = self.seconds if limit.time is None else min(self.seconds, 0.8 * limit.time)
+        seconds = self._think if limit.time is None else min(self._think, 0.8 * limit.time)
         deadline = time.perf_counter() + seconds
         totals = [0.0] * len(moves)
         counts = [0] * len(moves)
@@ -286,6 +304,10 @@ class DeterminizedUCTPlayer(HiddenPlayer):
         self.simulations = simulations
         self._search: Any = None
 
+    def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
+        super().start(game, role, start_clock, play_clock)
+        self._search = None  # a tree for this match's game
+
     def choose(self, information: Information, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
         from .uct import UCTSearch
 
@@ -311,24 +333,29 @@ class DeterminizedUCTPlayer(HiddenPlayer):
 
 class HiddenAgent(Agent):
     """A :class:`HiddenPlayer` behind the :class:`~ggp.agents.Agent` interface, for the referee and the GGP
-    host, which hand agents the state: it reads from each state only the percepts its role is given
-    (:meth:`~ggp.Game.percepts`) and remembers its own moves, so it decides on what the role knows.
-
-    (A move the referee played for it after a fault is not seen here; the GGP player, told its last move by
-    GDL-II's PLAY, knows it.)
+    host. It decides on its role's information alone, built from what the referee tells every agent after
+    each step (:meth:`~ggp.agents.Agent.observe`): the joint move played, of which it keeps its own move (the
+    one played for it, after a fault too), and the state, of which it reads its role's percepts
+    (:meth:`~ggp.Game.percepts`) and nothing else. The state :meth:`choose` is handed is not read.
     """
+
+    reads_state = False
 
     def __init__(self, player: HiddenPlayer) -> None:
         super().__init__()
         self.player = player
-        self.name = f"hidden {player.name}"
+        self.name = player.name
         self._information: Information | None = None
-        self._last: Move | None = None
 
     def start(self, game: Game, role: str, start_clock: float | None = None, play_clock: float | None = None) -> None:
         super().start(game, role, start_clock, play_clock)
         self.player.start(game, role, start_clock, play_clock)
-        self._information, self._last = Information(role), None
+        self._information = Information(role)
+
+    def observe(self, state: State, joint: Sequence[Move]) -> None:
+        info = self._information
+        if info is not None:
+            self._information = info.after(self.game, state, joint)
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         return self.choose(state, Limit(time_limit)).move
@@ -337,14 +364,10 @@ class HiddenAgent(Agent):
         info = self._information
         if info is None:
             raise RuntimeError("HiddenAgent has not been started: call start(game, role) first")
-        if self._last is not None:
-            info = Information(self.role, (*info.steps, Seen(self._last, self.game.percepts(state, self.role))))
-        choice = self.player.choose(info, limit)
-        self._information, self._last = info, choice.move
-        return choice
+        return self.player.choose(info, limit)
 
     def stop(self, state: State, goals: Sequence[int]) -> None:
-        self.player.stop(state, tuple(goals))
+        self.player.stop(None, tuple(goals))
 
     def __repr__(self) -> str:
         return f"HiddenAgent({self.player.name})"
@@ -352,8 +375,22 @@ class HiddenAgent(Agent):
 
 def hidden_agent(spec: str, *, seed: int = 0, seconds: float = 1.0) -> HiddenAgent:
     """The agent that plays a GDL-II game for an agent spec: ``random`` plays at random from what it knows,
-    any other spec the :class:`HiddenPlayer` (the perfect-information agents would see the whole state)."""
-    name = spec.partition(":")[0].strip().lower()
-    if name == "random":
+    any other spec the :class:`HiddenPlayer` (the agents of games of perfect information would read the
+    whole state), which takes the spec's ``time`` (seconds a move, else ``seconds``) and ``samples`` (states
+    drawn per move: a fixed budget instead of a clock).
+
+    >>> hidden_agent("mcts:time=0.5").player.seconds
+    0.5
+    """
+    name, _, rest = spec.partition(":")
+    options = dict(item.split("=", 1) for item in rest.split(",") if "=" in item)
+    if name.strip().lower() == "random":
         return HiddenAgent(RandomHiddenPlayer(seed=seed))
-    return HiddenAgent(HiddenPlayer(seed=seed, seconds=seconds))
+    try:
+        think = float(options.get("time", seconds))
+        samples = int(options["samples"]) if "samples" in options else None
+    except ValueError:
+        raise ValueError(f"{spec!r}: time is seconds and samples a whole number") from None
+    if not (0 < think <= 86_400) or (samples is not None and not 0 < samples <= 1_000_000):
+        raise ValueError(f"{spec!r}: time must be 0 to 86400 seconds and samples 1 to 1,000,000")
+    return HiddenAgent(HiddenPlayer(seed=seed, seconds=think, samples=samples))

@@ -45,7 +45,7 @@ def match_parser(game: Game) -> argparse.ArgumentParser:
         epilog=f"A player is an agent spec, NAME[:key=value,...]; known agents: {describe_agents()}.",
         allow_abbrev=False,
     )
-    for i, role in enumerate(game.roles):
+    for i, role in enumerate(game.players):  # chance (GDL-II's random) takes no seat
         parser.add_argument(
             f"--{role}",
             dest=f"role_{i}",
@@ -111,7 +111,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     options = args.options
     _preload_agent_modules(options)
     opts = match_parser(game).parse_args(list(options))
-    players = [str(getattr(opts, f"role_{i}")) for i in range(len(game.roles))]
+    players = [str(getattr(opts, f"role_{i}")) for i in range(len(game.players))]
     seed = opts.seed if opts.seed is not None else random.SystemRandom().randrange(2**31)
     out = console()
     seats = "players swap seats every game" if opts.swap else "fixed seats"
@@ -120,7 +120,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         f"start clock {opts.startclock:g} s, seed {seed}",
         soft_wrap=True,
     )
-    for role, spec in zip(game.roles, players, strict=True):
+    for role, spec in zip(game.players, players, strict=True):
         out.print(f"  --{role} {spec}", soft_wrap=True)
     faults = 0
     with progress_bar(out) as progress:

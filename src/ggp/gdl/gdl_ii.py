@@ -5,7 +5,8 @@ seat and needs no goal) and ``(sees ?role ?percept)``: what a role perceives of 
 ``next``, from the state and the joint move. Both are lowered here, on the read rules:
 
 * each ``(<= (sees R P) body)`` becomes ``(<= (next (sees R P)) body)``: the percepts of a transition are
-  fluents of the state it leads to, held for one step (no frame rule keeps them), so the prover, the grounder
+  fluents of the state it leads to, held for one step (no rule may keep them: a ``next`` or ``true`` of a
+  variable fluent is refused in a GDL-II sheet), so the prover, the grounder
   and the compiled propnet compute them as they compute any fluent, and a playout through the kernel carries
   them at no extra cost;
 * ``random`` gets ``(goal random 0)``, and goal rules for every role (``(goal ?p 50)``) leave it out: the
@@ -78,6 +79,13 @@ def lower_gdl_ii(program: Program, where: str) -> None:
                     "'sees' cannot be used in a rule's body: it says what a role perceives of a transition "
                     "(like 'next', only as a head); keep what must be remembered in a fluent",
                 )
+            if lit.kind in ("pos", "neg") and lit.atom[0] == "true" and _is_variable(lit.atom[1]):
+                raise _fail(
+                    where,
+                    lit.line,
+                    f"(true {lit.atom[1]}) in a GDL-II sheet would read percepts, which only their role "
+                    "perceives: name the fluents this rule reads",
+                )
             if lit.kind in ("pos", "neg") and lit.atom[0] == "true" and _is_sees_term(lit.atom[1]):
                 raise _fail(
                     where,
@@ -85,6 +93,13 @@ def lower_gdl_ii(program: Program, where: str) -> None:
                     "(true (sees ...)) reads percepts as a fluent; in GDL-II only the "
                     "role perceives them (remember what it must in a fluent of another name)",
                 )
+        if rule.relation == "next" and len(rule.head) == 2 and _is_variable(rule.head[1]):
+            raise _fail(
+                where,
+                rule.line,
+                f"(next {rule.head[1]}) in a GDL-II sheet would carry percepts on to the next step (a percept "
+                "holds for the step it is perceived in): name the fluents this rule keeps",
+            )
         if rule.relation in ("init", "next", "base") and len(rule.head) == 2 and _is_sees_term(rule.head[1]):
             raise _fail(
                 where,

@@ -3,7 +3,9 @@ it may know.
 
 :func:`play_hidden_match` runs one match on :class:`~ggp.match.loop.Steps`, the one step engine: chance's move
 is taken from the loop's generator (:meth:`~ggp.match.loop.Steps.take_chance`), every player's answer judged
-and settled as in any match. Each player is given its :class:`~ggp.core.information.Information` (its own
+and settled as in any match (a move that is not legal is a fault, and a random legal move is played). There
+is no clock here: the players' own budgets bound their time (the referee, for clocks, runs
+:class:`~ggp.agents.hidden.HiddenAgent`). Each player is given its :class:`~ggp.core.information.Information` (its own
 moves and percepts), never the state; the record keeps the true history and each role's view.
 
 >>> from ggp.agents.hidden import HiddenPlayer
@@ -29,7 +31,7 @@ from .calls import Fault
 from .loop import Steps
 
 
-class HiddenAgent(Protocol):
+class InformationPlayer(Protocol):
     """What :func:`play_hidden_match` asks of a player (:class:`~ggp.agents.hidden.HiddenPlayer` is one)."""
 
     def start(self, game: Game, role: str, start_clock: float | None = ..., play_clock: float | None = ...) -> None: ...
@@ -50,7 +52,7 @@ class HiddenMatch:
 
 
 def play_hidden_match(
-    game: Game, players: Mapping[str, HiddenAgent], *, seed: int = 0, play_clock: float | None = None
+    game: Game, players: Mapping[str, InformationPlayer], *, seed: int = 0, play_clock: float | None = None
 ) -> HiddenMatch:
     """Play one match of ``game``: a player for every role but chance, chance played from ``seed``."""
     missing = [r for r in game.players if r not in players]
@@ -74,5 +76,5 @@ def play_hidden_match(
         views = {role: view.after(game, steps.state, joint) for role, view in views.items()}
     goals = steps.goals()
     for role in game.players:
-        players[role].stop(steps.state, goals)
+        players[role].stop(None, goals)
     return HiddenMatch(goals, tuple(m.joint for m in steps.moves), views, tuple(faults))

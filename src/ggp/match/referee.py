@@ -50,6 +50,9 @@ from .calls import MAX_CLOCK, MAX_GRACE, Caller, Fault, time_limit
 from .loop import StepHook, Steps
 from .record import MatchRecord
 
+#: What a match record names as the agent of chance (GDL-II's random), which the loop plays.
+CHANCE_AGENT = "chance"
+
 
 def now_iso() -> str:
     """The current UTC time as ISO 8601 text with milliseconds."""
@@ -110,6 +113,11 @@ class Referee:
             raise ValueError(
                 f"{game.name} has {len(roles)} roles to play ({', '.join(roles)}), but {len(agents)} agents given"
             )
+        if game.hidden_information and any(a.reads_state for a in agents):
+            raise ValueError(
+                f"{game.name} hides information: its players decide on what their role knows, not on the state "
+                "(ggp.agents.hidden.hidden_agent makes one for an agent spec)"
+            )
         names = tuple(specs) if specs is not None else tuple(repr(a) for a in agents)
         if len(names) != len(roles):
             raise ValueError(f"{len(names)} specs given for {len(roles)} roles")
@@ -135,7 +143,10 @@ class Referee:
                 steps.take_chance()
             for role, agent in zip(roles, agents, strict=True):
                 steps.ask(caller, agent, role, clock=self.play_clock, told=told_play)
-            steps.play()
+            record = steps.play()
+            joint = [game.parse_move(text) for text in record.joint]
+            for agent in agents:
+                agent.observe(steps.state, joint)
         state, moves = steps.state, steps.moves
 
         goals = steps.goals()
@@ -146,7 +157,7 @@ class Referee:
         return MatchRecord(
             game=game.name,
             roles=tuple(game.roles),
-            agents=tuple("chance" if r == game.chance_role else names[roles.index(r)] for r in game.roles),
+            agents=tuple(CHANCE_AGENT if r == game.chance_role else names[roles.index(r)] for r in game.roles),
             start_clock=self.start_clock,
             play_clock=self.play_clock,
             seed=seed,

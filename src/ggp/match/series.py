@@ -21,10 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..agents import make_agent
+from ..agents import Agent, make_agent
+from ..agents.hidden import hidden_agent
 from ..core.game import Game
 from .record import MatchRecord
-from .referee import Referee
+from .referee import CHANCE_AGENT, Referee
 from .stats import PlayerSummary, player_labels
 
 
@@ -59,8 +60,15 @@ def play_one(
     grace: float = 0.25,
     on_step: Callable[[int, tuple[str, ...]], None] | None = None,
 ) -> tuple[MatchRecord, Referee]:
-    """One match, ``specs[i]`` playing role ``i``: agents built from their specs and seeded by :func:`agent_seed`."""
-    agents = [make_agent(spec, seed=agent_seed(seed, i)) for i, spec in enumerate(specs)]
+    """One match, ``specs[i]`` playing ``game.players[i]``: agents built from their specs and seeded by
+    :func:`agent_seed` (in a game with hidden information, each spec's :func:`~ggp.agents.hidden.hidden_agent`)."""
+    if game.hidden_information:
+        seconds = 0.5 * play_clock if play_clock is not None else 1.0
+        agents: list[Agent] = [
+            hidden_agent(spec, seed=agent_seed(seed, i), seconds=seconds) for i, spec in enumerate(specs)
+        ]
+    else:
+        agents = [make_agent(spec, seed=agent_seed(seed, i)) for i, spec in enumerate(specs)]
     referee = Referee(game, start_clock=start_clock, play_clock=play_clock, grace=grace, seed=seed, on_step=on_step)
     return referee.run(agents, specs=list(specs)), referee
 
@@ -82,8 +90,8 @@ def run_series(
 
     With ``out``, each record is written there as ``GAME-SEED-NNN.json``.
     """
-    if len(players) != len(game.roles):
-        raise ValueError(f"{game.name} has {len(game.roles)} roles, but {len(players)} players given")
+    if len(players) != len(game.players):
+        raise ValueError(f"{game.name} has {len(game.players)} roles to play, but {len(players)} players given")
     folder = Path(out) if out is not None else None
     results = []
     for index in range(games):
@@ -106,6 +114,7 @@ def summarize(players: Sequence[str], results: Sequence[SeriesResult]) -> list[P
     labels = player_labels(list(players))
     summaries = [PlayerSummary(label=labels[i], spec=spec, goals=[]) for i, spec in enumerate(players)]
     for result in results:
-        for role, player in enumerate(result.seats):
-            summaries[player].add(result.record.goals, role)
+        seated = [i for i, agent in enumerate(result.record.agents) if agent != CHANCE_AGENT]
+        for seat, player in enumerate(result.seats):
+            summaries[player].add(result.record.goals, seated[seat])
     return summaries

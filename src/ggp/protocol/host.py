@@ -362,6 +362,7 @@ class RemotePlayer(Agent):
     """An agent whose moves come from a GGP player over HTTP (see the module documentation)."""
 
     name = "remote"
+    reads_state = False  # it sends its player the messages of the game's protocol (a GDL-II view, if hidden)
 
     def __init__(self, remote: RemoteMatch, role: str) -> None:
         super().__init__()

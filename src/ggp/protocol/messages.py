@@ -301,7 +301,7 @@ def _moves(term: Term, form: str) -> tuple[Term, ...] | None:
 
 def _view(args: tuple[Term, ...], form: str) -> PlayerView:
     turn, last, percepts = args
-    if not isinstance(turn, str) or not turn.isdigit() or len(turn) > 9:
+    if not isinstance(turn, str) or not (turn.isascii() and turn.isdigit()) or len(turn) > 9:
         raise ProtocolError(f"the turn must be a whole number, not {_short(term_text(turn))}; expected {form}")
     if isinstance(percepts, str) and percepts.lower() != NIL:
         raise ProtocolError(f"the percepts must be NIL or a list, not {_short(percepts)}; expected {form}")

@@ -85,7 +85,7 @@ from .messages import (
     parse_message,
 )
 from .player_agent import choose, ponder, start_agent, stop_pondering
-from .player_match import PlayerConfig, PlayerMatch
+from .player_match import PlayerConfig, PlayerMatch, remember_view
 from .reasoner_switch import catch_up
 from .recognize import _builtin_sheets, canonical, recognize, sheet_roles
 from .warmup import READY_STEP, Log, WarmUp, prime, run_warm_steps, sheet_steps, warm_steps
@@ -313,9 +313,10 @@ class PlayerService:
     def _start_hidden(self, match: PlayerMatch, game: Game) -> None:
         """A GDL-II match: the role sees only its moves and percepts, so it is played by a player that decides
         on those (:mod:`ggp.agents.hidden`): ``random`` for the spec ``random``, the belief player otherwise."""
-        seed = self.config.seed or 0
+        seed = match.rng.getrandbits(31)  # the match's generator: seeded by --seed, else fresh each match
         spec = self.config.spec.partition(":")[0].strip().lower()
-        player = RandomHiddenPlayer(seed=seed) if spec == "random" else HiddenPlayer(seed=seed)
+        think = max(0.05, 0.8 * (match.play_clock - match.margin))
+        player = RandomHiddenPlayer(seed=seed) if spec == "random" else HiddenPlayer(seed=seed, seconds=think)
         player.start(game, match.role, match.start_clock, match.play_clock - match.margin)
         match.hidden = player
         match.agent_spec = f"hidden {player.name}"
@@ -328,8 +329,6 @@ class PlayerService:
         seen = message.view
         if seen is None:
             return Reply(400, error_reply("this is a GDL-II match: PLAY carries (PLAY id turn lastmove percepts)"))
-        if seen.turn > 0:
-            match.views[seen.turn] = seen
         self.clock.wait(match.agent_ready, deadline - self.clock.now())
         game, player = match.game, match.hidden
         if game is not None and not game.hidden_information:
@@ -340,10 +339,9 @@ class PlayerService:
             self._say(f"PLAY {match.match_id}: the rules are still being compiled; no move known")
             return Reply(200, NIL)
         steps: list[Seen] = []
-        for turn in range(1, seen.turn + 1):
-            view = match.views.get(turn)
-            if view is None or view.last_move is None:
-                return Reply(400, error_reply(f"turn {seen.turn}, but turn {turn} was never told"))
+        for turn, view in enumerate(match.views[: seen.turn], 1):
+            if view.last_move is None:
+                return Reply(400, error_reply(f"turn {turn} told no last move (NIL is for turn 0 only)"))
             try:
                 move = game.move_from_term(view.last_move)
             except GGPError as exc:
@@ -364,6 +362,10 @@ class PlayerService:
     # --- PLAY -------------------------------------------------------------------------------------
     def _play(self, match: PlayerMatch, message: Play, received: float) -> Reply:
         deadline = received + match.play_clock - match.margin
+        if message.view is not None:  # kept before anything waits: a PLAY answered late still tells its turn
+            problem = remember_view(match, message.view)
+            if problem is not None:
+                return Reply(400, error_reply(problem))
         if not match.lock.acquire(timeout=max(0.0, deadline - self.clock.now())):
             return Reply(409, error_reply(f"an earlier PLAY of match {match.match_id} is still being answered"))
         try:

@@ -82,9 +82,10 @@ class PlayerMatch:
         self.how = ""
         self.gdl: Game | None = None
         self.agent: Agent | None = None
-        #: In a GDL-II match: the player that decides on what the role knows, and each turn's view as told.
+        #: In a GDL-II match: the player that decides on what the role knows, and turn t's view (t >= 1) as
+        #: told, at t - 1 (:func:`remember_view`).
         self.hidden: HiddenPlayer | None = None
-        self.views: dict[int, PlayerView] = {}
+        self.views: list[PlayerView] = []
         self.agent_spec: str | None = None
         self.state: State | None = None
         self.history: list[tuple[str, ...]] = []
@@ -96,6 +97,7 @@ class PlayerMatch:
         #: Set when the match ends (STOP, ABORT, dropped): compiling its rules stops.
         self.cancelled = threading.Event()
         self.lock = threading.Lock()
+        self.views_lock = threading.Lock()
         #: The rules on the top-down prover (pure Python, nothing to compile), for moves while they compile.
         self.prover: Game | None = None
         self.prover_lock = threading.Lock()
@@ -125,4 +127,22 @@ def apply_joint(match: PlayerMatch, terms: tuple[Term, ...]) -> str | None:
     return None
 
 
-__all__ = ["PlayerConfig", "PlayerMatch", "apply_joint"]
+def remember_view(match: PlayerMatch, view: PlayerView) -> str | None:
+    """Keep a GDL-II PLAY's view of its turn (turn 0 tells nothing); returns what is wrong, if anything. Turns
+    come in order, each once: a turn after one never told, or a turn told again differently, is refused (the
+    player would decide on a history that did not happen), and so the views kept are one per step played."""
+    if view.turn == 0:
+        return None
+    with match.views_lock:
+        told = len(match.views)
+        if view.turn <= told:
+            if match.views[view.turn - 1] != view:
+                return f"turn {view.turn} was told before, with another move or other percepts"
+            return None
+        if view.turn > told + 1:
+            return f"turn {view.turn} after turn {told}: turn {told + 1} was never told"
+        match.views.append(view)
+    return None
+
+
+__all__ = ["PlayerConfig", "PlayerMatch", "apply_joint", "remember_view"]

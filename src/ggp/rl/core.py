@@ -273,7 +273,8 @@ class RLGame:
             # every role here sees the whole state and chance would take a seat: a GDL-II game needs its own
             raise GGPError(
                 f"{game.name} is a GDL-II game (hidden information or chance): play it through "
-                "ggp.rl.openspiel_game, which gives OpenSpiel chance nodes and each player's information state"
+                "ggp.rl.openspiel_game (chance nodes and each player's information state) or ggp.rl.aec_env "
+                "(PettingZoo, observing each player's information)"
             )
         self.game = game
         self.name = game.name

@@ -35,7 +35,6 @@ sequential game.
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -48,7 +47,7 @@ from ..core.game import Game
 from ..core.native import KernelGame
 from ..registry import load
 from .core import RLGame
-from .openspiel_ii import openspiel_hidden_game
+from .openspiel_ii import openspiel_hidden_game, short_name
 
 #: Random playouts run to tell a rule sheet's kind and length.
 PROBES = 24
@@ -63,11 +62,6 @@ class _Setup:
     def __init__(self, rg: RLGame, simultaneous: bool) -> None:
         self.rg = rg
         self.simultaneous = simultaneous
-
-
-def short_name(game: KernelGame) -> str:
-    """The name the game is registered under: ``ggp_`` and its name, other characters made ``_``."""
-    return "ggp_" + re.sub(r"[^A-Za-z0-9_]", "_", game.name)
 
 
 def _probe(rg: RLGame, simultaneous: bool | None) -> tuple[bool, int]:

@@ -2,8 +2,8 @@
 
 :func:`openspiel_game` hands games with :attr:`~ggp.Game.chance_role` or
 :attr:`~ggp.Game.hidden_information` here. A GDL step, where every role moves at once, becomes a run of
-OpenSpiel nodes: a chance node first when chance has more than one legal move (each outcome with the same
-probability, as GDL-II's ``random`` plays), then one node for each player with a choice, in role order. Roles
+OpenSpiel nodes: one node for each role with a choice, in role order, chance's a chance node (each outcome
+with the same probability, as GDL-II's ``random`` plays). Roles
 with one legal move play it by themselves. A player's information state is what it knows
 (:class:`~ggp.core.information.Information`: its own moves and its percepts, step by step), so a move chosen
 earlier in the same step stays hidden from the players after it, as in the simultaneous step it stands for.
@@ -61,6 +61,8 @@ class _Setup:
         self.memo: dict[tuple[State, tuple[int, ...]], State] = {}
         #: The initial node's fields, made once (OpenSpiel makes a new state for every clone).
         self.first: dict[str, Any] | None = None
+        #: The OpenSpiel game type and info made for this setup.
+        self.made: tuple[Any, Any] = (None, None)
         # the percepts each player can get, for the tensors (a propnet game lists them among its facts)
         facts = list(getattr(game, "base_facts", ()))
         self.percept_index: list[dict[str, int]] = []
@@ -70,6 +72,9 @@ class _Setup:
             self.percept_index.append({t: i for i, t in enumerate(texts)})
         self.tensors = bool(facts)
         self.step_size = [game.num_actions(r) + len(ix) for r, ix in zip(self.players, self.percept_index, strict=True)]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Setup:
+        return self  # shared by a game's states: OpenSpiel's clone must not copy the game
 
     def play(self, state: State, joint: tuple[int, ...]) -> State:
         key = (state, joint)
@@ -157,15 +162,13 @@ def openspiel_hidden_game(game: Game, *, goal_unit: float = 50.0, max_steps: int
         max_game_length=steps * (n + 1),
     )
     with _LOCK:
+        # pyspiel.load_game(name) makes the game last made under this name; a game made here keeps its own
         _SETUPS[name] = setup
-        _INFO[name] = (game_type, info)
+        setup.made = (game_type, info)
         if name not in pyspiel.registered_names():
             cls = type(f"GGPHiddenGame_{name}", (GGPHiddenGame,), {"_registered_name": name})
             pyspiel.register_game(game_type, cls)
-    return GGPHiddenGame(name, game_type, info, {})
-
-
-_INFO: dict[str, tuple[Any, Any]] = {}
+    return GGPHiddenGame(setup, {})
 
 
 class GGPHiddenGame(pyspiel.Game):
@@ -174,28 +177,29 @@ class GGPHiddenGame(pyspiel.Game):
     _registered_name = ""
 
     def __init__(self, *args: Any) -> None:
-        name = args[0] if len(args) == 4 else self._registered_name
+        # (setup, params) from openspiel_hidden_game, or (params,) from pyspiel.load_game
+        setup = args[0] if len(args) == 2 else _SETUPS[self._registered_name]
         params = args[-1] if args else {}
-        game_type, info = _INFO[name]
+        game_type, info = setup.made
         super().__init__(game_type, info, params or {})
-        self._name = name
+        self._setup = setup
 
     def new_initial_state(self) -> GGPHiddenState:
-        return GGPHiddenState(self, self._name)
+        return GGPHiddenState(self, self._setup)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
         recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return HiddenObserver(self._name, recall, params)
+        private = iig_obs_type is None or iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        return HiddenObserver(self._setup, recall, private, params)
 
 
 class GGPHiddenState(pyspiel.State):
     """A node of a :class:`GGPHiddenGame`: the true state, the actions chosen so far in the step under way,
     and what each player knows."""
 
-    def __init__(self, game: Any, name: str) -> None:
+    def __init__(self, game: Any, setup: _Setup) -> None:
         super().__init__(game)
-        self._name = name
-        setup = _SETUPS[name]
+        self._setup_of = setup
         first = setup.first
         if first is not None:  # OpenSpiel clones a state by making a new one and copying its fields over
             self.__dict__.update(first)
@@ -210,7 +214,7 @@ class GGPHiddenState(pyspiel.State):
         setup.first = {k: v for k, v in self.__dict__.items() if k.startswith("_")}
 
     def _setup(self) -> _Setup:
-        return _SETUPS[self._name]
+        return self._setup_of
 
     def _advance(self) -> None:
         """Find the next role to choose in this step, playing the step whenever every role has its move."""
@@ -261,7 +265,7 @@ class GGPHiddenState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         if int(action) not in self._legal:
-            raise ValueError(f"{self._name}: {action} is not a legal action here; legal: {self._legal}")
+            raise ValueError(f"{self._setup().game.name}: {action} is not a legal action here; legal: {self._legal}")
         self._chosen = (*self._chosen, int(action))
         self._advance()
 
@@ -300,37 +304,49 @@ class GGPHiddenState(pyspiel.State):
 
 class HiddenObserver:
     """OpenSpiel's observer protocol for a GDL-II game: a player's information (``perfect_recall``) or its
-    last step alone, as a string and a tensor."""
+    last step alone, as a string and a tensor. An observer of public information only (OpenSpiel's
+    ``private_info`` other than ``SINGLE_PLAYER``) sees the number of steps and whether the game is over:
+    in GDL-II nothing else is common knowledge."""
 
-    def __init__(self, name: str, perfect_recall: bool, params: Any) -> None:
+    def __init__(self, setup: _Setup, perfect_recall: bool, private: bool, params: Any) -> None:
         if params:
-            raise ValueError(f"the observer of {name} takes no parameters, not {params!r}")
-        self._name = name
+            raise ValueError(f"the observer of {setup.game.name} takes no parameters, not {params!r}")
+        self._setup = setup
         self._recall = perfect_recall
-        setup = _SETUPS[name]
+        self._private = private
         width = max(setup.step_size)
         rows = setup.max_steps if perfect_recall else 1
         self.tensor = np.zeros(rows * width + 1, dtype=np.float32)
         self.dict = {"steps": self.tensor[:-1].reshape(rows, width), "over": self.tensor[-1:]}
 
     def set_from(self, state: GGPHiddenState, player: int) -> None:
-        setup = _SETUPS[self._name]
+        setup = self._setup
         self.tensor[:] = 0
+        self.dict["over"][0] = float(state.is_terminal())
+        if not self._private:
+            return
         rows = self.dict["steps"]
         role = setup.players[player]
         actions = setup.game.num_actions(role)
         index = setup.percept_index[player]
         history = state._steps[player] if self._recall else state._steps[player][-1:]
-        for t, (action, percepts) in enumerate(history[: rows.shape[0]]):
+        if len(history) > rows.shape[0]:
+            raise ValueError(
+                f"{setup.game.name}: this history has {len(history)} steps and the information state tensor holds "
+                f"{rows.shape[0]}: make the game with openspiel_hidden_game(..., max_steps={2 * len(history)})"
+            )
+        for t, (action, percepts) in enumerate(history):
             rows[t, action] = 1.0
             for text in percepts:
                 i = index.get(text)
                 if i is not None:
                     rows[t, actions + i] = 1.0
-        self.dict["over"][0] = float(state.is_terminal())
 
     def string_from(self, state: GGPHiddenState, player: int) -> str:
+        seen = state._seen[player]
+        if not self._private:
+            return f"step {len(seen)}" + (" (over)" if state.is_terminal() else "")
         if self._recall:
             return state.information_text(player)
-        role = _SETUPS[self._name].players[player]
-        return f"{role}: step {len(state._seen[player])}: " + (state._seen[player][-1] if state._seen[player] else "")
+        role = self._setup.players[player]
+        return f"{role}: step {len(seen)}: " + (seen[-1] if seen else "")
