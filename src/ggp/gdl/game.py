@@ -314,6 +314,19 @@ class GDLGame(FactsView, KernelGame):
         bits = s._bits
         return [texts[i] for i in range(len(bits)) if bits[i]]
 
+    def percepts(self, state: State, role: str) -> tuple[str, ...]:
+        if not self.hidden_information:
+            return ()
+        bits = self._state_of(state)._bits
+        return tuple(text for i, text in self._percept_facts(role) if bits[i])
+
+    @lru_cache(maxsize=64)  # noqa: B019 - a few roles per game, kept as long as the game
+    def _percept_facts(self, role: str) -> tuple[tuple[int, str], ...]:
+        """The base propositions that are ``role``'s percepts: (index, percept text), read once."""
+        prefix = f"(sees {role} ".lower()
+        texts = self.propnet.base_texts
+        return tuple((i, t[len(prefix) : -1]) for i, t in enumerate(texts) if t[: len(prefix)].lower() == prefix)
+
     def state_to_dict(self, state: State) -> dict[str, Any]:
         return {"game": self.name, "facts": self.state_facts(state)}
 
