@@ -22,6 +22,7 @@ from . import seats as seat_cookies
 from . import ui
 from .api_events import MAX_STREAM_GAMES, EventStreams
 from .api_shared import (
+    HIDDEN_RECORD,
     MoveIn,
     NewMatch,
     QuickPlay,
@@ -164,7 +165,7 @@ async def api_catalog(api: TheApi) -> dict[str, Any]:
             {
                 "name": entry.key,
                 "title": entry.title,
-                "roles": list(game.roles),
+                "roles": list(game.players),
                 "description": entry.description,
                 "agents": ui.agents_for(game, AGENTS),
                 "levels": list(ui.levels(game)),
@@ -210,8 +211,7 @@ async def api_play(api: TheApi, body: QuickPlay, request: Request, response: Res
     except ValueError as exc:
         raise HTTPException(400, detail(str(exc), body.game, body.side, limit=api.echo)) from None
     seat_cookies.remember(response, request, match.id, tokens)
-    out = api.show(match)
-    out["mine"] = [r for r in match.roles if r in tokens]
+    out = api.show(match, mine=list(tokens))
     return out
 
 
@@ -231,17 +231,17 @@ async def api_rematch(api: TheApi, match_id: str, request: Request, response: Re
         again = await api.find(match.rematch)
         if again is not None and not again.over:
             # the other player asked first: join the open seat meant for us
-            wanted = [rotate(match.roles, r) for r in mine]
+            wanted = [rotate(match.seat_roles, r) for r in mine]
             tokens = {}
             for role in wanted:
                 with contextlib.suppress(MoveRejected):
                     tokens[role] = api.manager.claim_seat(again, role)
             seat_cookies.remember(response, request, again.id, tokens)
-            out = api.show(again)
-            out["mine"] = [r for r in again.roles if r in tokens]
+            out = api.show(again, mine=list(tokens))
             return out
-    players = {rotate(match.roles, r): p for r, p in zip(match.roles, match.players, strict=True)}
-    take = [rotate(match.roles, r) for r in mine]
+    seated = match.seat_roles  # (chance takes no seat: the referee plays it in the rematch too)
+    players = {rotate(seated, r): p for r, p in zip(match.roles, match.players, strict=True) if r in seated}
+    take = [rotate(seated, r) for r in mine]
     try:
         again, tokens = await api.manager.create(match.key, players, match.settings, seats=take)
     except LimitReached as exc:
@@ -251,8 +251,7 @@ async def api_rematch(api: TheApi, match_id: str, request: Request, response: Re
     match.rematch = again.id
     match.changed()
     seat_cookies.remember(response, request, again.id, tokens)
-    out = api.show(again)
-    out["mine"] = [r for r in again.roles if r in tokens]
+    out = api.show(again, mine=list(tokens))
     return out
 
 
@@ -277,12 +276,22 @@ async def api_get(api: TheApi, match_id: str, request: Request, wait: Wait, svg:
     return api.show(match, request, svg=svg)
 
 
-@router.get("/games/{match_id}/legal", summary="A role's legal moves now")
-async def api_legal(api: TheApi, match_id: str, role: Annotated[str, Query(max_length=200)]) -> dict[str, Any]:
+@router.get(
+    "/games/{match_id}/legal",
+    summary="A role's legal moves now (in a game of hidden information being played: a seat you own)",
+    responses={403: {"description": "a game of hidden information: not your seat"}},
+)
+async def api_legal(
+    api: TheApi, match_id: str, role: Annotated[str, Query(max_length=200)], request: Request
+) -> dict[str, Any]:
     match = await api.get_match(match_id)
-    if role not in match.roles:
+    if role not in match.seat_roles:
         raise HTTPException(
-            400, f"{match.game.name} has no role {clip(role, api.echo)!r}; its roles are {', '.join(match.roles)}"
+            400, f"{match.game.name} has no role {clip(role, api.echo)!r}; its roles are {', '.join(match.seat_roles)}"
+        )
+    if match.hidden and not api.manager.owns(match, role, seat_cookies.Seats(request).token(role)):
+        raise HTTPException(
+            403, f"a game of hidden information: {role}'s legal moves are shown to its seat only while it is played"
         )
     return {
         "role": role,
@@ -292,9 +301,15 @@ async def api_legal(api: TheApi, match_id: str, role: Annotated[str, Query(max_l
     }
 
 
-@router.get("/games/{match_id}/steps/{step}", summary="The state after a step (for replays)")
+@router.get(
+    "/games/{match_id}/steps/{step}",
+    summary="The state after a step (for replays; a game of hidden information once it is over)",
+    responses={403: {"description": "a game of hidden information being played"}},
+)
 async def api_step(api: TheApi, match_id: str, step: Annotated[int, Path(ge=0, le=10**9)]) -> dict[str, Any]:
     match = await api.get_match(match_id)
+    if match.hidden:
+        raise HTTPException(403, HIDDEN_RECORD)
     if not 0 <= step <= match.step:
         raise HTTPException(404, f"step {step} is not in this match (0..{match.step})")
     state = match.states[step]
@@ -353,8 +368,7 @@ async def api_create(api: TheApi, body: NewMatch, request: Request, response: Re
         inputs = [body.game, *body.players, *body.players.values(), *(body.seats or [])]
         raise HTTPException(400, detail(str(exc), *inputs, limit=api.echo)) from None
     seat_cookies.remember(response, request, match.id, tokens)
-    out = api.show(match)
-    out["mine"] = [r for r in match.roles if r in tokens]
+    out = api.show(match, mine=list(tokens))
     out["tokens"] = tokens
     return out
 

@@ -129,7 +129,17 @@ def record_of(store: Store, match_id: str, echo: int = 80, games: Catalog | None
     stored = store.load(match_id) if is_match_id(match_id) else None
     if stored is None:
         raise HTTPException(404, f"no match {clip(match_id, echo)!r}")
-    return match_record((games or Catalog()).load(stored.game), stored)
+    game = (games or Catalog()).load(stored.game)
+    if game.hidden_information and stored.status != "over":
+        raise HTTPException(403, HIDDEN_RECORD)
+    return match_record(game, stored)
+
+
+#: Why the record of a game of hidden information is not given while it is played.
+HIDDEN_RECORD = (
+    "this is a game of hidden information: its record (the true state and every move) is given once it is over; "
+    "until then each seat sees only its own view (GET /api/games/ID with the seat's token)"
+)
 
 
 def rotate(roles: tuple[str, ...], role: str) -> str:
@@ -142,21 +152,21 @@ async def quick_play(manager: Manager, limits: Limits, body: QuickPlay) -> tuple
     if not manager.games.known(body.game):
         raise ValueError(f"unknown game {body.game!r}; see GET /api/catalog for the games")
     game = await asyncio.to_thread(manager.games.load, body.game)
-    side = body.side or game.roles[0]
-    if side not in game.roles:
-        raise ValueError(f"{game.name} has no role {side!r}; its roles are {', '.join(game.roles)}")
+    side = body.side or game.players[0]
+    if side not in game.players:  # (chance, in a GDL-II game, takes no seat)
+        raise ValueError(f"{game.name} has no role {side!r} to play; its seats are {', '.join(game.players)}")
     opening = await asyncio.to_thread(_opening, manager, body) if body.from_game is not None else []
     spec, seconds = ui.level(game, body.level, limits.max_agent_time)
     if spec not in ui.agents_for(game, AGENTS) and spec.split(":")[0] not in ui.agents_for(game, AGENTS):
         spec = "random"
     if body.mode == "watch":
-        players = dict.fromkeys(game.roles, spec)
+        players = dict.fromkeys(game.players, spec)
         settings = Settings(agent_time=seconds, pace=min(0.5, limits.max_pace))
         return await manager.create(body.game, players, settings, opening=opening, opened_from=body.from_game)
     if body.mode == "friend":
-        players = dict.fromkeys(game.roles, HUMAN)
+        players = dict.fromkeys(game.players, HUMAN)
     else:
-        players = {r: (HUMAN if r == side else spec) for r in game.roles}
+        players = {r: (HUMAN if r == side else spec) for r in game.players}
     settings = Settings(agent_time=seconds, human_time=body.human_time)
     return await manager.create(body.game, players, settings, seats=[side], opening=opening, opened_from=body.from_game)
 
@@ -191,7 +201,8 @@ async def sheet_info(manager: Manager, key: str, echo: int) -> dict[str, Any]:
         "title": entry.title,
         "description": entry.description,
         "source": entry.source,
-        "roles": list(game.roles),
+        "roles": list(game.players),  # the seats: chance (a GDL-II game's random) takes none
+        "hidden_information": game.hidden_information,
         "levels": list(ui.levels(game)),
         # propnet, or prover for a sheet too large to ground (slower, and only agents without a kernel play it)
         "engine": getattr(game, "engine", "native"),

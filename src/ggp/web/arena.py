@@ -336,6 +336,10 @@ class Arena:
             version = -1
         roles = json.loads(row["roles"])
         names = {p.id: p.name for p in self.players(include_removed=True)}
+        status = live.status if live is not None else row["status"]
+        # a game of hidden information shows no state and no moves while it is played (its players see their
+        # own views through the GGP protocol; a watcher sees them once it is over)
+        hidden = game.hidden_information and status == "running"
         return {
             "id": match_id,
             "game": row["game"],
@@ -344,14 +348,18 @@ class Arena:
             "players": {
                 ro: {"id": p, "name": names.get(p, p)} for ro, p in zip(roles, json.loads(row["players"]), strict=True)
             },
-            "status": live.status if live is not None else row["status"],
+            "status": status,
             "version": version,
             "step": len(joints),
             "goals": json.loads(row["goals"]) if row["goals"] else None,
             "outcome": outcome(roles, json.loads(row["goals"])) if row["goals"] else None,
             "error": row["error"],
-            "moves": [{r: ui.readable(game, m) for r, m in zip(roles, joint, strict=True)} for joint in joints],
-            "svg": ui.board_svg(game, states[-1], before=states[-2] if len(states) > 1 else None),
+            "moves": []
+            if hidden
+            else [{r: ui.readable(game, m) for r, m in zip(roles, joint, strict=True)} for joint in joints],
+            "svg": ui.lines_svg([ui.HIDDEN_NOTE], game.board_size)
+            if hidden
+            else ui.board_svg(game, states[-1], before=states[-2] if len(states) > 1 else None),
         }
 
     def record(self, match_id: str) -> tuple[Game, MatchRecord, Any]:

@@ -209,7 +209,7 @@ class Catalog:
             if path is None:
                 raise ValueError(f"no rule sheet {key[6:]!r} in this server's sheet directory")
             try:
-                game = _seen_whole(load_file(path))
+                game = load_file(path)
             except GGPError as exc:
                 raise ValueError(f"the rule sheet {path.name} does not load: {exc}") from None
         elif key.startswith("upload:"):
@@ -314,20 +314,8 @@ def _load_text(text: str, name: str) -> Game:
     """The game of an uploaded sheet's text: on the propnet, or on the top-down prover when the sheet is too
     large to ground (as ``ggp.load`` does for a file)."""
     try:
-        return _seen_whole(load_text(text, name))
+        return load_text(text, name)
     except GGPError as exc:
         raise ValueError(f"the rule sheet does not load: {exc}") from None
     except RecursionError:
         raise ValueError("the rule sheet does not load: it nests too deeply") from None
-
-
-def _seen_whole(game: Game) -> Game:
-    """``game``, if every seat of it may see the whole board: the web app shows each seat the state, so a
-    GDL-II sheet (hidden information, chance) is refused until its pages show each seat only its view."""
-    if game.hidden_information or game.chance_role is not None:
-        raise ValueError(
-            "this is a GDL-II sheet (hidden information or chance), which the web app does not play yet: its "
-            "pages would show every seat the whole state. Play it with ggp host and ggp serve, or through "
-            "ggp.rl.openspiel_game"
-        )
-    return game

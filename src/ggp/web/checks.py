@@ -35,6 +35,8 @@ def check_role(match: LiveMatch, role: Any, echo_chars: int) -> None:
 
 def check_human(match: LiveMatch, role: str) -> None:
     """Refuse a role an agent plays: only people's seats are asked for moves, resignations and seats."""
+    if match.is_chance(role):
+        raise MoveRejected(400, f"{role} is chance: the referee plays it, uniformly at random; it takes no seat")
     if not match.is_human(role):
         raise MoveRejected(400, f"{role} is played by the agent {match.players[match.roles.index(role)]!r}")
 

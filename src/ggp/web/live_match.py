@@ -9,6 +9,7 @@ from typing import Any
 
 from ..agents import Agent
 from ..core.game import Game, Move, State
+from ..core.information import Information
 from ..match.loop import Steps
 from .live import Watched
 from .settings import HUMAN, Settings
@@ -91,6 +92,32 @@ class LiveMatch(Watched):
         #: When the people's clock of the step in progress started (the step began, or its last seat was taken).
         self.clock_start = time.time()
         self._clock_step: int | None = None  # the step whose clock is running
+        self._information: dict[str, Information] = {}  # each seat's view so far (a GDL-II game), grown by step
+
+    # --- hidden information (GDL-II) -----------------------------------------------------------
+    @property
+    def seat_roles(self) -> tuple[str, ...]:
+        """The roles that take a seat: every role but chance (GDL-II's ``random``, played by the referee)."""
+        return tuple(r for r in self.roles if r != self.game.chance_role)
+
+    @property
+    def hidden(self) -> bool:
+        """Whether the match keeps things from its seats now: a game of hidden information not yet over (once
+        it is, the state, the true history and every seat's view are shown to everyone)."""
+        return self.game.hidden_information and not self.over
+
+    def information(self, role: str) -> Information:
+        """What ``role`` knows of the match so far: its own moves and its percepts, step by step (the true
+        history's, as :func:`~ggp.core.information.information_of` gives it)."""
+        seen = self._information.get(role)
+        if seen is None or len(seen.steps) > self.step:  # (a step taken back: start again)
+            seen = Information(role)
+        game = self.game
+        for k in range(len(seen.steps), self.step):
+            joint = [game.parse_move(text) for text in self.joints[k]]
+            seen = seen.after(game, self.states[k + 1], joint)
+        self._information[role] = seen
+        return seen
 
     # --- views --------------------------------------------------------------------------------
     @property
@@ -120,6 +147,9 @@ class LiveMatch(Watched):
         """Each role's goal (role order) once over: the game's for a terminal state, 0/100 for a resignation;
         None while the match is played and for an aborted one."""
         return self._goals
+
+    def is_chance(self, role: str) -> bool:
+        return role == self.game.chance_role
 
     def is_human(self, role: str) -> bool:
         return self.players[self.roles.index(role)] == HUMAN
@@ -166,6 +196,6 @@ class LiveMatch(Watched):
         super().changed()
 
 
-def describe_goals(roles: Sequence[str], goals: Sequence[int]) -> str:
-    """A match's outcome in words: ``white 100, black 0``."""
-    return ", ".join(f"{r} {g}" for r, g in zip(roles, goals, strict=True))
+def describe_goals(roles: Sequence[str], goals: Sequence[int], chance: str | None = None) -> str:
+    """A match's outcome in words: ``white 100, black 0`` (``chance``, the role that stands for chance, left out)."""
+    return ", ".join(f"{r} {g}" for r, g in zip(roles, goals, strict=True) if r != chance)

@@ -398,7 +398,7 @@ class Manager:
         check_owner(match, role, token, "resign")
         if match.over:
             raise MoveRejected(409, f"the match is already over ({match.result_text})")
-        goals = tuple(0 if r == role else 100 for r in match.roles)
+        goals = tuple(0 if r == role or match.is_chance(r) else 100 for r in match.roles)
         self._referee.finish(match, "resigned", goals, f"{role} resigned")
 
     async def take_back(self, match: LiveMatch, role: str, token: str | None) -> int:
@@ -413,6 +413,8 @@ class Manager:
         check_owner(match, role, token, "take back a move")
         if match.over:
             raise MoveRejected(409, f"the match is over ({match.result_text}): no move can be taken back")
+        if match.game.hidden_information:
+            raise MoveRejected(400, "a move cannot be taken back in a game of hidden information: play on, or resign")
         if [r for r in match.roles if match.is_human(r)] != [role]:
             raise MoveRejected(400, "a move is taken back in a game against the computer; ask the other person")
         if match.thinking:
@@ -458,11 +460,12 @@ class Manager:
         check_owner(match, role, token, "offer a draw")
         if match.over:
             raise MoveRejected(409, f"the match is already over ({match.result_text})")
-        if not all(match.is_human(r) for r in match.roles):
+        if not all(match.is_human(r) for r in match.seat_roles):
             raise MoveRejected(400, "agents take no draw offers: play on, or resign")
         match.draw_offers.add(role)
-        if match.draw_offers >= set(match.roles):
-            self._referee.finish(match, "drawn", tuple(50 for _ in match.roles), "draw agreed")
+        if match.draw_offers >= set(match.seat_roles):
+            goals = tuple(0 if match.is_chance(r) else 50 for r in match.roles)
+            self._referee.finish(match, "drawn", goals, "draw agreed")
         else:
             match.changed()
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..agents import Agent, make_agent
+from ..agents.hidden import hidden_agent
 from ..core.errors import GGPError
 from ..core.game import Game, State
 from ..match.calls import Fault, time_limit
@@ -17,31 +19,41 @@ from .agent_pool import AgentPool, Dropped
 from .catalog import Catalog
 from .limits import Limits
 from .live_match import LiveMatch, describe_goals
-from .settings import HUMAN, Settings, normalise_player
+from .settings import CHANCE, HUMAN, Settings, normalise_player
 from .store import StoredMatch
 
 
 def players_of(game: Game, players: dict[str, str] | Sequence[str]) -> list[str]:
     """Each role's player, normalised: ``players`` maps roles to ``human`` or an agent spec (roles left out:
-    human), or lists them in the game's role order. ``ValueError`` saying what is wrong otherwise."""
+    human), or lists them in the order of the game's seats (:attr:`~ggp.Game.players`). The chance role of a
+    GDL-II game takes no seat: its player is :data:`~ggp.web.settings.CHANCE`, the referee. ``ValueError``
+    saying what is wrong otherwise."""
+    chance = game.chance_role
+    seated = game.players
     if isinstance(players, dict):
+        if chance is not None and chance in players:
+            raise ValueError(
+                f"{chance} is chance in {game.name}: the referee plays it, uniformly at random; no player takes its "
+                f"seat (the seats are {', '.join(seated)})"
+            )
         unknown = set(players) - set(game.roles)
         if unknown:
-            raise ValueError(f"{game.name} has no role {sorted(unknown)[0]!r}; its roles are {', '.join(game.roles)}")
-        specs = [players.get(role, HUMAN) for role in game.roles]
+            raise ValueError(f"{game.name} has no role {sorted(unknown)[0]!r}; its roles are {', '.join(seated)}")
+        specs = [players.get(role, HUMAN) for role in seated]
     else:
         specs = list(players)
-        if len(specs) != len(game.roles):
-            raise ValueError(f"{game.name} needs {len(game.roles)} players: {', '.join(game.roles)}")
+        if len(specs) != len(seated):
+            raise ValueError(f"{game.name} needs {len(seated)} players: {', '.join(seated)}")
     normalised = []
-    for role, spec in zip(game.roles, specs, strict=True):
+    for role, spec in zip(seated, specs, strict=True):
         if not isinstance(spec, str):
             raise ValueError(f"the player of {role} must be 'human' or an agent spec string")
         try:
             normalised.append(normalise_player(spec))
         except ValueError as exc:
             raise ValueError(f"{role}: {exc}") from None
-    return normalised
+    by_role = dict(zip(seated, normalised, strict=True))
+    return [CHANCE if role == chance else by_role[role] for role in game.roles]
 
 
 def seats_taken(game: Game, players: Sequence[str], seats: Iterable[str] | None) -> list[str]:
@@ -51,7 +63,7 @@ def seats_taken(game: Game, players: Sequence[str], seats: Iterable[str] | None)
     taken = list(dict.fromkeys(humans if seats is None else [seats] if isinstance(seats, str) else seats))
     for role in taken:
         if role not in humans:
-            what = "no human role" if role in game.roles else "no role"
+            what = "no human role" if role in game.players else "no role"
             raise ValueError(
                 f"{game.name} has {what} {role!r} to take a seat for; its human roles are {', '.join(humans)}"
             )
@@ -76,7 +88,7 @@ def restore(stored: StoredMatch, games: Catalog, limits: Limits, clock: Callable
         match.ended = stored.ended or "terminal"
         if match.ended == "terminal":
             match._goals = tuple(int(g) for g in game.goals(match.state))
-            match.result_text = stored.result or describe_goals(match.roles, match._goals)
+            match.result_text = stored.result or describe_goals(match.roles, match._goals, game.chance_role)
         else:
             match._goals = tuple(int(g) for g in stored.goals) if stored.goals is not None else None
             match.result_text = stored.result
@@ -107,24 +119,39 @@ async def start_agents(match: LiveMatch, strict: bool, starters: AgentPool, limi
     told_play = time_limit(clock)
     notes: list[str] = []
 
+    def make(spec: str) -> Agent:
+        # a seat of a GDL-II game gets an agent that decides on what its role knows, never on the state
+        return (
+            hidden_agent(spec, seed=secrets.randbelow(2**31), seconds=told_play or clock)
+            if game.hidden_information
+            else make_agent(spec)
+        )
+
     def start_all() -> dict[str, Agent]:
         agents: dict[str, Agent] = {}
         for role, spec in zip(match.roles, match.players, strict=True):
-            if spec == HUMAN:
+            if spec in (HUMAN, CHANCE):
                 continue
             try:
-                agent = make_agent(spec)
+                agent = make(spec)
                 agent.start(game, role, start_clock=told_start, play_clock=told_play)
             except Exception as exc:
                 if strict:
                     raise ValueError(f"{role}: the agent {spec!r} cannot play {game.name}: {exc}") from None
                 notes.append(f"{role}: the agent {spec!r} could not start ({exc}); a random agent plays instead")
-                agent = make_agent("random")
+                agent = make("random")
                 agent.start(game, role, start_clock=told_start, play_clock=told_play)
             agents[role] = agent
+        if game.hidden_information and agents:
+            # a GDL-II agent plays out from the states it thinks possible on the compiled kernel: compiled on
+            # first use, which is done here, on the start clock, rather than in its first move's time
+            playouts = getattr(game, "random_playouts", None)
+            if playouts is not None:
+                with contextlib.suppress(Exception):
+                    playouts(1, seed=0, state=game.initial_state())
         return agents
 
-    if all(p == HUMAN for p in match.players):
+    if all(p in (HUMAN, CHANCE) for p in match.players):
         return
     job = starters.submit(match.id, start_all)
     try:
@@ -139,8 +166,8 @@ async def start_agents(match: LiveMatch, strict: bool, starters: AgentPool, limi
         notes.append(f"the agents did not start within {start_time:g} s; random agents play instead")
         agents = {}
         for role, spec in zip(match.roles, match.players, strict=True):
-            if spec != HUMAN:
-                agents[role] = make_agent("random")
+            if spec not in (HUMAN, CHANCE):
+                agents[role] = make("random")
                 agents[role].start(game, role, start_clock=told_start, play_clock=told_play)
     except Dropped:
         if strict:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agents.base import Limit
+from ..agents.hidden import HiddenAgent
 from ..match.calls import Fault, busy_fault, exception_fault, time_limit, timeout_fault
 from . import ui
 from .agent_pool import AgentPool, Dropped
@@ -72,6 +73,9 @@ class Referee:
         state = match.state
         for role in match.roles:
             if role in match.pending or role in match.thinking:
+                continue
+            if match.is_chance(role):  # chance: the referee's own draw, uniform among its legal moves
+                match.turn.take_chance()
                 continue
             legal = match.game.legal_moves(state, role)
             if len(legal) == 1:
@@ -130,9 +134,15 @@ class Referee:
             fault = busy_fault(role, "select_move", step=step + 1)
         else:
             # Asked on the shared pool, not a thread of its own (see AgentPool); judged as the referee judges.
-            job = self._thinkers.submit(
-                match.id, agent.choose, state, Limit(time=time_limit(clock)), background=not match.has_humans
-            )
+            limit = Limit(time=time_limit(clock))
+            background = not match.has_humans
+            if match.game.hidden_information and isinstance(agent, HiddenAgent):
+                # a GDL-II seat decides on what its role knows (its moves and percepts), never on the state; the
+                # referee hands it that information, which its forced steps and fault moves are part of
+                information = match.information(role)
+                job = self._thinkers.submit(match.id, agent.player.choose, information, limit, background=background)
+            else:
+                job = self._thinkers.submit(match.id, agent.choose, state, limit, background=background)
             try:
                 await job.started
                 answer = await asyncio.wait_for(asyncio.shield(job.done), clock + self.limits.grace)
@@ -162,7 +172,7 @@ class Referee:
         new = match.turn.state
         terminal = game.is_terminal(new)
         goals = tuple(int(g) for g in game.goals(new)) if terminal else None
-        result = describe_goals(match.roles, goals) if goals is not None else None
+        result = describe_goals(match.roles, goals, game.chance_role) if goals is not None else None
         texts = record.joint
         info: dict[str, Any] = {"times": list(record.times), "faults": [f.to_dict() for f in record.faults]}
         if match.step_forced:

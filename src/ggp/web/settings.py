@@ -14,6 +14,8 @@ from ..agents import AGENTS, make_agent
 from .limits import Limits
 
 HUMAN = "human"
+#: The player of a GDL-II game's chance role (``random``): the referee itself, uniformly; it takes no seat.
+CHANCE = "chance"
 
 
 @dataclass

@@ -41,6 +41,8 @@ def controls(game: Game) -> str:
     scheme = view_of(game).controls
     if scheme != "list":
         return scheme
+    if game.hidden_information:  # a seat sees no board: it picks from its legal moves
+        return "list"
     return "grid" if family(game) == "other" and grid_of(game) is not None else "list"
 
 
@@ -335,3 +337,20 @@ def explain(game: Game, before: State, joint: dict[str, str], after: State) -> l
     ['white and black both stepped onto (7, 5), so neither moved']
     """
     return view_of(game).explain(game, before, joint, after)
+
+
+#: What a client without a seat reads while a game of hidden information is played.
+HIDDEN_NOTE = "hidden information: each seat sees only its own moves and what it perceives until the game is over"
+
+
+def lines_svg(lines: list[str], size: int = 480) -> str:
+    """Lines of text as an SVG (a seat's view of a game of hidden information, drawn where its board would be)."""
+    height = max(60, 24 * len(lines) + 24)
+    rows = "".join(
+        f'<text x="12" y="{28 + 24 * i}" font-family="monospace" font-size="14">{html.escape(line)}</text>'
+        for i, line in enumerate(lines)
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{height}" '
+        f'viewBox="0 0 {size} {height}" class="hidden-view">{rows}</svg>'
+    )

@@ -12,6 +12,7 @@ from starlette.requests import Request
 
 from ..core.family import View
 from ..core.game import Game
+from ..core.information import Information
 from ..match.outcome import outcome
 from ..registry import view_of
 from . import ui
@@ -19,7 +20,7 @@ from .live_match import LiveMatch
 from .manager import Manager
 from .record import iso, opened_from
 from .seats import Seats
-from .settings import HUMAN
+from .settings import CHANCE, HUMAN
 from .store import StoredMatch
 
 _MATCH_ID = re.compile(r"[0-9a-f]{1,64}")
@@ -42,11 +43,16 @@ class Presenter:
         return {
             role: "agent" if player != HUMAN else ("taken" if match.seat_taken(role) else "open")
             for role, player in zip(match.roles, match.players, strict=True)
+            if not match.is_chance(role)  # chance takes no seat: the referee plays it
         }
 
-    def show(self, match: LiveMatch, request: Request | None = None, *, svg: bool = False) -> dict[str, Any]:
-        """The match's view; with ``request``, ``mine`` lists the seats that request owns."""
-        mine = None if request is None else Seats(request).owned(self.manager, match, match.roles)
+    def show(
+        self, match: LiveMatch, request: Request | None = None, *, svg: bool = False, mine: Iterable[str] | None = None
+    ) -> dict[str, Any]:
+        """The match's view; with ``request``, ``mine`` lists the seats that request owns (or those given: the
+        seats whose tokens a response hands out)."""
+        if mine is None and request is not None:
+            mine = Seats(request).owned(self.manager, match, match.roles)
         title = self.manager.games.title(match.key)
         return view(match, epoch=self.epoch, svg=svg, seats=self.seats(match), mine=mine, title=title)
 
@@ -65,34 +71,45 @@ def view(
     ``epoch`` names the server instance (a restarted server counts ``version`` from 0 again); ``seats`` maps
     each role to ``agent``, ``open`` or ``taken``; ``mine`` lists the seats of the client asking (left out of
     views that go to everyone, such as the event streams).
+
+    A game of hidden information (GDL-II) shows, while it is played, no state, no moves of the history and no
+    legal moves but those of the client's own seats: each seat it owns sees its information (its own moves and
+    percepts, step by step, as the facts), and everyone sees what is public (whose turn, the step, the
+    status, the players). Once it is over everything is shown, every seat's view too. Chance takes no seat
+    and is left out of the roles shown.
     """
     game, state = match.game, match.state
     over = match.over
+    hidden = match.hidden
     fam = page_family(game)
+    seated = match.seat_roles
+    owned = [] if mine is None else [r for r in seated if r in set(mine)]
     legal = {}
     to_act = []
     awaiting = match.awaiting()
-    for role in match.roles:
+    for role in seated:
         moves = sorted(game.legal_moves(state, role))
         if not over and not (len(moves) == 1 and moves[0].text == "noop"):
             to_act.append(role)
-        if role in awaiting:
+        if role in awaiting and (not hidden or role in owned):
             legal[role] = ui.annotate_generic(game, moves) if fam == "grid" else ui.annotate(game, state, role, moves)
-    last = dict(zip(match.roles, match.joints[-1], strict=True)) if match.joints else None
+    last = dict(zip(match.roles, match.joints[-1], strict=True)) if match.joints and not hidden else None
     goals = match.goals if over else None
-    played = history(match)
+    seat_goals = [g for r, g in zip(match.roles, goals, strict=True) if r in seated] if goals is not None else None
+    played = [] if hidden else history(match)
     out: dict[str, Any] = {
         "id": match.id,
         "game": match.key,
         "title": title if title is not None else match.key,
         "family": fam,
         "controls": ui.controls(game),
-        "turn": None if over else view_of(game).turn(game, state),
-        "roles": list(match.roles),
-        "players": dict(zip(match.roles, match.players, strict=True)),
+        "turn": None if over or hidden else view_of(game).turn(game, state),
+        "roles": list(seated),
+        "players": {r: p for r, p in zip(match.roles, match.players, strict=True) if r in seated},
         "names": {
             r: ui.player_name(game, p, match.settings.agent_time)
             for r, p in zip(match.roles, match.players, strict=True)
+            if r in seated
         },
         "settings": asdict(match.settings),
         "created": iso(match.created),
@@ -103,20 +120,21 @@ def view(
         "terminal": over,
         "ended": match.ended,
         "result": match.result_text,
-        "outcome": outcome(match.roles, goals, match.ended or "terminal") if over else None,
-        "goals": dict(zip(match.roles, goals, strict=True)) if goals is not None else None,
-        "state": game.state_to_dict(state),
+        "outcome": outcome(seated, seat_goals, match.ended or "terminal") if over else None,
+        "goals": dict(zip(seated, seat_goals, strict=True)) if seat_goals is not None else None,
+        "state": {} if hidden else game.state_to_dict(state),
         "to_act": to_act,
         "awaiting": awaiting,
-        "submitted": [r for r in match.roles if r in match.pending and not over],
+        "submitted": [r for r in seated if r in match.pending and not over],
         "thinking": {r: round(max(0.0, time.time() - t), 3) for r, t in match.thinking.items()},
         "legal": legal,
         "last_joint": last,
-        "notes": list(match.notes),
+        # a fault note names the move played for a role: hidden while a game of hidden information is on
+        "notes": [] if hidden else list(match.notes),
         "seats": seats,
         "moves": played,
-        "turns": turns(match, played),
-        "explain": explanations(match),
+        "turns": [] if hidden else turns(match, played),
+        "explain": [] if hidden else explanations(match),
         "rematch": match.rematch,
         # a game continued from a position of another: that game, and how many of its steps this one opened with
         "opened_from": opened_from(match.infos),
@@ -128,29 +146,68 @@ def view(
     }
     # the last step's cells on a family's own board (a rule sheet's grid marks them in its picture)
     out["last_cells"] = (
-        view_of(game).changed(game, match.states[-2], state) if match.joints and fam not in ("grid", "facts") else []
+        view_of(game).changed(game, match.states[-2], state)
+        if match.joints and fam not in ("grid", "facts") and not hidden
+        else []
     )
-    if fam in ("grid", "facts"):
+    if game.hidden_information:
+        out["hidden"] = hidden
+        # each seat's view: the client's own seats while the match is on, every seat once it is over
+        shown = owned if hidden else list(seated)
+        out["information"] = {r: information_lines(match.information(r)) for r in shown}
+        if hidden:
+            lines = _seen_lines(out["information"])
+            out["facts"] = lines
+            if svg:
+                out["svg"] = ui.lines_svg(lines, game.board_size)
+        else:
+            out["facts"] = game.state_facts(state) + _seen_lines(out["information"], every=True)
+    elif fam in ("grid", "facts"):
         out["facts"] = ui.generic_svg(game, state)[1] if fam == "grid" else game.state_facts(state)
     if mine is not None:
-        out["mine"] = [r for r in match.roles if r in set(mine)]
-    if svg:
+        out["mine"] = owned
+    if svg and "svg" not in out:
         out["svg"] = ui.board_svg(game, state, before=match.states[-2] if len(match.states) > 1 else None)
     return out
 
 
+def information_lines(seen: Information) -> list[str]:
+    """A role's information in words, a line per step in which it did or saw something:
+    ``step 2: you played (choose 1); you saw (open_door 3)``."""
+    out = []
+    for k, step in enumerate(seen.steps, 1):
+        parts = [] if step.move.text == "noop" else [f"you played {step.move}"]
+        if step.percepts:
+            parts.append("you saw " + " ".join(step.percepts))
+        if parts:
+            out.append(f"step {k}: " + "; ".join(parts))
+    return out
+
+
+def _seen_lines(information: dict[str, list[str]], every: bool = False) -> list[str]:
+    """The facts list's lines of the seats' views: one seat's lines as they are, several seats' each named."""
+    if not information:
+        return [ui.HIDDEN_NOTE]
+    if len(information) == 1 and not every:
+        (lines,) = information.values()
+        return lines or ["nothing seen yet"]
+    return [f"{role}: {line}" for role, lines in information.items() for line in lines or ["nothing seen"]]
+
+
 def summary(m: StoredMatch) -> dict[str, Any]:
-    """A stored match in one line of the history."""
+    """A stored match in one line of the history (chance, a GDL-II game's ``random``, left out: it has no seat)."""
+    roles = [r for r, p in zip(m.roles, m.players, strict=True) if p != CHANCE]
+    goals = None if m.goals is None else [g for r, g in zip(m.roles, m.goals, strict=True) if r in roles]
     return {
         "id": m.id,
         "game": m.game,
-        "players": dict(zip(m.roles, m.players, strict=True)),
+        "players": {r: p for r, p in zip(m.roles, m.players, strict=True) if r in roles},
         "status": m.status,
         "ended": m.ended,
         "result": m.result,
-        "outcome": outcome(m.roles, m.goals, m.ended or "terminal") if m.status == "over" else None,
+        "outcome": outcome(roles, goals, m.ended or "terminal") if m.status == "over" else None,
         "steps": m.steps,
-        "goals": dict(zip(m.roles, m.goals, strict=True)) if m.goals is not None else None,
+        "goals": dict(zip(roles, goals, strict=True)) if goals is not None else None,
         "created": iso(m.created),
         "updated": iso(m.updated),
     }
@@ -162,6 +219,8 @@ def page_family(game: Game) -> str:
     fam = ui.family(game)
     if fam != "other":
         return fam
+    if game.hidden_information:  # no board: a seat's view is a list of what it did and saw
+        return "facts"
     return "grid" if ui.grid_of(game) is not None else "facts"
 
 
@@ -229,11 +288,17 @@ def text_record(match: LiveMatch, title: str) -> str:
     """A match as a person writes it down: the game, who played, the result in words, then the numbered turns
     in the game's notation (the readable export beside the JSON record)."""
     game = match.game
-    seats = zip(match.roles, match.players, strict=True)
+    seats = [(r, p) for r, p in zip(match.roles, match.players, strict=True) if not match.is_chance(r)]
     names = [f"{r}: {ui.player_name(game, p, match.settings.agent_time)}" for r, p in seats]
-    result = outcome(match.roles, match.goals, match.ended) if match.over and match.ended else "in progress"
+    goals = match.goals
+    seat_goals = (
+        None if goals is None else [g for r, g in zip(match.roles, goals, strict=True) if not match.is_chance(r)]
+    )
+    result = outcome(match.seat_roles, seat_goals, match.ended) if match.over and match.ended else "in progress"
     lines = [f"{title} · game {match.id}", " · ".join(names), f"Started {iso(match.created)[:16]} UTC", ""]
     lines += [f"Result: {result}", ""]
+    if match.hidden:
+        return "\n".join([*lines, "The moves are shown once the game is over (a game of hidden information)."]) + "\n"
     for turn in turns(match):
         plies = "  ".join(f"{p['role']} {p['text']}" for p in turn["plies"])
         lines.append(f"{turn['number']}. {plies}")

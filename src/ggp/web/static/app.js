@@ -1072,7 +1072,19 @@
     board.dataset.version = "";
     render(view);
     hub.onStatus((online) => online || lost()); // the probe that lost() starts tells when it is back
-    if (!view.terminal) hub.follow(id, (next) => render(next));
+    // A game of hidden information: the stream carries only what everyone may see, so a browser holding a seat
+    // fetches its own view (its percepts, its legal moves; its cookie names the seat) at each change.
+    async function followHidden(next) {
+      if (older(next)) return;
+      let r;
+      try {
+        r = await api("GET", `/api/games/${id}?svg=1`, undefined, 5000);
+      } catch (e) {
+        return; // the stream's next update, or the offline probe, tries again
+      }
+      if (r.ok) render(r.data);
+    }
+    if (!view.terminal) hub.follow(id, (next) => (next.hidden && mine.size ? followHidden(next) : render(next)));
   }
 
   // --- the replay viewer -----------------------------------------------------------------------------
