@@ -89,6 +89,8 @@ def test_a_person_plays_kuhn_poker_against_an_agent_and_sees_only_its_own_card(c
         public.append(api.streams._show(match, svg=True))  # what the event streams send everyone
         if view["terminal"]:
             break
+        # nor who has a choice now: that too can follow from a seat's percepts
+        assert public[-2]["to_act"] == public[-2]["awaiting"] == [] and public[-2]["thinking"] == {}
         # every other way to the state or the moves is shut to the watcher while the match is on
         for path in (f"/api/games/{gid}/steps/{view['step']}", f"/api/games/{gid}/record", f"/games/{gid}/record.json"):
             assert watcher.get(path).status_code == 403, path

@@ -150,6 +150,13 @@ def view(
         if match.joints and fam not in ("grid", "facts") and not hidden
         else []
     )
+    if hidden:
+        # who has a choice, who has answered and who thinks would tell others what a seat's percepts told it
+        # (in Krieg tic-tac-toe, that a try hit an opponent's cell): each client learns it of its own seats only
+        out["to_act"] = [r for r in to_act if r in owned]
+        out["awaiting"] = [r for r in awaiting if r in owned]
+        out["submitted"] = [r for r in out["submitted"] if r in owned]
+        out["thinking"] = {}
     if game.hidden_information:
         out["hidden"] = hidden
         # each seat's view: the client's own seats while the match is on, every seat once it is over
