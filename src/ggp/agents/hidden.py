@@ -225,6 +225,11 @@ class HiddenPlayer:
         moves = belief.legal_moves()
         if len(moves) == 1:
             return Choice(moves[0])
+        return self._judge(belief, moves, limit)
+
+    def _judge(self, belief: Belief, moves: list[Move], limit: Limit) -> Choice:
+        """The choice among ``moves`` (two or more): each scored by random playouts from states drawn from the
+        belief. Subclasses judge otherwise."""
         game = self.game
         assert game is not None
         seconds = self._think if limit.time is None else min(self._think, 0.8 * limit.time)
@@ -282,8 +287,7 @@ class RandomHiddenPlayer(HiddenPlayer):
 
     name = "random"
 
-    def choose(self, information: Information, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
-        moves = self._catch_up(information).legal_moves()
+    def _judge(self, belief: Belief, moves: list[Move], limit: Limit) -> Choice:
         return Choice(self.rng.choice(moves))
 
 
@@ -308,13 +312,9 @@ class DeterminizedUCTPlayer(HiddenPlayer):
         super().start(game, role, start_clock, play_clock)
         self._search = None  # a tree for this match's game
 
-    def choose(self, information: Information, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value
+    def _judge(self, belief: Belief, moves: list[Move], limit: Limit) -> Choice:
         from .uct import UCTSearch
 
-        belief = self._catch_up(information)
-        moves = belief.legal_moves()
-        if len(moves) == 1:
-            return Choice(moves[0])
         game = self.game
         assert game is not None
         if self._search is None:
