@@ -231,3 +231,24 @@ def test_determinized_uct_plays_krieg_tic_tac_toe_from_its_belief() -> None:
         player = DeterminizedUCTPlayer(determinizations=4, simulations=200, seed=seed)
         match = play_hidden_match(game, {"xplayer": player, "oplayer": RandomHiddenPlayer(seed=9)}, seed=seed)
         assert not match.faults and match.goals[0] + match.goals[1] == 100
+
+
+def test_a_step_with_more_joint_moves_than_the_belief_may_try_is_sampled_and_still_weighed_right() -> None:
+    import ggp.agents.hidden as hidden
+
+    game = load_example("montyhall")
+    exact = Belief(game, "candidate", rng=random.Random(0))
+    sampled = Belief(game, "candidate", rng=random.Random(0))
+    steps = [Seen(game.parse_move("(choose 1)")), Seen(game.parse_move("noop"), ("(open_door 3)",))]
+    for seen in steps:
+        exact.update(seen)
+    before = hidden.UPDATE_JOINTS, hidden.MIN_JOINTS
+    hidden.UPDATE_JOINTS, hidden.MIN_JOINTS = 2, 2  # chance's three doors, then its one or two, are sampled
+    try:
+        for seen in steps:
+            sampled.update(seen)
+    finally:
+        hidden.UPDATE_JOINTS, hidden.MIN_JOINTS = before
+    cars = {game.state_facts(s)[0] for s, _ in sampled.hypotheses()}
+    assert cars <= {"(car 1)", "(car 2)"} and cars  # only histories that give the candidate its information
+    assert {game.state_facts(s)[0] for s, _ in exact.hypotheses()} == {"(car 1)", "(car 2)"}

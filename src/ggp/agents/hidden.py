@@ -35,8 +35,11 @@ from ..core.game import Game, Move, State
 from ..core.information import Information, Seen
 from .base import Agent, Choice, Limit
 
-#: The joint moves of the other roles tried per hypothesis and step before they are sampled instead.
-MAX_JOINTS = 4096
+#: The joint moves of the other roles tried in one step over all hypotheses: each hypothesis tries its share
+#: of them (at least :data:`MIN_JOINTS`), all of them where they are fewer, else a uniform sample.
+UPDATE_JOINTS = 20_000
+#: The joint moves each hypothesis may try in a step, however many hypotheses there are.
+MIN_JOINTS = 32
 #: The most joint moves the backtracking search for consistent histories tries when the bag is rebuilt.
 REBUILD_JOINTS = 200_000
 
@@ -84,8 +87,9 @@ class Belief:
         gives the role that information, and then leaves the belief as it was."""
         steps = [*self.steps, seen]
         bag: dict[State, float] = {}
+        limit = max(MIN_JOINTS, UPDATE_JOINTS // len(self._bag))  # the step's work, bounded
         for state, weight in self._bag.items():
-            for after, prior in self._children(state, seen):
+            for after, prior in self._children(state, seen, limit=limit):
                 bag[after] = bag.get(after, 0.0) + weight * (prior if self.weighted else 1.0)
         if not bag:
             bag = self._rebuild(steps)
@@ -96,9 +100,12 @@ class Belief:
             )
         self.steps, self._bag = steps, self._thin(bag)
 
-    def _children(self, state: State, seen: Seen, budget: list[int] | None = None) -> Iterator[tuple[State, float]]:
+    def _children(
+        self, state: State, seen: Seen, budget: list[int] | None = None, limit: int = UPDATE_JOINTS
+    ) -> Iterator[tuple[State, float]]:
         """The states after ``state`` where the role made its move and perceived what it did, each with the
         probability of the other roles' moves that lead there (each role uniform among its legal moves).
+        More than ``limit`` joint moves are sampled: ``limit`` of them, drawn uniformly, stand for all.
         ``budget`` (a one-item list) is charged one per joint move tried, and ends the search at 0."""
         game = self.game
         if game.is_terminal(state) or seen.move not in game.legal_moves(state, self.role):
@@ -106,11 +113,11 @@ class Belief:
         others = [list(game.legal_moves(state, r)) if i != self.me else [seen.move] for i, r in enumerate(game.roles)]
         count = math.prod(len(ms) for ms in others)
         joints: Iterator[Sequence[Move]] | list[list[Move]]
-        if count <= MAX_JOINTS:
+        if count <= limit:
             joints, share = itertools.product(*others), 1.0 / count
         else:  # too many to try: a uniform sample of them stands for all
-            joints = [[self.rng.choice(ms) for ms in others] for _ in range(MAX_JOINTS)]
-            share = 1.0 / MAX_JOINTS
+            joints = [[self.rng.choice(ms) for ms in others] for _ in range(limit)]
+            share = 1.0 / limit
         wanted = _percept_key(seen.percepts)
         for joint in joints:
             if budget is not None:
