@@ -252,3 +252,14 @@ def test_a_step_with_more_joint_moves_than_the_belief_may_try_is_sampled_and_sti
     cars = {game.state_facts(s)[0] for s, _ in sampled.hypotheses()}
     assert cars <= {"(car 1)", "(car 2)"} and cars  # only histories that give the candidate its information
     assert {game.state_facts(s)[0] for s, _ in exact.hypotheses()} == {"(car 1)", "(car 2)"}
+
+
+def test_doors_that_would_show_the_state_refuse_a_gdl_ii_game_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    from ggp.cli import main
+    from ggp.gdl.examples import example_path
+    from ggp.match.selfplay import SelfplayError, run_selfplay
+
+    assert main(["play", str(example_path("kuhn_poker"))]) != 0
+    assert "GDL-II game" in capsys.readouterr().err
+    with pytest.raises(SelfplayError, match="GDL-II game"):
+        run_selfplay(str(example_path("kuhn_poker")), "mcts", games=1, out="/nonexistent/never-written")

@@ -56,6 +56,12 @@ def role_parser(game: Game) -> argparse.ArgumentParser:
 
 def cmd_play(args: argparse.Namespace) -> int:
     game = load_game(args.game)
+    if game.hidden_information or game.chance_role is not None:
+        # the terminal shows every player the state, and seats chance
+        raise UsageError(
+            f"{game.name} is a GDL-II game (hidden information or chance): play it in the web app (ggp web "
+            "--sheets DIR), where each seat sees only its own view, or with ggp host and ggp serve"
+        )
     options = role_parser(game).parse_args(args.options)
     players: dict[str, Agent | None] = {}
     for i, role in enumerate(game.roles):

@@ -257,7 +257,13 @@ def run_selfplay(
     if match_timeout is not None and not 0 < match_timeout <= 86_400:
         raise SelfplayError(f"a game's time budget is 0 to 86400 s, not {match_timeout!r}")
     load_agent_modules(list(agent_modules))
-    name = load(game).name
+    loaded = load(game)
+    if loaded.hidden_information or loaded.chance_role is not None:
+        raise SelfplayError(
+            f"{loaded.name} is a GDL-II game (hidden information or chance): self-play records states and the "
+            "search's visits over them; train on it through ggp.rl.openspiel_game or ggp.rl.aec_env instead"
+        )
+    name = loaded.name
     try:
         make_agent(agent)
     except ValueError as exc:
