@@ -21,7 +21,8 @@ import org.ggp.base.util.statemachine.Role;
  * java -cp build/classes:lib/... KifMatch game.kif startClock playClock host port name [host port name ...]
  *
  * Prints one JSON line: goals per role, the server's faults (illegal moves, timeouts, connection
- * errors) per role, and the number of joint moves.
+ * errors) per role with the step they came at and whether the game was over then (STOP), and the number of
+ * joint moves.
  */
 public final class KifMatch {
     public static void main(String[] args) throws Exception {
@@ -58,8 +59,13 @@ public final class KifMatch {
                     role = ((ServerConnectionErrorEvent) event).getRole();
                 }
                 if (kind != null) {
+                    // The joint moves made when it happened, and whether the game was over (a fault on STOP:
+                    // the goals were settled before it).
+                    int step = match.getMoveHistory().size();
+                    boolean over = match.isCompleted();
                     synchronized (faults) {
-                        faults.add("{\"kind\":\"" + kind + "\",\"role\":\"" + role + "\"}");
+                        faults.add("{\"kind\":\"" + kind + "\",\"role\":\"" + role + "\",\"step\":" + step
+                            + ",\"after_end\":" + over + "}");
                     }
                 }
             }
