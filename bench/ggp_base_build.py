@@ -50,6 +50,12 @@ def compile_ours(base: Path, *names: str) -> str:
     """Compile our programs ``names`` (``KifMatch``, ...; all when none) against ``base``; return the class path."""
     cp = classpath(base)
     files = [SOURCES / f"{n}.java" for n in names] if names else sorted(SOURCES.glob("*.java"))
-    OURS.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["javac", "-nowarn", "-d", str(OURS), "-cp", cp, *map(str, files)], check=True)
+    compile_java(files, cp, OURS)
     return cp
+
+
+def compile_java(files: list[Path], cp: str, out: Path) -> None:
+    """Compile our own Java programs ``files`` against the class path ``cp`` of an existing build into ``out``
+    (never the peer's code: that is built by its own instructions)."""
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["javac", "-nowarn", "-d", str(out), "-cp", cp, *map(str, files)], check=True)

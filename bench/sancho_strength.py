@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import ggp_base_strength as gbs
-from ggp_base_build import HELP, compile_ours, default_dir
+from ggp_base_build import HELP, compile_java, compile_ours, default_dir
 from ggp_base_strength import free_port, sheet, stop, wait_port
 
 import ggp
@@ -142,9 +142,7 @@ def sancho_classpath(base: Path) -> str:
 def compile_sancho_ours(base: Path) -> str:
     """Compile our programs of bench/ggp_base/sancho against Sancho's build; return the class path."""
     cp = sancho_classpath(base)
-    SANCHO_OURS.mkdir(parents=True, exist_ok=True)
-    files = sorted(str(p) for p in SANCHO_SOURCES.glob("*.java"))
-    subprocess.run(["javac", "-nowarn", "-d", str(SANCHO_OURS), "-cp", cp, *files], check=True)
+    compile_java(sorted(SANCHO_SOURCES.glob("*.java")), cp, SANCHO_OURS)
     return cp
 
 

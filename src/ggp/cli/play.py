@@ -56,7 +56,7 @@ def role_parser(game: Game) -> argparse.ArgumentParser:
 
 def cmd_play(args: argparse.Namespace) -> int:
     game = load_game(args.game)
-    if game.hidden_information or game.chance_role is not None:
+    if game.hidden_information:
         # the terminal shows every player the state, and seats chance
         raise UsageError(
             f"{game.name} is a GDL-II game (hidden information or chance): play it in the web app (ggp web "

@@ -118,7 +118,8 @@ class Game(ABC):
     #: The role that stands for chance (GDL-II's ``random``): it moves uniformly among its legal moves and
     #: takes no seat. None in games without chance.
     chance_role: str | None = None
-    #: Whether each role sees only its own moves and percepts (GDL-II's ``sees``), not the state.
+    #: Whether each role sees only its own moves and percepts (GDL-II's ``sees``), not the state. True for
+    #: every GDL-II game, those with chance too: the doors that would show a player the state ask this alone.
     hidden_information: bool = False
 
     @property

@@ -19,7 +19,7 @@ from ..core.kif import KifSyntaxError, Term, parse_term, term_text
 from ..core.native import KernelGame, KernelState
 from .differential_step import dn_playouts
 from .evaluate import pn_goals, pn_load, pn_playouts
-from .gdl_ii import chance_role
+from .gdl_ii import chance_role, percept_of
 from .grounder import GroundingTooLarge, ground
 from .kernel import evaluation_mode, gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet
@@ -323,9 +323,8 @@ class GDLGame(FactsView, KernelGame):
     @lru_cache(maxsize=64)  # noqa: B019 - a few roles per game, kept as long as the game
     def _percept_facts(self, role: str) -> tuple[tuple[int, str], ...]:
         """The base propositions that are ``role``'s percepts: (index, percept text), read once."""
-        prefix = f"(sees {role} ".lower()
-        texts = self.propnet.base_texts
-        return tuple((i, t[len(prefix) : -1]) for i, t in enumerate(texts) if t[: len(prefix)].lower() == prefix)
+        seen = ((i, percept_of(t, role)) for i, t in enumerate(self.propnet.base_texts))
+        return tuple((i, p) for i, p in seen if p is not None)
 
     def state_to_dict(self, state: State) -> dict[str, Any]:
         return {"game": self.name, "facts": self.state_facts(state)}

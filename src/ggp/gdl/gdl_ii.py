@@ -131,6 +131,16 @@ def lower_gdl_ii(program: Program, where: str) -> None:
     program.gdl_ii = True
 
 
+def percept_of(fact: str, role: str) -> str | None:
+    """The percept a state's fact ``(sees ROLE P)`` gives ``role`` (``P``'s text), or None for any other fact.
+
+    >>> percept_of("(sees first (your_card king))", "first"), percept_of("(holds first king)", "first")
+    ('(your_card king)', None)
+    """
+    prefix = f"({SEES} {role} "
+    return fact[len(prefix) : -1] if fact[: len(prefix)].lower() == prefix.lower() else None
+
+
 def chance_role(program: Program) -> str | None:
     """The sheet's spelling of ``random`` when it is a GDL-II sheet with chance, else None."""
     if program.gdl_ii and CHANCE in program.roles:

@@ -6,6 +6,7 @@ import html
 from typing import Any
 
 from ..core.game import State
+from .gdl_ii import percept_of
 
 
 class FactsView:
@@ -21,8 +22,8 @@ class FactsView:
         a GDL-II sheet's ``sees`` rules were lowered into (:mod:`ggp.gdl.gdl_ii`)."""
         if not self.hidden_information:
             return ()
-        prefix = f"(sees {role} ".lower()
-        return tuple(f[len(prefix) : -1] for f in self.state_facts(state) if f[: len(prefix)].lower() == prefix)
+        seen = (percept_of(f, role) for f in self.state_facts(state))
+        return tuple(p for p in seen if p is not None)
 
     def render(self, state: State) -> str:
         facts = self.state_facts(state)

@@ -258,7 +258,7 @@ def run_selfplay(
         raise SelfplayError(f"a game's time budget is 0 to 86400 s, not {match_timeout!r}")
     load_agent_modules(list(agent_modules))
     loaded = load(game)
-    if loaded.hidden_information or loaded.chance_role is not None:
+    if loaded.hidden_information:
         raise SelfplayError(
             f"{loaded.name} is a GDL-II game (hidden information or chance): self-play records states and the "
             "search's visits over them; train on it through ggp.rl.openspiel_game or ggp.rl.aec_env instead"

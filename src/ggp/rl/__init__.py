@@ -33,7 +33,7 @@ def aec_env(game: Any, **options: Any) -> Any:
     from ..registry import load
 
     loaded = load(game) if isinstance(game, (str, Path)) else game
-    if isinstance(loaded, Game) and (loaded.hidden_information or loaded.chance_role is not None):
+    if isinstance(loaded, Game) and loaded.hidden_information:
         from .pettingzoo_hidden import GGPHiddenAECEnv
 
         return GGPHiddenAECEnv(loaded, **options)

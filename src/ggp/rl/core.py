@@ -269,7 +269,7 @@ class RLGame:
     def __init__(self, game: KernelGame) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"ggp.rl needs a game with a compiled kernel (any game ggp.load returns), not {game!r}")
-        if game.hidden_information or game.chance_role is not None:
+        if game.hidden_information:
             # every role here sees the whole state and chance would take a seat: a GDL-II game needs its own
             raise GGPError(
                 f"{game.name} is a GDL-II game (hidden information or chance): play it through "

@@ -103,7 +103,7 @@ def openspiel_game(
     """
     if isinstance(game, (str, Path)):
         game = load(game)
-    if isinstance(game, Game) and (game.hidden_information or game.chance_role is not None):
+    if isinstance(game, Game) and game.hidden_information:
         return openspiel_hidden_game(game, goal_unit=goal_unit)
     if not isinstance(game, (KernelGame, RLGame)):
         raise TypeError(f"ggp.rl needs a game with a compiled kernel (any game ggp.load returns), not {game!r}")

@@ -38,6 +38,7 @@ import numpy as np
 import pyspiel  # type: ignore[import-not-found]
 
 from ..core.game import Game, State
+from ..gdl.gdl_ii import percept_of
 
 #: Random playouts run to find a sheet's length and whether its goals always add up to the same total.
 PROBES = 200
@@ -67,8 +68,7 @@ class _Setup:
         facts = list(getattr(game, "base_facts", ()))
         self.percept_index: list[dict[str, int]] = []
         for role in self.players:
-            prefix = f"(sees {role} ".lower()
-            texts = [f[len(prefix) : -1] for f in facts if f[: len(prefix)].lower() == prefix]
+            texts = [p for p in (percept_of(f, role) for f in facts) if p is not None]
             self.percept_index.append({t: i for i, t in enumerate(texts)})
         self.tensors = bool(facts)
         self.step_size = [game.num_actions(r) + len(ix) for r, ix in zip(self.players, self.percept_index, strict=True)]
