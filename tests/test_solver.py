@@ -297,3 +297,36 @@ def test_at_a_step_with_one_move_the_clock_goes_to_the_exhaustive_solver(tictact
     assert local._dfs is not None
     local.select_move(state)
     assert local._dfs.positions == 0
+
+
+@pytest.mark.timing
+def test_with_one_thread_the_solver_takes_turns_with_the_tree_on_it(
+    tictactoe: ggp.Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``threads=1`` is one search thread (as a benchmark against another one-thread player requires): the
+    # exhaustive solver shares it with the tree instead of adding a thread of its own, and still proves.
+    import threading
+
+    from ggp.agents import mcts
+
+    MCTSAgent(seed=3, threads=1, ponder=False).start(tictactoe, "xPlayer", start_clock=0.01, play_clock=1.0)
+    started: list[str] = []
+    real = threading.Thread.start
+
+    def counted(self: threading.Thread) -> None:
+        started.append(self.name)
+        real(self)
+
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    agent = MCTSAgent(seed=3, threads=1, ponder=False)
+    agent.start(tictactoe, "xPlayer", start_clock=0.01, play_clock=30.0)
+    assert agent._dfs is not None and agent._dfs_left == pytest.approx(
+        mcts.DFS_SHARE * (mcts.budget(None, 0.01) + mcts.DFS_PLAY_CLOCKS * mcts.budget(None, 30.0))
+    )
+    started.clear()
+    state = play(tictactoe, tictactoe.initial_state(), "(play 2 2 x)", "(play 1 2 o)")
+    agent.select_move(state, time_limit=30.0)  # the proof ends the search long before the clock
+    assert started == []  # no thread beside the caller's
+    assert agent._dfs is not None and agent._dfs.positions > 0  # the solver searched, on this thread
+    result = agent.last_result
+    assert result is not None and result.solved == (100.0, 0.0)  # x wins from here

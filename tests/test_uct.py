@@ -223,9 +223,11 @@ def test_transpositions_keep_tree_reuse_and_visit_sums() -> None:
     target = state
     for joint in order:
         target = game.next_state(target, joint)
+    searched_there = int(tree.node_visits[shared])
     result = tree.search(target, sims=3000, reuse=True)
-    assert tree.root == shared  # found by its state, not by the path
-    assert result.simulations > 3000  # the kept node's own simulations count on
+    # found by its state, not by the path: it is the root now, its subtree moved to the front of the arrays
+    assert np.array_equal(tree.states[tree.root], game._array_of(target))
+    assert searched_there > 0 and result.simulations > 3000  # the kept node's own simulations count on
     assert all(int(v.sum()) == result.simulations for v in result.visits)
 
 
@@ -244,3 +246,31 @@ def test_a_move_back_to_a_position_on_the_path_ends_the_simulation() -> None:
             assert result.nodes > 2
     solved = UCTSearch(game, capacity=1000, seed=1, transpose=True).search(game.initial_state(), sims=500)
     assert solved.solved == (100.0, 0.0) and str(solved.best("a")) == "end"
+
+
+def test_a_full_tree_keeps_the_subtree_of_the_position_reached_and_grows_again() -> None:
+    from ggp.agents.uct_tree import _reachable
+
+    game = ggp.load("wallmaze")
+    tree = UCTSearch(game, capacity=2000, seed=1)
+    state = game.initial_state()
+    result = tree.search(state, sims=20_000)
+    assert tree.nodes == 2000  # full: the search went on without adding nodes
+    after = game.next_state(state, [result.best(role) for role in game.roles])
+    node = tree._find_below(after)
+    assert node > 0
+    below, _ = _reachable(node, tree.nodes, tree.expanded, tree.counts, tree.coff, tree.child)
+    seen = [
+        tree.act_visits[tree.offsets[node, r] : tree.offsets[node, r] + tree.counts[node, r]].copy()
+        for r in range(len(game.roles))
+    ]
+    assert tree.advance(after)  # kept, however full the tree was
+    assert tree.root == 0 and tree.nodes == len(below) < 2000  # only the subtree: the rest is free again
+    kept = tree.result()
+    assert [list(v) for v in kept.visits] == [list(v) for v in seen]  # its statistics unchanged
+    tree.run(3000)
+    grown = tree.result()
+    assert tree.nodes > len(below)  # room to grow again
+    assert all(int(v.sum()) == grown.simulations for v in grown.visits)
+    for role in game.roles:
+        assert grown.best(role) in game.legal_moves(after, role)

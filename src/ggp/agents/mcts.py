@@ -74,6 +74,10 @@ GOAL_WEIGHT = 0.3
 #: (its own thread's, so that a loaded machine does not cut it short) in searches that end without proving
 #: the position searched; then it is given up for the match.
 DFS_PLAY_CLOCKS = 8
+#: The exhaustive solver's share of the one search thread of a player told to use one (``threads=1``): it
+#: takes turns with the tree instead of running on a core of its own. Its allowance shrinks alike, so it is
+#: given up after as many moves as with a thread of its own.
+DFS_SHARE = 0.3
 
 
 def goals_move(game: Game, walks: int = 4, steps: int = 80, seconds: float = 1.0, seed: int = 0) -> bool:
@@ -286,6 +290,8 @@ class MCTSAgent(Agent):
             self._dfs_left = (budget(None, start_clock) or 0.0) + DFS_PLAY_CLOCKS * (
                 budget(self.time, play_clock) or DEFAULT_TIME
             )
+            if len(self._trees) == 1:
+                self._dfs_left *= DFS_SHARE
         # The start clock: compile (or load numba's cache) now, then search the first position; its tree is
         # kept for the first move.
         state = game.initial_state()
@@ -412,7 +418,8 @@ class MCTSAgent(Agent):
         """Search every tree from ``state`` for ``seconds``, one thread each, and merge their roots.
 
         While the exhaustive solver is on and ``state`` is not proven, it takes one thread of its own, in
-        place of one tree when there are several.
+        place of one tree when there are several; with a single tree it takes turns with it on one thread
+        (:data:`DFS_SHARE` of the time), so that ``threads=1`` means one thread.
 
         ``start``: the search of the start clock, whose result is not needed. Its threads are waited for
         until ``seconds`` and :data:`START_GRACE` have passed; one still in a chunk then (a loaded machine
@@ -427,10 +434,14 @@ class MCTSAgent(Agent):
             if not (self.reuse and tree.advance(state)):
                 tree.reset(state)
         solved = threading.Event()
-        jobs: list[tuple[Any, tuple[Any, ...]]] = [(_grow, (t, deadline, seconds, solved)) for t in trees]
         cpu: list[float] = []
-        if solver is not None:
-            jobs.append((_grow_dfs, (solver, deadline, seconds, solved, self._role_index(), cpu)))
+        jobs: list[tuple[Any, tuple[Any, ...]]]
+        if solver is not None and len(trees) == 1:
+            jobs = [(_grow_sharing, (trees[0], solver, deadline, seconds, solved, self._role_index(), cpu))]
+        else:
+            jobs = [(_grow, (t, deadline, seconds, solved)) for t in trees]
+            if solver is not None:
+                jobs.append((_grow_dfs, (solver, deadline, seconds, solved, self._role_index(), cpu)))
         if len(jobs) == 1 and not start:
             jobs[0][0](*jobs[0][1])
         else:
@@ -550,6 +561,43 @@ def _grow_dfs(
     cpu.append(time.thread_time() - began)
     value = solver.value()
     if value is not None and 0 <= role < len(value) and value[role] >= 100:
+        stop.set()
+
+
+def _grow_sharing(
+    tree: UCTSearch,
+    solver: DFSolver,
+    deadline: float,
+    seconds: float,
+    stop: threading.Event,
+    role: int,
+    cpu: list[float],
+) -> None:
+    """Run ``tree`` and the exhaustive solver by turns on this one thread until ``deadline``, the tree's root
+    is solved or ``stop`` is set: in each hundredth of ``seconds`` the solver has :data:`DFS_SHARE` of the
+    time while it still searches. The solver's processor time is appended to ``cpu``."""
+    chunk, dfs_chunk, used = 1, 16, 0.0
+    step = seconds / 100
+    while not stop.is_set() and not tree.solved:
+        t0 = time.perf_counter()
+        room = min(step, deadline - t0)
+        if room <= 0:
+            break
+        searching = solver.status == SEARCHING
+        tree_room = room * (1 - DFS_SHARE) if searching else room
+        tree.run(chunk)
+        chunk = next_chunk(chunk, time.perf_counter() - t0, tree_room, tree.batch)
+        if searching:
+            t1, c1 = time.perf_counter(), time.thread_time()
+            done = solver.run(dfs_chunk)
+            rate = max(done, 1) / max(time.perf_counter() - t1, 1e-6)
+            dfs_chunk = max(16, min(int(rate * room * DFS_SHARE), 2 * dfs_chunk, 1 << 20))
+            used += time.thread_time() - c1
+            value = solver.value()
+            if value is not None and 0 <= role < len(value) and value[role] >= 100:
+                stop.set()
+    cpu.append(used)
+    if tree.solved:
         stop.set()
 
 

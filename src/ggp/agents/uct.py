@@ -55,7 +55,7 @@ from .uct_loop import (
     _run_template,
     _score_batch_template,
 )
-from .uct_tree import Options, Scratch, Tree, Waiting, _find, _insert, _state_hash
+from .uct_tree import Options, Scratch, Tree, Waiting, _find, _insert, _state_hash, keep_subtree
 
 MAX_DEPTH = 4096  # longer than any built-in game (Amazons 10x10: at most 2 * 92 steps); deeper paths are cut
 #: Most memory one tree's arrays may take; a larger tree is refused before anything is allocated.
@@ -286,52 +286,48 @@ class UCTSearch:
         self._root_state = state
         self._sims = 0
 
-    def advance(self, state: State, max_fill: float = 0.8) -> bool:
+    def advance(self, state: State) -> bool:
         """Move the root to ``state`` if the tree holds it at the root or one or two steps below it.
 
-        Returns whether a subtree was kept; otherwise (or when the tree's nodes or
-        pools are more than ``max_fill`` full) starts afresh from ``state``. Two steps cover an
-        agent that did not search in a state where it had a single move.
+        Returns whether a subtree was kept; otherwise starts afresh from ``state``. Two steps cover an
+        agent that did not search in a state where it had a single move. Only what lies below ``state``
+        is kept (:func:`~ggp.agents.uct_tree.keep_subtree`): the room the rest took is free again, so a
+        tree filled by a long think (the start clock, pondering) goes on growing below the position reached.
         """
-        roomy = (
-            self.meta[0] < max_fill * len(self.states)
-            and self.meta[1] < max_fill * len(self.act)
-            and self.meta[2] < max_fill * len(self.child)
-        )
-        if self._root_state is not None and roomy:
-            target = _array(self.game, state)
-            if np.array_equal(self.states[self.root], target):  # searched here already (start clock, pondering)
-                self._root_state = state
-                return True
-            if self.transpose:  # every node is in the table, whatever the order of moves that reached it
-                node = _find(self.table, self.nhash, self.states, target, np.uint64(_state_hash(target)))
-                if node >= 0:
-                    self.root = int(node)
-                    self._root_state = state
-                    self._sims = self._root_simulations()
-                    return True
-                self.reset(state)
-                return False
-            level = np.array([self.root], dtype=np.int64)
-            for _ in range(2):
-                # Vectorised: a wide game's root has thousands of children, each with thousands of its own.
-                parts = []
-                for node in level[self.expanded[level]]:
-                    start = int(self.coff[node])
-                    kids = self.child[start : start + int(np.prod(self.counts[node]))]
-                    parts.append(kids[kids >= 0])
-                below = np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
-                if below.size == 0:
-                    break
-                hits = np.flatnonzero((self.states[below] == target).all(axis=1))
-                if hits.size:
-                    self.root = int(below[hits[0]])
-                    self._root_state = state
-                    self._sims = self._root_simulations()
-                    return True
-                level = below
-        self.reset(state)
-        return False
+        node = self._find_below(state) if self._root_state is not None else -1
+        if node < 0:
+            self.reset(state)
+            return False
+        if node != 0:
+            keep_subtree(self._tree, node, self.transpose)
+        self.root = 0
+        self._root_state = state
+        self._sims = self._root_simulations()
+        return True
+
+    def _find_below(self, state: State) -> int:
+        """The node of ``state`` at the root or one or two steps below it (with transpositions: anywhere); -1 if none."""
+        target = _array(self.game, state)
+        if np.array_equal(self.states[self.root], target):  # searched here already (start clock, pondering)
+            return self.root
+        if self.transpose:  # every node is in the table, whatever the order of moves that reached it
+            return int(_find(self.table, self.nhash, self.states, target, np.uint64(_state_hash(target))))
+        level = np.array([self.root], dtype=np.int64)
+        for _ in range(2):
+            # Vectorised: a wide game's root has thousands of children, each with thousands of its own.
+            parts = []
+            for node in level[self.expanded[level]]:
+                start = int(self.coff[node])
+                kids = self.child[start : start + int(np.prod(self.counts[node]))]
+                parts.append(kids[kids >= 0])
+            below = np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+            if below.size == 0:
+                break
+            hits = np.flatnonzero((self.states[below] == target).all(axis=1))
+            if hits.size:
+                return int(below[hits[0]])
+            level = below
+        return -1
 
     def _root_simulations(self) -> int:
         # The simulations that passed through the root's moves: a kept subtree's first visit scored it

@@ -212,3 +212,115 @@ def _try_prove(
         _set_proven(proven, pval, node, best)
         return True
     return False
+
+
+# --- keeping a subtree: its nodes moved to the front of the arrays, the rest freed -------------------
+@nb.njit(cache=True)
+def _reachable(
+    root: int, used: int, expanded: np.ndarray, counts: np.ndarray, coff: np.ndarray, child: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes reachable from ``root`` in breadth-first order (``root`` first), and each node's place in
+    that order (-1: not reachable)."""
+    place = np.full(used, -1, dtype=np.int64)
+    order = np.empty(used, dtype=np.int64)
+    order[0] = root
+    place[root] = 0
+    found, i = 1, 0
+    while i < found:
+        n = order[i]
+        i += 1
+        if not expanded[n]:
+            continue
+        m = 1
+        for r in range(counts.shape[1]):
+            m *= counts[n, r]
+        for j in range(coff[n], coff[n] + m):
+            c = child[j]
+            if c >= 0 and place[c] < 0:
+                place[c] = found
+                order[found] = c
+                found += 1
+    return order[:found], place
+
+
+@nb.njit(cache=True)
+def _repack_pools(
+    order: np.ndarray,
+    place: np.ndarray,
+    t: Tree,
+) -> None:
+    """Rewrite the action and child pools for the nodes of ``order`` (kept in that order, renumbered by
+    ``place``), their segments one after another from the start; ``meta[1:3]`` become the pools' new use."""
+    nr = t.counts.shape[1]
+    k = order.shape[0]
+    na, nc = 0, 0
+    for i in range(k):
+        n = order[i]
+        if t.expanded[n]:
+            m = 1
+            for r in range(nr):
+                na += t.counts[n, r]
+                m *= t.counts[n, r]
+            nc += m
+    act = np.empty(na, dtype=t.act.dtype)
+    visits = np.empty(na, dtype=t.act_visits.dtype)
+    value = np.empty(na, dtype=t.act_value.dtype)
+    child = np.empty(nc, dtype=t.child.dtype)
+    offsets = np.zeros((k, nr), dtype=t.offsets.dtype)
+    coff = np.zeros(k, dtype=t.coff.dtype)
+    a, cc = 0, 0
+    for i in range(k):
+        n = order[i]
+        if not t.expanded[n]:
+            continue
+        m = 1
+        for r in range(nr):
+            o, cnt = t.offsets[n, r], t.counts[n, r]
+            offsets[i, r] = a
+            for j in range(cnt):
+                act[a + j] = t.act[o + j]
+                visits[a + j] = t.act_visits[o + j]
+                value[a + j] = t.act_value[o + j]
+            a += cnt
+            m *= cnt
+        coff[i] = cc
+        for j in range(m):
+            c = t.child[t.coff[n] + j]
+            child[cc + j] = place[c] if c >= 0 else -1
+        cc += m
+    t.act[:na] = act
+    t.act_visits[:na] = visits
+    t.act_value[:na] = value
+    t.child[:nc] = child
+    t.offsets[:k] = offsets
+    t.coff[:k] = coff
+    t.meta[1] = na
+    t.meta[2] = nc
+
+
+@nb.njit(cache=True)
+def _rehash(t: Tree, used: int) -> None:
+    """Refill the transposition table with the first ``used`` nodes' hashes."""
+    t.table[:] = -1
+    for n in range(used):
+        _insert(t.table, t.nhash, n, t.nhash[n])
+
+
+def keep_subtree(t: Tree, root: int, transpose: bool) -> int:
+    """Keep only what is reachable from ``root``: its nodes become ``0 ..`` (``root`` is 0) and the pools hold
+    only their segments, so the room the rest of the tree took is free again. Returns the nodes kept.
+
+    What a search learned below the position reached is kept however full the tree was (ggp used to start
+    afresh when it was more than 80% full: after a long think, every move).
+    """
+    used = int(t.meta[0])
+    order, place = _reachable(root, used, t.expanded, t.counts, t.coff, t.child)
+    _repack_pools(order, place, t)
+    k = order.shape[0]
+    for a in (t.states, t.node_visits, t.node_terminal, t.proven, t.pval, t.expanded, t.counts, t.stamp):
+        a[:k] = a[order]
+    if transpose:
+        t.nhash[:k] = t.nhash[order]
+        _rehash(t, k)
+    t.meta[0] = k
+    return k

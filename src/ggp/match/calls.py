@@ -51,7 +51,7 @@ import random
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -338,17 +338,19 @@ class Caller:
         rng: random.Random,
         step: int | None = None,
         told: float | None = None,
-    ) -> tuple[Move, float | None, Fault | None]:
+    ) -> tuple[Move, float | None, Fault | None, Mapping[str, Any]]:
         """The move ``role`` plays in ``state``: ``agent``'s, judged, or a random legal one if it failed.
 
         The agent is told ``told`` seconds (default :func:`time_limit` of
-        ``clock``). Returns the move, the think time (None if not asked) and
-        the fault (None if the agent's move is played).
+        ``clock``). Returns the move, the think time (None if not asked), the
+        fault (None if the agent's move is played) and its search's figures
+        (:attr:`Choice.info`; empty when it gave none or failed).
         """
         limit = Limit(time=time_limit(clock) if told is None else told)
         answer = self.call(role, "select_move", agent.choose, state, limit, clock=clock, phase="play", step=step)
         move, fault = settle(game, state, role, answer.result, rng, fault=answer.fault, step=step)
-        return move, answer.elapsed, fault
+        info = answer.result.info if fault is None and isinstance(answer.result, Choice) else {}
+        return move, answer.elapsed, fault, info
 
     def runaway_threads(self) -> list[threading.Thread]:
         """Agent threads that overran their deadline and are still running."""

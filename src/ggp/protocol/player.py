@@ -400,7 +400,7 @@ class PlayerService:
                 listing_by = time.monotonic() + max(0.0, deadline - self.clock.now())
                 try:
                     with bounded(deadline=listing_by, cancel=match.cancelled):
-                        move = choose(match, state, deadline, self._say)
+                        move, said = choose(match, state, deadline, self._say)
                 except GGPError:
                     if time.monotonic() < listing_by or match.cancelled.is_set():
                         raise
@@ -415,7 +415,8 @@ class PlayerService:
             ponder(match, self._say)
             match.moves_sent += 1
             step = len(match.history) + 1
-            self._say(f"PLAY {match.match_id} step {step}: {move} ({self.clock.now() - received:.2f} s)")
+            figures = f"; {said}" if said else ""
+            self._say(f"PLAY {match.match_id} step {step}: {move} ({self.clock.now() - received:.2f} s{figures})")
             return Reply(200, move.text)
         finally:
             match.lock.release()

@@ -7,10 +7,11 @@ agent is late, fails, returns an illegal move or is still busy with an earlier c
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
+from typing import Any
 
 from ..agents import Agent, make_agent
 from ..core.game import Game, Move, State
-from ..match.calls import margin
 from .player_match import PlayerConfig, PlayerMatch
 from .warmup import Log
 
@@ -32,8 +33,9 @@ def start_agent(
     return None, None
 
 
-def choose(match: PlayerMatch, state: State, deadline: float, say: Log) -> Move:
-    """The agent's move if it gives a legal one in time, else a random legal move."""
+def choose(match: PlayerMatch, state: State, deadline: float, say: Log) -> tuple[Move, str]:
+    """The agent's move if it gives a legal one in time, else a random legal move; and what its search said
+    of it, for the log (``4,210 simulations, value 63``; empty if nothing)."""
     clock = match.clock
     # An agent still starting (compiling a new sheet's network can outlast the start clock) gets half
     # of this clock to be ready and the rest to choose: better than a random move at once.
@@ -55,18 +57,37 @@ def choose(match: PlayerMatch, state: State, deadline: float, say: Log) -> Move:
         move = legal[match.rng.randrange(len(legal))]
         why = "no agent (still starting, or none could play)"
     else:
+        # The deadline already keeps the player's margin (the reply crossing the network) back from the play
+        # clock; the agent keeps its own for returning from its search, so no third margin is taken here.
         left = max(0.0, deadline - clock.now())  # the reply is due by the deadline: no grace
-        told = max(0.01, left - margin(left))
         step = len(match.history) + 1
-        move, _, fault = match.caller.ask(
-            agent, game, state, match.role, clock=left, rng=match.rng, step=step, told=told
+        move, _, fault, info = match.caller.ask(
+            agent, game, state, match.role, clock=left, rng=match.rng, step=step, told=max(0.01, left)
         )
         if fault is None:
-            return move
+            return move, said_of(info)
         why = f"{fault.kind}: {fault.message}"
     match.random_moves += 1
     say(f"PLAY {match.match_id}: {why}; playing the random legal move {move}")
-    return move
+    return move, "random"
+
+
+def said_of(info: Mapping[str, Any]) -> str:
+    """A search's figures as a log says them: ``4,210 simulations, value 63`` (empty without figures).
+
+    >>> said_of({"simulations": 4210, "value": 62.6, "seconds": 3.9})
+    '4,210 simulations, value 63'
+    >>> said_of({})
+    ''
+    """
+    parts = []
+    sims = info.get("simulations")
+    if isinstance(sims, int):
+        parts.append(f"{sims:,} simulations")
+    value = info.get("value")
+    if isinstance(value, (int, float)):
+        parts.append(f"value {value:.0f}")
+    return ", ".join(parts)
 
 
 def ponder(match: PlayerMatch, say: Log) -> None:
@@ -90,4 +111,4 @@ def stop_pondering(match: PlayerMatch) -> None:
             match.agent.stop_pondering()
 
 
-__all__ = ["choose", "ponder", "start_agent", "stop_pondering"]
+__all__ = ["choose", "ponder", "said_of", "start_agent", "stop_pondering"]
