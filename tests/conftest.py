@@ -201,6 +201,7 @@ BOUNDS_CHECKED_FILES = {
     "test_gdl_compiled.py",
     "test_gdl_lanes.py",
     "test_gdl_ii.py",
+    "test_heuristic.py",
 }
 
 

@@ -50,6 +50,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .base import Agent, Choice, Limit
+from .heuristic import Material, find_material
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
 from .solver import FULL, PROVEN, SEARCHING, DFSolver
@@ -78,6 +79,10 @@ DFS_PLAY_CLOCKS = 8
 #: takes turns with the tree instead of running on a core of its own. Its allowance shrinks alike, so it is
 #: given up after as many moves as with a thread of its own.
 DFS_SHARE = 0.3
+#: Most seconds of the start clock spent looking for a material heuristic (:mod:`ggp.agents.heuristic`), and
+#: at most this share of the start clock.
+MATERIAL_SECONDS = 2.0
+MATERIAL_SHARE = 0.1
 
 
 def goals_move(game: Game, walks: int = 4, steps: int = 80, seconds: float = 1.0, seed: int = 0) -> bool:
@@ -182,7 +187,11 @@ class MCTSAgent(Agent):
     (default 2: both cores of a small machine). ``solve`` turns MCTS-Solver on,
     ``puzzle`` the nested Monte Carlo search of single-player games, ``ponder``
     the search between calls (:meth:`ponder`), ``dfs`` the exhaustive solver
-    beside the trees (under a clock, on a game of several roles). The values each option accepts
+    beside the trees (under a clock, on a game of several roles), ``material``
+    the material heuristic of a rule sheet (:mod:`ggp.agents.heuristic`: found
+    at the start clock where random games show one, then blended with the
+    rollouts at the leaves; off by default: it has not yet won matches, see
+    bench/results/material_ablation.jsonl). The values each option accepts
     are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
 
@@ -232,6 +241,7 @@ class MCTSAgent(Agent):
         puzzle: bool = True,
         ponder: bool = True,
         dfs: bool = True,
+        material: bool = False,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -250,6 +260,9 @@ class MCTSAgent(Agent):
         self.puzzle = puzzle
         self.pondering = ponder
         self.dfs = dfs
+        self.material = material
+        #: The material heuristic found for the game being played (None: none found, or not looked for).
+        self.found_material: Material | None = None
         self._dfs: DFSolver | None = None
         #: Processor seconds the solver may still spend on searches that prove nothing (see DFS_PLAY_CLOCKS).
         self._dfs_left = 0.0
@@ -282,6 +295,10 @@ class MCTSAgent(Agent):
             self._puzzle = PuzzleSearch(game, seed=seed)
         count = self.threads if self.sims is None else 1
         self._goals_move = self.goal_heuristic and self.plays is None and goals_move(game)
+        self.found_material = None
+        if self.material and self.plays is None and self._puzzle is None and not self._goals_move:
+            looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
+            self.found_material = find_material(game, seconds=looking, seed=seed)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
         self._dfs = None
@@ -300,6 +317,13 @@ class MCTSAgent(Agent):
             tree.run(1)
         if self._puzzle is not None:
             self._puzzle.warm(state)
+        if self._dfs is not None and not game.is_terminal(state):
+            # Compiled now too: a sheet's solver compiles for seconds, which must not come out of a move.
+            self._dfs.reset(state)
+            if self._dfs.simultaneous:  # a game of simultaneous moves: nothing the solver can prove
+                self._dfs = None
+            else:
+                self._dfs.run(1)
         seconds = budget(None, start_clock)
         if seconds is not None and not game.is_terminal(state):
             left = seconds - (time.perf_counter() - began)
@@ -334,6 +358,7 @@ class MCTSAgent(Agent):
             transpose=self.transpose,
             decisive=self.decisive and self.plays is None,
             batch=None if self.batched else 1,
+            material=self.found_material if leaf is None else None,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

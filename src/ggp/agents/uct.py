@@ -45,6 +45,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.kernels import rng_state
 from ..core.native import KernelGame
+from .heuristic import Material
 from .options import MAX_C, MAX_CAPACITY, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_option
 from .uct_loop import (
     _batch_rollouts_template,
@@ -163,6 +164,7 @@ class UCTSearch:
         transpose: bool = False,
         decisive: bool = False,
         batch: int | None = None,
+        material: Material | None = None,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -222,6 +224,15 @@ class UCTSearch:
         self.val = np.zeros(nr, dtype=np.float64)
         self.joint = np.zeros(nr, dtype=np.int64)
         self.res = np.zeros(nr, dtype=np.int64)
+        if material is not None:
+            if leaf_value is not None:
+                raise ValueError("UCTSearch: give a leaf_value or a material heuristic, not both")
+            packed = material.params()
+            if packed.shape[0] != 1 + nr * (1 + length) or not np.isfinite(packed).all():
+                raise ValueError(f"UCTSearch: the material heuristic does not fit {game.name}'s states")
+            params = packed.tolist()
+        elif leaf_value is None:
+            params = ()  # the rollouts would read them as a material heuristic
         self.params = np.array([*params, 0.0], dtype=np.float64)  # never empty: numba needs a typed array
         #: Leaves scored together: a batch's paths are chosen first (each waiting leaf counted as a loss on
         #: its path meanwhile), then its leaves scored in one call (a rule sheet's kernel plays 128
@@ -238,6 +249,7 @@ class UCTSearch:
         self._tree = Tree(**{name: getattr(self, name) for name in Tree._fields})
         self._scratch = Scratch(**{name: getattr(self, name) for name in Scratch._fields})
         self._waiting = Waiting(**{name: getattr(self, "b" + name) for name in Waiting._fields})
+        # (a material heuristic is read from ``params`` by the rollout templates: no code of its own to compile)
         if batched:
             leaf_values = kernel.specialise(_batch_rollouts_template)
         else:

@@ -251,21 +251,55 @@ def _each_leaf_template(ctx, states, n, rng, out, params):
 
 
 def _batch_rollouts_template(ctx, states, n, rng, out, params):
-    # A batch scored by the kernel's batched random rollouts (a rule sheet's: 128 games bit-parallel).
-    res = np.empty((n, out.shape[1]), dtype=np.int64)
+    # A batch scored by the kernel's batched random rollouts (a rule sheet's: 128 games bit-parallel), blended
+    # with a linear evaluation of each leaf where ``params`` holds one (see _blend).
+    nr = out.shape[1]
+    if params.shape[0] > 1:
+        for b in range(n):
+            _material_value(states[b], params, nr, out[b])
+    res = np.empty((n, nr), dtype=np.int64)
     kernel_rollouts(ctx, states, n, rng, res)
     for b in range(n):
-        for r in range(out.shape[1]):
-            out[b, r] = res[b, r] / 100.0
+        _blend(res[b], params, out[b])
 
 
 def _rollout_value_template(ctx, s, rng, out, params):
-    # The default leaf value: play the game's random rollout to the end, score its goals.
+    # The default leaf value: play the game's random rollout to the end, score its goals (blended with a linear
+    # evaluation of the leaf where ``params`` holds one, see _blend).
+    nr = out.shape[0]
+    if params.shape[0] > 1:
+        _material_value(s, params, nr, out)
     kernel_rollout(ctx, s, rng)
-    res = np.empty(out.shape[0], dtype=np.int64)
+    res = np.empty(nr, dtype=np.int64)
     kernel_goals(ctx, s, res)
-    for r in range(out.shape[0]):
-        out[r] = res[r] / 100.0
+    _blend(res, params, out)
+
+
+@nb.njit(cache=True)
+def _material_value(s, params, nr, out):
+    # Each role's linear evaluation of a state, clipped to 0..1: ``params`` is the blend, each role's bias,
+    # then each role's weight of each byte of the state (ggp.agents.heuristic.Material.params), then a 0.
+    length = s.shape[0]
+    for r in range(nr):
+        acc = params[1 + r]
+        base = 1 + nr + r * length
+        for i in range(length):
+            if s[i] != 0:
+                acc += params[base + i]
+        out[r] = min(1.0, max(0.0, acc))
+
+
+@nb.njit(cache=True)
+def _blend(goals, params, out):
+    # A rollout's goals (0..100) as a leaf's values: alone when ``params`` holds no evaluation (only the
+    # trailing 0), else blended with the evaluation already in ``out`` (weight params[0]).
+    if params.shape[0] > 1:
+        w = params[0]
+        for r in range(out.shape[0]):
+            out[r] = w * out[r] + (1.0 - w) * goals[r] / 100.0
+    else:
+        for r in range(out.shape[0]):
+            out[r] = goals[r] / 100.0
 
 
 def _goal_blend_template(ctx, s, rng, out, params):
