@@ -250,6 +250,6 @@ def test_the_caller_plays_a_choice_and_judges_what_else_an_agent_answers() -> No
     ]:
         agent = Answers(answer)
         agent.start(game, "white")
-        move, _, fault = Caller().ask(agent, game, state, "white", clock=None, rng=random.Random(1))
+        move, _, fault, _ = Caller().ask(agent, game, state, "white", clock=None, rng=random.Random(1))
         assert (fault.kind if fault else None) == kind
         assert move in game.legal_moves(state, "white") and (kind is not None or move == east)

@@ -70,20 +70,20 @@ def test_a_late_agent_gets_a_random_move_and_is_not_asked_again_while_its_call_r
     caller = Caller(grace=0.0)
     legal = game.legal_moves(state, "white")
 
-    move, elapsed, fault = caller.ask(agent, game, state, "white", clock=0.05, rng=random.Random(1), step=1)
+    move, elapsed, fault, _ = caller.ask(agent, game, state, "white", clock=0.05, rng=random.Random(1), step=1)
     assert fault is not None and fault.kind == "timeout" and fault.played == str(move) and move in legal
     assert elapsed is not None and elapsed > 0
     [runaway] = caller.runaway_threads()
     assert caller.busy("white")
 
-    move, elapsed, fault = caller.ask(agent, game, state, "white", clock=0.05, rng=random.Random(1), step=2)
+    move, elapsed, fault, _ = caller.ask(agent, game, state, "white", clock=0.05, rng=random.Random(1), step=2)
     assert fault is not None and fault.kind == "busy" and elapsed is None and move in legal
     assert agent.calls == 1  # never two calls at once
 
     agent.release.set()
     runaway.join(30)
     assert not caller.busy("white") and caller.runaway_threads() == []
-    move, _, fault = caller.ask(agent, game, state, "white", clock=30.0, rng=random.Random(1), step=3)
+    move, _, fault, _ = caller.ask(agent, game, state, "white", clock=30.0, rng=random.Random(1), step=3)
     assert fault is None and move == legal[0] and agent.calls == 2
 
 
@@ -111,7 +111,7 @@ def test_an_agent_raising_system_exit_is_a_fault_not_the_end_of_the_caller() -> 
     game = ggp.load("bomberman2p")
     agent = Exits()
     agent.start(game, "bomberman")
-    move, _, fault = Caller().ask(agent, game, game.initial_state(), "bomberman", clock=30.0, rng=random.Random(0))
+    move, _, fault, _ = Caller().ask(agent, game, game.initial_state(), "bomberman", clock=30.0, rng=random.Random(0))
     assert fault is not None and fault.kind == "exception" and "SystemExit" in fault.message
     assert fault.traceback is not None and "SystemExit" in fault.traceback
     assert move in game.legal_moves(game.initial_state(), "bomberman")

@@ -268,3 +268,51 @@ def test_the_exploration_constant_on_rule_sheets_and_built_in_games() -> None:
     chosen = MCTSAgent(sims=10, seed=1, c=2.0)
     chosen.start(sheet, "xPlayer")
     assert chosen.c == 2.0  # a spec's c is kept
+
+
+def test_the_warm_up_moves_the_tree_down_so_keeping_a_subtree_is_compiled_before_a_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ggp.agents import uct
+    from ggp.core.kif import parse_terms
+    from ggp.protocol.recognize import gdl_game
+    from ggp.protocol.warmup import _TURNS, play_a_move
+
+    kept: list[int] = []
+    real = uct.keep_subtree
+
+    def spy(tree: object, root: int, transpose: bool) -> int:
+        kept.append(root)
+        return real(tree, root, transpose)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(uct, "keep_subtree", spy)
+    play_a_move(make_agent("mcts:threads=1"), gdl_game(parse_terms(_TURNS)))
+    assert kept and all(root > 0 for root in kept)
+
+
+def test_the_move_about_to_be_played_is_checked_and_a_forced_loss_is_not_played() -> None:
+    import dataclasses
+
+    game = ggp.load(sheet_path("breakthroughSmall"))
+    white = ["(move 3 2 4 3)", "(move 2 1 3 2)", "(move 4 2 3 3)", "(move 2 2 3 3)"]
+    white += ["(move 3 1 2 2)", "(move 2 2 3 3)", "(move 1 1 2 2)", "(move 1 2 1 3)"]
+    black = ["(move 1 5 2 4)", "(move 1 6 1 5)", "(move 2 4 3 3)", "(move 3 5 2 4)"]
+    black += ["(move 2 4 3 3)", "(move 2 5 2 4)", "(move 2 6 3 5)", "(move 5 5 4 4)"]
+    state = game.initial_state()
+    for w, b in zip(white, black, strict=True):
+        state = game.next_state(state, [game.parse_move(w), game.parse_move("noop")])
+        state = game.next_state(state, [game.parse_move("noop"), game.parse_move(b)])
+    agent = MCTSAgent(sims=3000, seed=2, threads=1, ponder=False)
+    agent.start(game, "white")
+    agent.select_move(state)
+    found = agent.last_result
+    assert found is not None
+    # As if the search preferred the move after which black wins by force (it did in the match).
+    i = [str(m) for m in found.moves[0]].index("(move 1 3 1 4)")
+    visits = found.visits[0].copy()
+    visits[i] = visits.max() + 1
+    preferred = dataclasses.replace(found, visits=(visits, *found.visits[1:]))
+    assert str(preferred.best("white")) == "(move 1 3 1 4)"
+    checked = agent._verified(preferred, time.perf_counter() + 30.0)  # ends when it finds the refutation
+    assert checked.proven[0][i] == 0.0
+    assert str(checked.best("white")) != "(move 1 3 1 4)"

@@ -37,8 +37,11 @@ def test_facts_are_counted_by_predicate_by_argument_and_by_pairs_of_arguments() 
 
 def test_breakthrough_material_is_found_and_predicts_random_games_better_than_a_rollout() -> None:
     game = ggp.load(str(BREAKTHROUGH))
-    material = find_material(game, seconds=3.0, seed=0)
+    states, goals, again = sample_states(game, 1500, seed=0)  # a count of games, not a time: any machine alike
+    material = fit(states, goals, again, feature_groups(list(game.base_facts)))
     assert material is not None and material.explained >= MIN_EXPLAINED
+    found = find_material(game, seconds=0.5, seed=0)  # what the player calls: a time, so maybe too few games
+    assert found is None or found.explained >= MIN_EXPLAINED
     # On fresh random games: the evaluation of a state predicts its game's outcome better than one more
     # random game from it does (what one rollout at a leaf would say).
     states, goals, again = sample_states(game, 2000, seed=99)
@@ -59,7 +62,7 @@ def test_no_heuristic_where_the_state_tells_nothing_of_the_goals() -> None:
 
 def test_a_search_blending_material_keeps_its_statistics_whole() -> None:
     game = ggp.load(str(BREAKTHROUGH))
-    material = find_material(game, seconds=2.0, seed=1)
+    material = fit(*sample_states(game, 1500, seed=1), feature_groups(list(game.base_facts)))
     assert material is not None
     state = game.initial_state()
     for batch in (None, 1):  # the kernel's bit-parallel batch of rollouts, and one leaf at a time
@@ -72,11 +75,23 @@ def test_a_search_blending_material_keeps_its_statistics_whole() -> None:
         UCTSearch(game, capacity=100, material=wrong)
 
 
-def test_the_general_player_looks_for_material_at_the_start_clock_when_told_to() -> None:
+def test_the_general_player_looks_for_material_at_the_start_clock_when_told_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ggp.agents import mcts
+
     game = ggp.load(str(BREAKTHROUGH))
+    fitted = fit(*sample_states(game, 1500, seed=3), feature_groups(list(game.base_facts)))
+    asked: list[float] = []
+
+    def look(game: ggp.Game, seconds: float, seed: int) -> Material | None:
+        asked.append(seconds)
+        return fitted  # as found in time on an idle machine; the test does not depend on the machine's load
+
+    monkeypatch.setattr(mcts, "find_material", look)
     on = MCTSAgent(sims=100, seed=3, material=True)
     on.start(game, "white")
-    assert on.found_material is not None
+    assert asked == [mcts.MATERIAL_SECONDS] and on.found_material is fitted is not None
     assert on._trees[0].params.shape[0] > 1  # the rollouts blend it in
     off = MCTSAgent(sims=100, seed=3)
     off.start(game, "white")

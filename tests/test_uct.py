@@ -274,3 +274,35 @@ def test_a_full_tree_keeps_the_subtree_of_the_position_reached_and_grows_again()
     assert all(int(v.sum()) == grown.simulations for v in grown.visits)
     for role in game.roles:
         assert grown.best(role) in game.legal_moves(after, role)
+
+
+def test_searching_below_one_root_move_finds_the_reply_that_wins_by_force() -> None:
+    # breakthroughSmall, white to move (a position from a match lost to Sancho): every move looks alike to the
+    # root's search, but after (move 1 3 1 4) black wins by force, starting with (move 2 4 1 3).
+    game = ggp.load(str(SHARED / "corpus" / "kif" / "breakthroughSmall.kif"))
+    white = ["(move 3 2 4 3)", "(move 2 1 3 2)", "(move 4 2 3 3)", "(move 2 2 3 3)"]
+    white += ["(move 3 1 2 2)", "(move 2 2 3 3)", "(move 1 1 2 2)", "(move 1 2 1 3)"]
+    black = ["(move 1 5 2 4)", "(move 1 6 1 5)", "(move 2 4 3 3)", "(move 3 5 2 4)"]
+    black += ["(move 2 4 3 3)", "(move 2 5 2 4)", "(move 2 6 3 5)", "(move 5 5 4 4)"]
+    state = game.initial_state()
+    for w, b in zip(white, black, strict=True):
+        state = game.next_state(state, [game.parse_move(w), game.parse_move("noop")])
+        state = game.next_state(state, [game.parse_move("noop"), game.parse_move(b)])
+    tree = UCTSearch(game, capacity=200_000, c=0.7, seed=1, decisive=True)
+    before = tree.search(state, sims=2000)
+    i = [str(m) for m in before.moves[0]].index("(move 1 3 1 4)")
+    node = tree.child_of(i)
+    assert node > 0 and not tree.proven[node]
+    root_visits = [v.copy() for v in tree.result().visits]
+    for _ in range(200):
+        if tree.proven[node]:
+            break
+        tree.run_below(node, 1000)
+    assert tree.proven[node] and tree.pval[node, 0] == 0.0  # lost for white
+    after = tree.result()
+    assert after.simulations == before.simulations  # the root's own statistics are left as they were
+    assert all((a == b).all() for a, b in zip(after.visits, root_visits, strict=True))
+    assert after.proven[0][i] == 0.0
+    assert str(after.best("white")) != "(move 1 3 1 4)"
+    with pytest.raises(ValueError, match="no node"):
+        tree.run_below(0, 10)

@@ -36,6 +36,8 @@ BLEND = 0.5
 #: Most states sampled, and the chance of sampling each step of a random game (one in ``EVERY``).
 MAX_SAMPLES = 20_000
 EVERY = 4
+#: Most feature groups fitted (the solve takes their number cubed).
+MAX_FEATURES = 1500
 #: The ridge regression's penalty, per sample.
 RIDGE = 0.01
 
@@ -91,6 +93,9 @@ def sample_states(
         ended = True
         for _ in range(max_steps + 1):
             if kernel.terminal(ctx, work):
+                break
+            if deadline is not None and time.perf_counter() > deadline:
+                ended = False  # the time is up: an unfinished game tells no outcome
                 break
             if rng.randrange(EVERY) == 0:
                 kept.append(work.copy())
@@ -175,6 +180,8 @@ def fit(states: np.ndarray, goals: np.ndarray, again: np.ndarray, groups: np.nda
     the fit is judged against it."""
     n = states.shape[0]
     if n < 200:
+        return None
+    if groups.shape[0] > MAX_FEATURES:  # a solve cubic in the features: a sheet this rich is not fitted
         return None
     x = states.astype(np.float64)[:, : groups.shape[1]] @ groups.T
     keep = x.std(axis=0) > 1e-9

@@ -56,6 +56,7 @@ from .puzzle import PuzzleSearch
 from .solver import FULL, PROVEN, SEARCHING, DFSolver
 from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, next_chunk, tree_bytes
 from .uct_loop import goal_blend
+from .uct_tree import keep_subtree
 
 #: Fraction of the time limit kept back for the referee's round trip.
 SAFETY = 0.1
@@ -76,12 +77,15 @@ GOAL_WEIGHT = 0.3
 #: the position searched; then it is given up for the match.
 DFS_PLAY_CLOCKS = 8
 #: The exhaustive solver's share of the one search thread of a player told to use one (``threads=1``): it
-#: takes turns with the tree instead of running on a core of its own. Its allowance shrinks alike, so it is
-#: given up after as many moves as with a thread of its own.
+#: takes turns with the tree instead of running on a core of its own. Its time is charged to its allowance
+#: as if it had had the thread (divided by this share), so it is given up after as many moves as with a
+#: thread of its own.
 DFS_SHARE = 0.3
 #: Most seconds of the start clock spent looking for a material heuristic (:mod:`ggp.agents.heuristic`), and
 #: at most this share of the start clock.
 MATERIAL_SECONDS = 2.0
+#: The share of a move's time spent checking the move about to be played (see MCTSAgent._verified).
+VERIFY_SHARE = 0.2
 MATERIAL_SHARE = 0.1
 
 
@@ -191,7 +195,9 @@ class MCTSAgent(Agent):
     the material heuristic of a rule sheet (:mod:`ggp.agents.heuristic`: found
     at the start clock where random games show one, then blended with the
     rollouts at the leaves; off by default: it has not yet won matches, see
-    bench/results/material_ablation.jsonl). The values each option accepts
+    bench/results/material_ablation.jsonl), ``verify`` the check of the move
+    about to be played (:data:`VERIFY_SHARE` of the time searching below it
+    alone, for a reply that wins by force). The values each option accepts
     are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
 
@@ -242,6 +248,7 @@ class MCTSAgent(Agent):
         ponder: bool = True,
         dfs: bool = True,
         material: bool = False,
+        verify: bool = True,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -261,6 +268,7 @@ class MCTSAgent(Agent):
         self.pondering = ponder
         self.dfs = dfs
         self.material = material
+        self.verify = verify
         #: The material heuristic found for the game being played (None: none found, or not looked for).
         self.found_material: Material | None = None
         self._dfs: DFSolver | None = None
@@ -307,14 +315,13 @@ class MCTSAgent(Agent):
             self._dfs_left = (budget(None, start_clock) or 0.0) + DFS_PLAY_CLOCKS * (
                 budget(self.time, play_clock) or DEFAULT_TIME
             )
-            if len(self._trees) == 1:
-                self._dfs_left *= DFS_SHARE
         # The start clock: compile (or load numba's cache) now, then search the first position; its tree is
         # kept for the first move.
         state = game.initial_state()
         for tree in self._trees:
             tree.reset(state)
             tree.run(1)
+            keep_subtree(tree._tree, 0, tree.transpose)  # the root kept in place: compiles what moving it runs
         if self._puzzle is not None:
             self._puzzle.warm(state)
         if self._dfs is not None and not game.is_terminal(state):
@@ -398,7 +405,7 @@ class MCTSAgent(Agent):
                 # The referee's clock is ours at this step too: the exhaustive solver (one thread, the trees
                 # idle) walks the position the others are deciding in, which a proof needs anyway.
                 seconds = max(0.01, seconds - self._lateness)
-                self._solve_alone(state, seconds)
+                self._solve_alone(state, began + seconds)  # moving the trees' roots came out of it
                 late = time.perf_counter() - began - seconds
                 self._lateness = max(0.0, late, LATENESS_DECAY * self._lateness)
             return legal[0]
@@ -432,12 +439,48 @@ class MCTSAgent(Agent):
             result = tree.search(state, sims=sims, reuse=self.reuse)
         else:
             assert seconds is not None
-            searched = self._parallel(state, seconds)
+            end = time.perf_counter() + seconds
+            checking = VERIFY_SHARE * seconds if self.verify and self.solve and len(self.game.roles) > 1 else 0.0
+            searched = self._parallel(state, seconds - checking)
             assert searched is not None  # (None only for the start clock's search)
-            result = searched
+            result = self._verified(searched, end) if checking else searched
         self.last_simulations = result.simulations
         self.last_result = result
         return result.best(self.role)
+
+    def _verified(self, result: SearchResult, deadline: float) -> SearchResult:
+        """``result`` with the move it would play checked until ``deadline``: the first tree searches below
+        that move alone (the opponents' replies), and if that proves it lost the next best is checked, and so
+        on. Where every move looks alike, the visits spread over all of them and a reply that wins by force
+        a few moves on is found only below the move that allows it (a breakthrough race lost so to Sancho).
+        Only where the player alone chooses at the root."""
+        tree = self._trees[0]
+        if self.role not in result.roles or tree.solved:
+            return result
+        r = result.roles.index(self.role)
+        checked: set[int] = set()
+        while time.perf_counter() < deadline:
+            move = result.best(self.role)
+            i = result.moves[r].index(move)
+            if i in checked or (result.proven and not np.isnan(result.proven[r][i])):
+                break  # checked already, or proven: nothing more to learn here
+            checked.add(i)
+            node = tree.child_of(i)
+            if node <= 0:
+                break
+            chunk = 64
+            while not tree.proven[node] and time.perf_counter() < deadline:
+                t0 = time.perf_counter()
+                tree.run_below(node, chunk)
+                chunk = next_chunk(chunk, time.perf_counter() - t0, (deadline - t0) / 10, tree.batch)
+            if not tree.proven[node]:
+                break  # no refutation found in the time: it is played
+            proven = [np.array(p, dtype=float) for p in result.proven]
+            for k in range(len(proven)):
+                if len(proven[k]) == len(result.moves[k]) and (k == r or len(proven[k]) == 1):
+                    proven[k][i if k == r else 0] = 100.0 * float(tree.pval[node, k])
+            result = dataclasses.replace(result, proven=tuple(proven))
+        return result
 
     def _parallel(self, state: State, seconds: float, *, start: bool = False) -> SearchResult | None:
         """Search every tree from ``state`` for ``seconds``, one thread each, and merge their roots.
@@ -482,17 +525,17 @@ class MCTSAgent(Agent):
         spent = time.perf_counter() - began
         result = merge([t.result(spent) for t in trees])
         if solver is not None and solver.status != PROVEN:
-            self._dfs_left -= sum(cpu)
+            self._dfs_left -= sum(cpu) / (DFS_SHARE if len(trees) == 1 else 1.0)
         return self._with_proofs(result)
 
-    def _solve_alone(self, state: State, seconds: float) -> None:
-        """Run the exhaustive solver from ``state`` for ``seconds`` in this thread, if it is to search there."""
-        began = time.perf_counter()
+    def _solve_alone(self, state: State, deadline: float) -> None:
+        """Run the exhaustive solver from ``state`` until ``deadline`` in this thread, if it is to search there."""
         solver = self._solver_at(state)
-        if solver is None:
+        seconds = deadline - time.perf_counter()
+        if solver is None or seconds <= 0:
             return
         cpu: list[float] = []
-        _grow_dfs(solver, began + seconds, seconds, threading.Event(), self._role_index(), cpu)
+        _grow_dfs(solver, deadline, seconds, threading.Event(), self._role_index(), cpu)
         if solver.status != PROVEN:
             self._dfs_left -= sum(cpu)
 

@@ -136,7 +136,7 @@ class UCTSearch:
     the random rollout as the score of a new leaf: a compiled function
     ``(s, rng, out, params)`` writing each role's value (0..1) into ``out[0:2]``;
     ``params`` is this object's float array :attr:`params`, which the caller may
-    change between searches (an opponent model, say). ``solve`` turns
+    change between searches (its values, not its length: an opponent model, say). ``solve`` turns
     MCTS-Solver on; ``transpose`` makes a state reached by two orders of moves
     one node (found by its hash in a table), whose statistics both paths share:
     the tree becomes a graph, and a path that comes back to one of its own
@@ -228,12 +228,14 @@ class UCTSearch:
             if leaf_value is not None:
                 raise ValueError("UCTSearch: give a leaf_value or a material heuristic, not both")
             packed = material.params()
-            if packed.shape[0] != 1 + nr * (1 + length) or not np.isfinite(packed).all():
+            fits = material.weights.shape == (nr, length) and material.bias.shape == (nr,)
+            if not fits or not np.isfinite(packed).all() or not 0.0 <= packed[0] <= 1.0:
                 raise ValueError(f"UCTSearch: the material heuristic does not fit {game.name}'s states")
             params = packed.tolist()
         elif leaf_value is None:
             params = ()  # the rollouts would read them as a material heuristic
         self.params = np.array([*params, 0.0], dtype=np.float64)  # never empty: numba needs a typed array
+        self._params_shape = self.params.shape
         #: Leaves scored together: a batch's paths are chosen first (each waiting leaf counted as a loss on
         #: its path meanwhile), then its leaves scored in one call (a rule sheet's kernel plays 128
         #: rollouts at once, bit-parallel), then its values added.
@@ -278,7 +280,7 @@ class UCTSearch:
 
     @property
     def nodes(self) -> int:
-        """Nodes in use, including those left over from earlier roots."""
+        """Nodes in use (after the root moves down, only those below it: see :meth:`advance`)."""
         return int(self.meta[0])
 
     def reset(self, state: State) -> None:
@@ -341,6 +343,31 @@ class UCTSearch:
             level = below
         return -1
 
+    def child_of(self, move: int) -> int:
+        """The node reached by the root's ``move`` (an index into the mover's moves) where one role alone
+        chooses there; -1 if several choose, the root is not expanded, or that child is not made yet."""
+        root = self.root
+        if not self.expanded[root] or int((self.counts[root] > 1).sum()) > 1:
+            return -1
+        if not 0 <= move < int(self.counts[root].max()):
+            return -1
+        return int(self.child[int(self.coff[root]) + move])
+
+    def run_below(self, node: int, sims: int) -> None:
+        """Run ``sims`` simulations from ``node`` (a node of this tree) as if it were the root: its subtree
+        grows and may be proven, and the root's own statistics are left as they are (the root's count of
+        simulations too). MCTSAgent checks the move it is about to play this way."""
+        if not 0 < node < self.nodes or self._root_state is None:
+            raise ValueError(f"UCTSearch: no node {node} below the root")
+        if int(self.node_visits[node]) + sims > _MAX_VISITS:
+            return
+        root, done = self.root, self._sims
+        self.root = node
+        try:
+            self.run(sims)
+        finally:
+            self.root, self._sims = root, done
+
     def _root_simulations(self) -> int:
         # The simulations that passed through the root's moves: a kept subtree's first visit scored it
         # as a leaf, and visits to a proven child stop there, so the node's own count is not it.
@@ -363,6 +390,9 @@ class UCTSearch:
         if self._root_state is None:
             raise RuntimeError("call reset(state) before run()")
         sims = check_option("UCTSearch", "sims", sims, _SIMS)
+        if self.params.shape != self._params_shape or self.params.dtype != np.float64:
+            # the compiled leaf reads as many as it was made for: a longer or shorter array would be read past
+            raise ValueError(f"UCTSearch: params must stay a float array of shape {self._params_shape}")
         if sims == 0 or self.proven[self.root]:
             return
         if int(self.node_visits[self.root]) + sims > _MAX_VISITS:

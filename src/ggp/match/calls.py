@@ -35,10 +35,10 @@ daemon thread after the caller has moved on, and ends only with the process.
 >>> agent = RandomAgent(seed=1)
 >>> caller.call("white", "start", agent.start, game, "white", clock=1.0, phase="start").fault is None
 True
->>> move, elapsed, fault = caller.ask(agent, game, state, "white", clock=1.0, rng=random.Random(0), step=1)
+>>> move, elapsed, fault, info = caller.ask(agent, game, state, "white", clock=1.0, rng=random.Random(0), step=1)
 >>> move in game.legal_moves(state, "white"), fault
 (True, None)
->>> move, _, fault = caller.ask(RandomAgent(), game, state, "black", clock=1.0, rng=random.Random(0), step=1)
+>>> move, _, fault, _ = caller.ask(RandomAgent(), game, state, "black", clock=1.0, rng=random.Random(0), step=1)
 >>> fault.kind, fault.played == str(move)  # never started, so it raises: a random legal move is played
 ('exception', True)
 >>> judge(game, state, "white", "(move 9 9 9 9)", step=1).kind
@@ -350,6 +350,8 @@ class Caller:
         answer = self.call(role, "select_move", agent.choose, state, limit, clock=clock, phase="play", step=step)
         move, fault = settle(game, state, role, answer.result, rng, fault=answer.fault, step=step)
         info = answer.result.info if fault is None and isinstance(answer.result, Choice) else {}
+        if not isinstance(info, Mapping):  # an agent's own Choice may carry anything
+            info = {}
         return move, answer.elapsed, fault, info
 
     def runaway_threads(self) -> list[threading.Thread]:

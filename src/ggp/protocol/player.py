@@ -18,8 +18,8 @@ server (``ggp serve``).
   on gets ``busy``.
 * ``(PLAY id moves)`` -> a move. The previous joint move is applied; the
   agent is asked through :class:`ggp.match.calls.Caller` and waited for until
-  the play clock less the margin (it is told that time less
-  :func:`~ggp.match.calls.margin` of it); if it is late, fails, returns an
+  the play clock less the margin (it is told that time, and keeps its own
+  safety margin for returning from its search); if it is late, fails, returns an
   illegal move, or is still busy with an earlier call that overran, a random
   legal move is sent instead, as the referee would play. An agent that can
   think ahead (``ponder()``, as ``mcts`` does) then searches on until the

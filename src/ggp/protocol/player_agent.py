@@ -80,7 +80,9 @@ def said_of(info: Mapping[str, Any]) -> str:
     >>> said_of({})
     ''
     """
-    parts = []
+    parts: list[str] = []
+    if not isinstance(info, Mapping):
+        return ""
     sims = info.get("simulations")
     if isinstance(sims, int):
         parts.append(f"{sims:,} simulations")

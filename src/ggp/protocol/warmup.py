@@ -291,7 +291,13 @@ def play_a_move(agent: Agent, game: Game) -> None:
     """Start ``agent`` on ``game`` with clocks, ask it for a move and stop it, as a match would."""
     agent.start(game, game.roles[0], start_clock=0.3, play_clock=0.2)  # a short search: its code, compiled
     state = game.initial_state()
-    agent.choose(state, Limit(time=0.2))
+    move = agent.choose(state, Limit(time=0.2)).move
+    # and a second move, where there is one: moving the tree's root down compiles what keeps its subtree
+    joint = [move, *(game.legal_moves(state, r)[0] for r in game.roles[1:])]
+    after = game.next_state(state, joint)
+    if not game.is_terminal(after) and game.legal_moves(after, game.roles[0]):
+        agent.choose(after, Limit(time=0.2))
+        state = after
     agent.stop(state, [0] * len(game.roles))
 
 

@@ -28,6 +28,8 @@ amazons only, the player stops searching and plays the endgame solved by
 
 from __future__ import annotations
 
+import time
+
 import numba as nb
 import numpy as np
 
@@ -198,6 +200,7 @@ class AmazonsAgent(MCTSAgent):
         self.last_endgame: Endgame | None = None
 
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
+        began = time.perf_counter()
         game = self.game
         assert isinstance(game, Amazons)
         s = game._array_of(state)
@@ -218,4 +221,6 @@ class AmazonsAgent(MCTSAgent):
                 src, dst, arrow = result.move
                 self._arrow = (dst, arrow)
                 return game._move(game.action_text(s, me, 1 + src * nn + dst))
+        if time_limit is not None:  # the endgame solver's time came out of the clock
+            time_limit = max(0.01, time_limit - (time.perf_counter() - began))
         return super().select_move(state, time_limit)
