@@ -246,3 +246,17 @@ def wait_until_available(url: str, log: Path, within: float = 1800.0) -> None:
             return
         assert time.monotonic() < end, f"{url} still says {reply!r} after {within:g} s: {log.read_text()[-2000:]}"
         time.sleep(0.2)  # polling the player's own answer, with a deadline
+
+
+def race_lost_to_sancho(game: Any) -> Any:
+    """breakthroughSmall (``game``), white to move at step 17 of a match lost to Sancho (2026-11-28): every move
+    looks alike to a search of the root, but after (move 1 3 1 4) black wins by force with (move 2 4 1 3)."""
+    white = ["(move 3 2 4 3)", "(move 2 1 3 2)", "(move 4 2 3 3)", "(move 2 2 3 3)"]
+    white += ["(move 3 1 2 2)", "(move 2 2 3 3)", "(move 1 1 2 2)", "(move 1 2 1 3)"]
+    black = ["(move 1 5 2 4)", "(move 1 6 1 5)", "(move 2 4 3 3)", "(move 3 5 2 4)"]
+    black += ["(move 2 4 3 3)", "(move 2 5 2 4)", "(move 2 6 3 5)", "(move 5 5 4 4)"]
+    state = game.initial_state()
+    for w, b in zip(white, black, strict=True):
+        state = game.next_state(state, [game.parse_move(w), game.parse_move("noop")])
+        state = game.next_state(state, [game.parse_move("noop"), game.parse_move(b)])
+    return state

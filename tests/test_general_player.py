@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ggp
-from conftest import SHARED
+from conftest import SHARED, race_lost_to_sancho
 from ggp.agents import make_agent
 from ggp.agents.mcts import MCTSAgent, merge
 from ggp.agents.puzzle import PuzzleSearch
@@ -294,14 +294,7 @@ def test_the_move_about_to_be_played_is_checked_and_a_forced_loss_is_not_played(
     import dataclasses
 
     game = ggp.load(sheet_path("breakthroughSmall"))
-    white = ["(move 3 2 4 3)", "(move 2 1 3 2)", "(move 4 2 3 3)", "(move 2 2 3 3)"]
-    white += ["(move 3 1 2 2)", "(move 2 2 3 3)", "(move 1 1 2 2)", "(move 1 2 1 3)"]
-    black = ["(move 1 5 2 4)", "(move 1 6 1 5)", "(move 2 4 3 3)", "(move 3 5 2 4)"]
-    black += ["(move 2 4 3 3)", "(move 2 5 2 4)", "(move 2 6 3 5)", "(move 5 5 4 4)"]
-    state = game.initial_state()
-    for w, b in zip(white, black, strict=True):
-        state = game.next_state(state, [game.parse_move(w), game.parse_move("noop")])
-        state = game.next_state(state, [game.parse_move("noop"), game.parse_move(b)])
+    state = race_lost_to_sancho(game)
     agent = MCTSAgent(sims=3000, seed=2, threads=1, ponder=False)
     agent.start(game, "white")
     agent.select_move(state)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ggp
-from conftest import SHARED
+from conftest import SHARED, race_lost_to_sancho
 from ggp.agents.uct import UCTSearch, search, visit_counts
 from ggp.core.game import Move
 
@@ -280,14 +280,7 @@ def test_searching_below_one_root_move_finds_the_reply_that_wins_by_force() -> N
     # breakthroughSmall, white to move (a position from a match lost to Sancho): every move looks alike to the
     # root's search, but after (move 1 3 1 4) black wins by force, starting with (move 2 4 1 3).
     game = ggp.load(str(SHARED / "corpus" / "kif" / "breakthroughSmall.kif"))
-    white = ["(move 3 2 4 3)", "(move 2 1 3 2)", "(move 4 2 3 3)", "(move 2 2 3 3)"]
-    white += ["(move 3 1 2 2)", "(move 2 2 3 3)", "(move 1 1 2 2)", "(move 1 2 1 3)"]
-    black = ["(move 1 5 2 4)", "(move 1 6 1 5)", "(move 2 4 3 3)", "(move 3 5 2 4)"]
-    black += ["(move 2 4 3 3)", "(move 2 5 2 4)", "(move 2 6 3 5)", "(move 5 5 4 4)"]
-    state = game.initial_state()
-    for w, b in zip(white, black, strict=True):
-        state = game.next_state(state, [game.parse_move(w), game.parse_move("noop")])
-        state = game.next_state(state, [game.parse_move("noop"), game.parse_move(b)])
+    state = race_lost_to_sancho(game)
     tree = UCTSearch(game, capacity=200_000, c=0.7, seed=1, decisive=True)
     before = tree.search(state, sims=2000)
     i = [str(m) for m in before.moves[0]].index("(move 1 3 1 4)")
