@@ -197,7 +197,9 @@ class MCTSAgent(Agent):
     rollouts at the leaves; off by default: it has not yet won matches, see
     bench/results/material_ablation.jsonl), ``verify`` the check of the move
     about to be played (:data:`VERIFY_SHARE` of the time searching below it
-    alone, for a reply that wins by force). The values each option accepts
+    alone, for a reply that wins by force; off by default: its matches
+    against Sancho, bench/SANCHO.md, showed no gain yet). The values each
+    option accepts
     are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
 
@@ -248,7 +250,7 @@ class MCTSAgent(Agent):
         ponder: bool = True,
         dfs: bool = True,
         material: bool = False,
-        verify: bool = True,
+        verify: bool = False,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
