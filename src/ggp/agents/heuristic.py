@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.game import Game
 from ..core.kernels import rng_state
+from ..core.kif import parse_terms, term_text
 from ..core.native import KernelGame
 
 #: The share of a state's random-play value (mean over roles) the heuristic must predict to be used.
@@ -128,26 +129,8 @@ def sample_states(
 
 def _split(fact: str) -> list[str]:
     """A fact's predicate and top-level arguments as texts: ``(cell 1 (a b) x)`` is ``cell 1 (a b) x``."""
-    text = fact.strip()
-    if not text.startswith("("):
-        return [text]
-    parts: list[str] = []
-    word: list[str] = []
-    depth = 0
-    for ch in text[1:-1]:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch.isspace() and depth == 0:
-            if word:
-                parts.append("".join(word))
-                word = []
-        else:
-            word.append(ch)
-    if word:
-        parts.append("".join(word))
-    return parts
+    term = parse_terms(fact)[0]
+    return [term_text(part) for part in term] if isinstance(term, tuple) else [term_text(term)]
 
 
 def feature_groups(facts: list[str]) -> np.ndarray:
@@ -191,7 +174,7 @@ def fit(states: np.ndarray, goals: np.ndarray, again: np.ndarray, groups: np.nda
     y = goals.astype(np.float64) / 100.0
     # Samples of one game are next to each other: the held-out part is the last fifth, whole games but one.
     cut = int(n * 0.8)
-    train, test = np.arange(cut), np.arange(cut, n)
+    train, test = slice(0, cut), slice(cut, n)
     w, b = _ridge(x[train], y[train])
     pred = x[test] @ w + b
     shares = []
@@ -229,9 +212,6 @@ def find_material(game: Game, seconds: float = 2.0, seed: int = 0) -> Material |
     if not facts or game.initial_array().dtype != np.uint8:
         return None
     states, goals, again = sample_states(game, MAX_SAMPLES, seed, seconds=seconds)
-    total = len(states)
-    if total == 0:
-        return None
     return fit(states, goals, again, feature_groups(facts))
 
 

@@ -81,8 +81,6 @@ def said_of(info: Mapping[str, Any]) -> str:
     ''
     """
     parts: list[str] = []
-    if not isinstance(info, Mapping):
-        return ""
     sims = info.get("simulations")
     if isinstance(sims, int):
         parts.append(f"{sims:,} simulations")
