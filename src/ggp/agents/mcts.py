@@ -50,6 +50,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .base import Agent, Choice, Limit
+from .greedy import greedy_params, greedy_rollout
 from .heuristic import Material, find_material
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
@@ -251,6 +252,7 @@ class MCTSAgent(Agent):
         dfs: bool = True,
         material: bool = False,
         verify: bool = False,
+        greedy: bool = False,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -271,6 +273,7 @@ class MCTSAgent(Agent):
         self.dfs = dfs
         self.material = material
         self.verify = verify
+        self.greedy = greedy
         #: The material heuristic found for the game being played (None: none found, or not looked for).
         self.found_material: Material | None = None
         self._dfs: DFSolver | None = None
@@ -351,6 +354,8 @@ class MCTSAgent(Agent):
         params = self.leaf_params
         if leaf is None and self.goal_heuristic and self.plays is None and self._goals_move:
             leaf, params = goal_blend(game), (GOAL_WEIGHT,)
+        elif leaf is None and self.greedy and self.plays is None:
+            leaf, params = greedy_rollout(game), greedy_params(game)
         # A rule sheet's states can be large: all trees together take at most half the memory a tree may take.
         capacity = self.capacity
         while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
