@@ -219,10 +219,14 @@ def test_the_exhaustive_solver_leaves_simultaneous_moves_and_repetitions_unknown
     solver.reset(simultaneous.initial_state())
     assert solver.status == UNKNOWN and solver.run(1000) == 0 and solver.value() is None
     assert solver.simultaneous
+    three = from_text(
+        "(role a) (role b) (role c) (init (round 1)) (<= (legal ?r x) (role ?r)) (<= (legal ?r y) (role ?r)) "
+        "(<= (next over) (true (round 1))) (<= terminal (true over)) (<= (goal ?r 50) (role ?r))"
+    )
     agent = MCTSAgent(seed=1, ponder=False)
-    agent.start(simultaneous, simultaneous.roles[0], start_clock=0.5, play_clock=0.5)
-    agent.select_move(simultaneous.initial_state(), time_limit=0.5)
-    assert agent._dfs is None  # given up at once: its thread goes back to the trees
+    agent.start(three, "a", start_clock=0.5, play_clock=0.5)
+    agent.select_move(three.initial_state(), time_limit=0.5)
+    assert agent._dfs is None  # three roles choosing at once: given up, its thread goes back to the trees
     # White may end the game drawn, or pass; black may then pass back (the position repeats) or resign.
     # Passing forever has no value, so neither side's choice is proven; ending is worth 50.
     game = from_text("""
@@ -246,6 +250,53 @@ def test_the_exhaustive_solver_leaves_simultaneous_moves_and_repetitions_unknown
     solver = solve_fully(game, game.initial_state())
     assert solver.status == UNKNOWN and solver.value() is None
     assert {str(m): v for m, v in solver.move_values().items()} == {"end": 50.0}
+
+
+# Two roles choose at once: a says x, y or "safe", b says x or y; then b alone says "fine" or "oops". Saying
+# what b said wins for a, saying the other loses, "safe" draws; b's "oops" gives a the game whatever was said.
+_AT_ONCE = """
+    (role a) (role b) (init (round 1)) (word x) (word y)
+    (<= (legal a (say ?w)) (true (round 1)) (word ?w)) (<= (legal a safe) (true (round 1)))
+    (<= (legal b (say ?w)) (true (round 1)) (word ?w))
+    (<= (legal a noop) (true (round 2))) (<= (legal b fine) (true (round 2))) (<= (legal b oops) (true (round 2)))
+    (<= (next (said ?r ?w)) (does ?r (say ?w))) (<= (next (said ?r ?w)) (true (said ?r ?w)))
+    (<= (next safe) (does a safe)) (<= (next safe) (true safe))
+    (<= (next (round 2)) (true (round 1))) (<= (next over) (true (round 2))) (<= (next oops) (does b oops))
+    (<= same (true (said a ?w)) (true (said b ?w)))
+    (<= terminal (true over))
+    (<= (goal a 100) (true oops)) (<= (goal b 0) (true oops))
+    (<= (goal a 50) (not (true oops)) (true safe)) (<= (goal b 50) (not (true oops)) (true safe))
+    (<= (goal a 100) (not (true oops)) (not (true safe)) same) (<= (goal b 0) (not (true oops)) (not (true safe)) same)
+    (<= (goal a 0) (not (true oops)) (not (true safe)) (not same))
+    (<= (goal b 100) (not (true oops)) (not (true safe)) (not same))
+"""
+
+
+def test_where_two_roles_choose_at_once_the_solver_proves_what_its_role_is_sure_of() -> None:
+    game = from_text(_AT_ONCE)
+    start = game.initial_state()
+    assert solve_fully(game, start).status == UNKNOWN  # no role given: nothing proven where both choose
+    # a is sure of a draw, by "safe": b would answer a word with the other one (and then say "fine")
+    for_a = solve_fully(game, start, role="a")
+    assert for_a.status == PROVEN and for_a.value()[0] == 50.0
+    assert {str(m): v for m, v in for_a.move_values().items()} == {"(say x)": 0.0, "(say y)": 0.0, "safe": 50.0}
+    # b is sure of nothing: a could say what b says
+    for_b = solve_fully(game, start, role="b")
+    assert for_b.status == PROVEN and for_b.value()[1] == 0.0
+    assert {str(m): v for m, v in for_b.move_values().items()} == {"(say x)": 0.0, "(say y)": 0.0}
+    with pytest.raises(ValueError, match="not a role"):
+        DFSolver(game, role="c")
+
+
+def test_the_player_never_bids_what_can_be_beaten_in_bidding_tictactoe() -> None:
+    # Sancho proves bids of 2 and 3 lost at the start and wins wherever they are played (0 of 4 matches).
+    game = sheet("biddingTicTacToe")
+    for role in game.roles:
+        solver = solve_fully(game, game.initial_state(), role=role)
+        assert solver.status == PROVEN and solver.value()[game.roles.index(role)] == 50.0  # a draw, sure
+        values = {str(m): v for m, v in solver.move_values().items()}
+        assert {m for m, v in values.items() if v == 50.0} >= {"(bid 1 no_tiebreaker)"}
+        assert all(v == 0.0 for m, v in values.items() if m.startswith(("(bid 2", "(bid 3")))
 
 
 def test_a_full_table_stops_the_solver_and_the_agent_gives_it_up(tictactoe: ggp.Game) -> None:

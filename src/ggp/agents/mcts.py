@@ -54,7 +54,7 @@ from .greedy import greedy_params, greedy_rollout
 from .heuristic import Material, find_material
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
-from .solver import FULL, PROVEN, SEARCHING, DFSolver
+from .solver import FULL, PROVEN, SEARCHING, UNKNOWN, DFSolver
 from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, next_chunk, tree_bytes
 from .uct_loop import goal_blend
 from .uct_tree import keep_subtree
@@ -199,7 +199,10 @@ class MCTSAgent(Agent):
     bench/results/material_ablation.jsonl), ``verify`` the check of the move
     about to be played (:data:`VERIFY_SHARE` of the time searching below it
     alone, for a reply that wins by force; off by default: its matches
-    against Sancho, bench/SANCHO.md, showed no gain yet). The values each
+    against Sancho, bench/SANCHO.md, showed no gain yet), ``greedy`` Sancho's
+    greedy rollouts on a rule sheet (:mod:`ggp.agents.greedy`: a win in one
+    taken, a threat of one answered; off by default until matches show a
+    gain, bench/SANCHO.md). The values each
     option accepts
     are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
@@ -316,7 +319,7 @@ class MCTSAgent(Agent):
         self._tree = self._trees[0]
         self._dfs = None
         if self.dfs and self.sims is None and self.plays is None and len(game.roles) > 1:
-            self._dfs = DFSolver(game)
+            self._dfs = DFSolver(game, role=role if len(game.roles) == 2 else None)
             self._dfs_left = (budget(None, start_clock) or 0.0) + DFS_PLAY_CLOCKS * (
                 budget(self.time, play_clock) or DEFAULT_TIME
             )
@@ -332,7 +335,7 @@ class MCTSAgent(Agent):
         if self._dfs is not None and not game.is_terminal(state):
             # Compiled now too: a sheet's solver compiles for seconds, which must not come out of a move.
             self._dfs.reset(state)
-            if self._dfs.simultaneous:  # a game of simultaneous moves: nothing the solver can prove
+            if self._dfs.status == UNKNOWN and self._dfs.simultaneous:  # roles choosing at once beyond the walk
                 self._dfs = None
             else:
                 self._dfs.run(1)
@@ -562,7 +565,7 @@ class MCTSAgent(Agent):
             return None
         if solver.root_state != state:
             solver.reset(state)
-            if solver.simultaneous:  # a game of simultaneous moves: nothing the solver can prove
+            if solver.status == UNKNOWN and solver.simultaneous:  # roles choosing at once beyond the walk
                 self._dfs = None
                 return None
         return solver if solver.status == SEARCHING else None
@@ -581,7 +584,8 @@ class MCTSAgent(Agent):
             if move in values:
                 pv[i] = values[move]
         proven = tuple(pv if k == r else p for k, p in enumerate(result.proven))
-        solved = solver.value() if result.solved is None else result.solved
+        # (where roles choose at once, the solver's value is only what the player is sure of: not the game's)
+        solved = solver.value() if result.solved is None and not solver.simultaneous else result.solved
         return dataclasses.replace(result, proven=proven, solved=solved)
 
     # --- thinking between calls -------------------------------------------------------------------------

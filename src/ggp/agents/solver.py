@@ -17,6 +17,15 @@ several roles choosing at once, a path that comes back to one of its own
 positions, or one deeper than :data:`MAX_DEPTH`; a node with an unknown child
 is unknown unless another child already gives the mover the top goal.
 
+A solver given a ``role`` also walks positions where that role and one other
+choose at once, as if the other chose after seeing its move: each of the
+role's moves is worth the worst of the other's answers, so what is proven there
+is what the role is *sure of* whatever the other does (a proven 100 is a win by
+force; a 0 only says the move can be beaten by an answer that guesses it).
+Bidding tic-tac-toe is solved so in about two seconds: each side is sure of a
+draw, and bids of 2 or 3 can be beaten (Sancho, which proves the same, won all
+four matches where ggp bid by a simultaneous tree search alone).
+
 >>> from pathlib import Path
 >>> import ggp, ggp.gdl
 >>> game = ggp.load(Path(ggp.gdl.__file__).parent / "tictactoe.kif")  # the sheet ggp ships
@@ -101,6 +110,8 @@ def _fold_child(
     scut: np.ndarray,
     rval: np.ndarray,
     rdone: np.ndarray,
+    me: int,
+    sinter: np.ndarray,
 ) -> None:
     # A child of ``level`` was valued (val, known): fold it into the node's best (a root's child also
     # into rval / rdone).
@@ -112,6 +123,13 @@ def _fold_child(
             rval[i, r] = val[r]
     if not known:
         sunk[level] = True
+    elif me >= 0 and sinter[level]:  # an answer to ``me``'s move at a simultaneous node: the worst for ``me``
+        if not shas[level] or val[me] < sbest[level, me]:
+            shas[level] = True
+            for r in range(nr):
+                sbest[level, r] = val[r]
+            if val[me] <= 0.0:
+                scut[level] = True
     else:
         m = smover[level]
         if not shas[level] or val[m] > sbest[level, m]:
@@ -176,12 +194,14 @@ def _finished_value(
     return shas[level] and (scut[level] or not sunk[level])
 
 
-def _expand_template(ctx, s, c, buf, sjoint, scount, smoves):  # type: ignore[no-untyped-def]
+def _expand_template(ctx, s, c, buf, sjoint, scount, smoves, me, sopp, soppn, soppr):  # type: ignore[no-untyped-def]
     # Expand the child at level ``c`` (state ``s``): each role's single move into sjoint[c], the moves of
-    # the role with a choice into smoves[c, :scount[c]]. Returns (that role, how many roles have a choice),
-    # or (-1, -1) if a role has no move at all.
+    # the role with a choice into smoves[c, :scount[c]] (where ``me`` chooses, its moves; another role
+    # choosing beside it: that role's into sopp[c, :soppn[c]], the role in soppr[c]). Returns (that role,
+    # how many roles have a choice), or (-1, -1) if a role has no move at all.
     mover = -1
     movers = 0
+    mine = False
     for r in range(num_roles):  # type: ignore[name-defined]  # noqa: F821
         k = kernel_legal(ctx, s, r, buf)  # type: ignore[name-defined]  # noqa: F821
         if k == 0:
@@ -189,9 +209,15 @@ def _expand_template(ctx, s, c, buf, sjoint, scount, smoves):  # type: ignore[no
         sjoint[c, r] = buf[0]
         if k > 1:
             movers += 1
-            mover = r
-            scount[c] = k
-            smoves[c, :k] = buf[:k]
+            if r != me:
+                soppn[c] = k
+                soppr[c] = r
+                sopp[c, :k] = buf[:k]
+            if r == me or not mine:
+                mine = r == me
+                mover = r
+                scount[c] = k
+                smoves[c, :k] = buf[:k]
     return mover, movers
 
 
@@ -222,6 +248,12 @@ def _dfs_template(  # type: ignore[no-untyped-def]
     val,
     res,
     joint,
+    me,
+    sopp,
+    soppn,
+    soppr,
+    spara,
+    sinter,
 ):
     # meta: [level, entries, status, expansions ever, root moves, table full]. Level L of the stack holds a
     # position being expanded: its state and hash, the mover's moves (smoves[L, :scount[L]]), the next to
@@ -237,7 +269,7 @@ def _dfs_template(  # type: ignore[no-untyped-def]
         if deliver:
             # A child of ``level`` was valued (val, known): fold it into the node's best.
             deliver = False
-            _fold_child(level, known, val, top, snext, smover, sbest, shas, sunk, scut, rval, rdone)
+            _fold_child(level, known, val, top, snext, smover, sbest, shas, sunk, scut, rval, rdone, me, sinter)
         # The next child of the node at ``level``, if any.
         if not scut[level] and snext[level] < scount[level]:
             if done >= budget:
@@ -245,6 +277,27 @@ def _dfs_template(  # type: ignore[no-untyped-def]
             i = snext[level]
             snext[level] = i + 1
             if level == 0 and rdone[i] != 0:  # valued from the table before the walk began
+                continue
+            if spara[level]:
+                # ``me``'s move i where another role chooses at once: the next level is that role's answer
+                # knowing it (the same position, not stored), the worst of which ``me`` is sure to get.
+                c = level + 1
+                done += 1
+                meta[3] += 1
+                if c >= depth - 1:
+                    known = False
+                    deliver = True
+                    continue
+                sstate[c] = sstate[level]
+                sjoint[c] = sjoint[level]
+                sjoint[c, me] = smoves[level, i]
+                n = soppn[level]
+                scount[c] = n
+                smoves[c, :n] = sopp[level, :n]
+                _push(c, soppr[level], shash[level], smover, shash, snext, shas, sunk, scut)
+                spara[c] = False
+                sinter[c] = True
+                level = c
                 continue
             joint[:] = sjoint[level]
             joint[smover[level]] = smoves[level, i]
@@ -272,7 +325,7 @@ def _dfs_template(  # type: ignore[no-untyped-def]
                 deliver = True
                 continue
             # Expand the child: who moves, and with what.
-            mover, movers = expand(ctx, sstate[c], c, buf, sjoint, scount, smoves)  # type: ignore[name-defined]  # noqa: F821
+            mover, movers = expand(ctx, sstate[c], c, buf, sjoint, scount, smoves, me, sopp, soppn, soppr)  # type: ignore[name-defined]  # noqa: F821
             if movers < 0:  # a role without a move: the game cannot go on, so it scores as it stands
                 kernel_goals(ctx, sstate[c], res)  # type: ignore[name-defined]  # noqa: F821
                 _scaled_goals(res, val)
@@ -280,7 +333,8 @@ def _dfs_template(  # type: ignore[no-untyped-def]
                 known = True
                 deliver = True
                 continue
-            if movers > 1:  # simultaneous choices: not solved here
+            paranoid = movers == 2 and me >= 0 and mover == me
+            if movers > 1 and not paranoid:  # simultaneous choices: not solved here
                 val[:] = 0.0
                 _store(table, thash, tstate, tval, tknown, meta, sstate[c], h, val, False)
                 known = False
@@ -291,11 +345,13 @@ def _dfs_template(  # type: ignore[no-untyped-def]
                 scount[c] = 1
                 smoves[c, 0] = sjoint[c, 0]
             _push(c, mover, h, smover, shash, snext, shas, sunk, scut)
+            spara[c] = paranoid
+            sinter[c] = False
             level = c
             continue
         # The node at ``level`` is finished.
         known = _finished_value(level, sbest, shas, sunk, scut, val)
-        if level > 0 or known:
+        if (level > 0 or known) and not sinter[level]:
             _store(table, thash, tstate, tval, tknown, meta, sstate[level], shash[level], val, known)
         if level == 0:
             meta[2] = 1 if known else 2
@@ -314,15 +370,19 @@ class DFSolver:
     """A resumable depth-first solver with a transposition table (see the module docstring).
 
     ``max_bytes`` bounds the table's memory (at most :data:`MAX_TABLE_BYTES`),
-    so it holds up to ``entries`` positions. :meth:`reset` sets the root,
+    so it holds up to ``entries`` positions. ``role``: the role whose sure
+    outcome is proven where it and another role choose at once (see the module
+    docstring; None: such positions are unknown). :meth:`reset` sets the root,
     :meth:`run` walks on for a budget of expansions, :attr:`status` says
     whether the root is proven, and :meth:`move_values` gives the root's moves
     proven so far.
     """
 
-    def __init__(self, game: Game, max_bytes: int = MAX_TABLE_BYTES) -> None:
+    def __init__(self, game: Game, max_bytes: int = MAX_TABLE_BYTES, role: str | None = None) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"the solver needs a game with a kernel; {game.name} has none")
+        if role is not None and role not in game.roles:
+            raise ValueError(f"DFSolver: {role!r} is not a role of {game.name} (its roles: {', '.join(game.roles)})")
         max_bytes = check_option(
             "DFSolver", "max_bytes", max_bytes, Annotated[int, Range(ge=1 << 16, le=MAX_TABLE_BYTES)]
         )
@@ -361,11 +421,20 @@ class DFSolver:
         self.val = np.zeros(nr, dtype=np.float64)
         self.res = np.zeros(nr, dtype=np.int64)
         self.joint = np.zeros(nr, dtype=np.int64)
+        #: The role whose guaranteed outcome the walk proves where two roles choose at once (-1: none).
+        self.me = -1 if role is None else game.roles.index(role)
+        # Per level, where ``me`` and another role choose at once: the other's moves and index; whether the
+        # level is ``me``'s choice there (spara), or the other's answer to it (sinter).
+        self.sopp = np.zeros((MAX_DEPTH, width), dtype=np.int64)
+        self.soppn = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self.soppr = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self.spara = np.zeros(MAX_DEPTH, dtype=np.bool_)
+        self.sinter = np.zeros(MAX_DEPTH, dtype=np.bool_)
         self._run = kernel.specialise(_dfs_template, expand=kernel.specialise(_expand_template))
         self._root_state: State | None = None
         #: The role choosing at the root (None: nobody has a choice, or several have).
         self.mover: int | None = None
-        #: Whether several roles choose at the root (a position the walk cannot prove).
+        #: Whether several roles choose at the root (a position the walk proves only for its ``role``).
         self.simultaneous = False
 
     @property
@@ -404,9 +473,14 @@ class DFSolver:
         s = game._array_of(state)
         movers = [r for r, role in enumerate(game.roles) if len(game.legal_actions(state, role)) > 1]
         self.simultaneous = len(movers) > 1
-        if len(movers) != 1 or self.meta[5]:
-            self.meta[2] = FULL if self.meta[5] else UNKNOWN  # simultaneous or forced: nothing to prove
+        paranoid = len(movers) == 2 and self.me in movers
+        if not (len(movers) == 1 or paranoid) or self.meta[5]:
+            self.meta[2] = FULL if self.meta[5] else UNKNOWN  # forced, or simultaneous beyond the walk
             return
+        if paranoid:
+            self._reset_paranoid(state, s, movers)
+            return
+        self.spara[0] = self.sinter[0] = False
         mover = self.mover = movers[0]
         acts = np.asarray(game.legal_actions(state, game.roles[mover]), dtype=np.int64)
         self.sstate[0] = s
@@ -449,6 +523,30 @@ class DFSolver:
             self.meta[0] = -1
             self.meta[2] = PROVEN if proven else UNKNOWN
 
+    def _reset_paranoid(self, state: State, s: np.ndarray, movers: list[int]) -> None:
+        # ``me`` and another role choose at once at the root: the root is ``me``'s choice, each move worth
+        # the worst the other's answers leave it (the walk values them, none is read from the table here).
+        game, me = self.game, self.me
+        other = movers[0] if movers[1] == me else movers[1]
+        mine = np.asarray(game.legal_actions(state, game.roles[me]), dtype=np.int64)
+        theirs = np.asarray(game.legal_actions(state, game.roles[other]), dtype=np.int64)
+        self.mover = me
+        self.sstate[0] = s
+        self.shash[0] = _state_hash(self.sstate[0])
+        self.scount[0] = len(mine)
+        self.smoves[0, : len(mine)] = mine
+        self.soppn[0] = len(theirs)
+        self.sopp[0, : len(theirs)] = theirs
+        self.soppr[0] = other
+        self.smover[0] = me
+        for r, role in enumerate(game.roles):
+            self.sjoint[0, r] = int(game.legal_actions(state, role)[0])
+        self.snext[0] = 0
+        self.shas[0] = self.sunk[0] = self.scut[0] = False
+        self.spara[0], self.sinter[0] = True, False
+        self.meta[0] = 0
+        self.meta[2] = SEARCHING
+
     def run(self, budget: int) -> int:
         """Walk on for at most ``budget`` (0 to 10^9) expansions; returns those done."""
         budget = check_option("DFSolver", "budget", budget, _BUDGET)
@@ -484,11 +582,19 @@ class DFSolver:
                 self.val,
                 self.res,
                 self.joint,
+                self.me,
+                self.sopp,
+                self.soppn,
+                self.soppr,
+                self.spara,
+                self.sinter,
             )
         )
 
     def value(self) -> tuple[float, ...] | None:
-        """The root's proven goals (0..100 per role), or None while it is not proven."""
+        """The root's proven goals (0..100 per role), or None while it is not proven. Where the root's role and
+        another choose at once, the role's entry is what it is sure of, and the others' are those of the answer
+        that leaves it least."""
         if self.status != PROVEN:
             return None
         return tuple(float(100.0 * v) for v in self.sbest[0])
