@@ -885,6 +885,28 @@ def test_the_warm_up_runs_in_a_child_process_that_ends_with_its_parent() -> None
     assert orphan.wait(120) == 3
 
 
+@pytest.mark.parametrize("roles", [3, 4])
+def test_the_warm_up_plays_games_of_turns_of_three_and_four_roles(roles: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first chineseCheckers3 against Sancho (a cold cache) played 5 moves at random while the solver and
+    the decisive moves compiled for three roles: the warm-up's sheet of three roles had only moves at once."""
+    from ggp.protocol import warmup
+    from ggp.protocol.recognize import gdl_game
+
+    played: list[ggp.Game] = []
+    monkeypatch.setattr(warmup, "play_a_move", lambda agent, game: played.append(game))
+    step = {key: run for key, _, run in warmup.warm_steps(["random"])}[f"roles{roles}"]
+    step()
+    assert {len(g.roles) for g in played} == {roles}
+    assert f"roles{roles}" in warmup.sheet_steps(roles)
+    turns = gdl_game(parse_terms(warmup._in_turn(roles)))
+    state = turns.initial_state()
+    for step_no in range(3):  # each role in turn has the choice, the others wait
+        choosing = [r for r in turns.roles if len(turns.legal_moves(state, r)) > 1]
+        assert choosing == [turns.roles[step_no % roles]]
+        state = turns.next_state(state, [turns.legal_moves(state, r)[0] for r in turns.roles])
+    assert turns.is_terminal(state)
+
+
 def test_the_warm_up_plays_its_sheets_batched_and_runs_the_solver_on_them(monkeypatch: pytest.MonkeyPatch) -> None:
     """A first match on a large sheet had compiled, in its start clock and first move, the search's batched code
     and the exhaustive solver's: the tiny sheets of the warm-up had never reached them."""

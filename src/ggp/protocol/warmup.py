@@ -2,7 +2,7 @@
 
 numba compiles on first use and keeps the result on disk; on a bare machine an agent's search compiles for
 minutes. A player (``ggp serve``) and the web app start a :class:`WarmUp` at launch: a child process that runs
-:func:`warm_steps` (the GDL reasoner, the agent on sheets of one, two and three roles, each built-in game),
+:func:`warm_steps` (the GDL reasoner, the agent on sheets of one to four roles, each built-in game),
 saying ``warm: K/N WHAT (S s) [KEY]`` after each. The parent reads those lines: a player answers INFO
 ``busy`` until the :data:`READY_STEP` is done, and a START waits for the steps its sheet needs
 (:func:`sheet_steps`).
@@ -41,11 +41,33 @@ _TINY2 = (
     "(role a) (role b) (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
     "(<= (next s1) (true s0)) (<= terminal (true s1)) (goal a 50) (goal b 50)"
 )
-# Three roles, two moves each.
-_TINY3 = (
-    "(role a) (role b) (role c) (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
-    "(<= (next s1) (true s0)) (<= terminal (true s1)) (goal a 50) (goal b 50) (goal c 50)"
-)
+
+
+def _at_once(roles: int) -> str:
+    """``roles`` roles, two moves each at once, then the end: what a game of simultaneous moves compiles."""
+    names = " ".join(f"(role r{i})" for i in range(roles))
+    return (
+        f"{names} (init s0) (<= (legal ?r x) (role ?r) (true s0)) (<= (legal ?r y) (role ?r) (true s0)) "
+        "(<= (next s1) (true s0)) (<= terminal (true s1)) (<= (goal ?r 50) (role ?r))"
+    )
+
+
+def _in_turn(roles: int) -> str:
+    """``roles`` roles taking turns for three moves, a point for each x: what only a game of turns compiles (the
+    exhaustive solver, decisive moves: seconds that cost a first chineseCheckers3 its opening moves)."""
+    names = " ".join(f"(role r{i}) (after r{i} r{(i + 1) % roles})" for i in range(roles))
+    return (
+        f"{names} (init (control r0)) (init (step 0)) (succ 0 1) (succ 1 2) (succ 2 3) "
+        "(<= (legal ?r x) (true (control ?r))) (<= (legal ?r y) (true (control ?r))) "
+        "(<= (legal ?r noop) (role ?r) (not (true (control ?r)))) "
+        "(<= (next (control ?n)) (true (control ?r)) (after ?r ?n)) "
+        "(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n)) "
+        "(<= (next (scored ?r)) (does ?r x)) (<= (next (scored ?r)) (true (scored ?r))) "
+        "(<= terminal (true (step 3))) "
+        "(<= (goal ?r 100) (role ?r) (true (scored ?r))) (<= (goal ?r 0) (role ?r) (not (true (scored ?r))))"
+    )
+
+
 # Two roles taking turns for three moves, a point for each x: playing it compiles what only a game of turns
 # runs (the exhaustive solver, decisive moves), 3-4 s that cost a first knightThrough its opening moves.
 _TURNS = (
@@ -180,7 +202,7 @@ def prime(game: Game, state: State) -> None:
 
 def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[str, str, Callable[[], None]]]:
     """The warm-up's steps for the agents ``specs`` (each where it can play): (key, what it compiles, the step), in the order a first match
-    needs them (see :meth:`ggp.protocol.player.PlayerService.warm`). ``roles1``, ``roles2`` and ``roles3`` cover every rule sheet
+    needs them (see :meth:`ggp.protocol.player.PlayerService.warm`). ``roles1`` to ``roles4`` cover every rule sheet
     of that many roles: the compiled search is the same for all of them."""
     from ..registry import game_names, load
 
@@ -232,11 +254,14 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
         ("roles1", "the agent on rule sheets of one role", sheets(_TINY)),
     ]
     game_steps = [(f"game:{name}", f"{name} and the agent on it", builtin(name)) for name in game_names()]
-    # ready: INFO answers available from here on; sheets of three roles are rarer, and compiled meanwhile
+    # ready: INFO answers available from here on; sheets of three or four roles are rarer, and compiled meanwhile
     ready: list[tuple[str, str, Callable[[], None]]] = [
         (READY_STEP, "ready for every built-in game and sheets of one or two roles", _nothing)
     ]
-    last = [("roles3", "the agent on rule sheets of three roles", sheets(_TINY3))]
+    last = [
+        ("roles3", "the agent on rule sheets of three roles", sheets(_at_once(3), _in_turn(3))),
+        ("roles4", "the agent on rule sheets of four roles", sheets(_at_once(4), _in_turn(4))),
+    ]
     return (game_steps + sheet_steps if games_first else sheet_steps + game_steps) + ready + last
 
 
@@ -248,7 +273,7 @@ def sheet_steps(roles: int) -> set[str]:
     """The warm-up steps (see :func:`warm_steps`) a rule sheet of ``roles`` roles needs done."""
     if roles == 2:  # the built-in games have two roles: a sheet of two is compared with them
         return {"reasoner", "roles2", "recognise"}
-    return {"reasoner", *([f"roles{roles}"] if roles <= 3 else [])}
+    return {"reasoner", *([f"roles{roles}"] if roles <= 4 else [])}
 
 
 def run_warm_steps(steps: list[tuple[str, str, Callable[[], None]]], say: Log) -> None:
