@@ -276,7 +276,7 @@ def test_the_warm_up_moves_the_tree_down_so_keeping_a_subtree_is_compiled_before
     from ggp.agents import uct
     from ggp.core.kif import parse_terms
     from ggp.protocol.recognize import gdl_game
-    from ggp.protocol.warmup import _TURNS, play_a_move
+    from ggp.protocol.warmup import _in_turn, play_a_move
 
     kept: list[int] = []
     real = uct.keep_subtree
@@ -286,7 +286,7 @@ def test_the_warm_up_moves_the_tree_down_so_keeping_a_subtree_is_compiled_before
         return real(tree, root, transpose)  # type: ignore[arg-type]
 
     monkeypatch.setattr(uct, "keep_subtree", spy)
-    play_a_move(make_agent("mcts:threads=1"), gdl_game(parse_terms(_TURNS)))
+    play_a_move(make_agent("mcts:threads=1"), gdl_game(parse_terms(_in_turn(2))))
     assert kept and all(root > 0 for root in kept)
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import ggp
 from conftest import SHARED, play, sheet_text
 from ggp.agents.greedy import greedy_params, greedy_rollout
 from ggp.agents.mcts import MCTSAgent
+from ggp.agents.uct import UCTSearch
 from ggp.agents.uct_loop import _rollout_value_template
 from ggp.core.kernels import rng_state
 from ggp.gdl.game import from_text
@@ -79,8 +81,16 @@ def test_the_general_player_searches_with_greedy_rollouts_when_asked() -> None:
     game, state = _tictactoe("1 1", "1 2", "1 3", "2 1", "2 2", "3 1", "2 3")
     agent = MCTSAgent(sims=300, seed=0, greedy=True, threads=1, ponder=False, dfs=False)
     agent.start(game, "oplayer")
-    assert agent.select_move(state) == game.parse_move("(mark 3 3)")
-    assert agent._tree is not None and agent._tree.params[:-1].any()  # it learnt moves that end games
+    assert agent.select_move(state) == game.parse_move("(mark 3 3)")  # the block (decisive moves find it too)
+    assert agent._tree is not None and agent._tree.params[:-1].any()  # its leaves were greedy: they learnt
+
+
+def test_the_search_builds_the_greedy_rollouts_params_itself() -> None:
+    game = ggp.load(str(BREAKTHROUGH))
+    tree = UCTSearch(game, capacity=1000, greedy=True)
+    assert tree.params.shape == (len(greedy_params(game)) + 1,)  # the one length the compiled rollout may read
+    with pytest.raises(ValueError, match="greedy rollouts are a leaf value of their own"):
+        UCTSearch(game, capacity=1000, greedy=True, leaf_value=greedy_rollout(game))
 
 
 def test_simultaneous_moves_are_played_uniformly_at_random() -> None:

@@ -291,12 +291,21 @@ def test_where_two_roles_choose_at_once_the_solver_proves_what_its_role_is_sure_
 def test_the_player_never_bids_what_can_be_beaten_in_bidding_tictactoe() -> None:
     # Sancho proves bids of 2 and 3 lost at the start and wins wherever they are played (0 of 4 matches).
     game = sheet("biddingTicTacToe")
+    values_x: dict[str, float] = {}
     for role in game.roles:
         solver = solve_fully(game, game.initial_state(), role=role)
         assert solver.status == PROVEN and solver.value()[game.roles.index(role)] == 50.0  # a draw, sure
         values = {str(m): v for m, v in solver.move_values().items()}
+        values_x = values_x or values
         assert {m for m, v in values.items() if v == 50.0} >= {"(bid 1 no_tiebreaker)"}
         assert all(v == 0.0 for m, v in values.items() if m.startswith(("(bid 2", "(bid 3")))
+    # and the player, its solver done, bids one of the draws whatever its trees say
+    agent = MCTSAgent(time=0.2, seed=3, threads=1, ponder=False)
+    agent.start(game, game.roles[0])
+    assert agent._dfs is not None
+    while agent._dfs.status == SEARCHING:
+        agent._dfs.run(1_000_000)
+    assert str(agent.select_move(game.initial_state())) in {m for m, v in values_x.items() if v == 50.0}
 
 
 def test_a_full_table_stops_the_solver_and_the_agent_gives_it_up(tictactoe: ggp.Game) -> None:

@@ -144,7 +144,9 @@ def _greedy_rollout_template(ctx, s, rng, out, params):
 
 def greedy_rollout(game: Game) -> Any:
     """The compiled leaf value ``(ctx, s, rng, out, params)`` of greedy rollouts for ``game``'s kernel (see the
-    module docstring); its ``params`` start as :func:`greedy_params`."""
+    module docstring). Like a kernel's functions it trusts its arguments: ``params`` must be
+    :func:`greedy_params` and a trailing 0 (their length sizes its arrays), as ``UCTSearch(greedy=True)``
+    makes them."""
     if not isinstance(game, KernelGame):
         raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
     return game.kernel.specialise(_greedy_rollout_template)

@@ -22,7 +22,8 @@ kernel, with what strong GGP players add to it:
   (:mod:`ggp.agents.puzzle`), which keeps the best line found;
 * an exhaustive depth-first solver with a transposition table
   (:mod:`ggp.agents.solver`) runs beside the trees on one thread where one
-  role moves at a time, from the start clock on, and alone (the trees idle)
+  role moves at a time (in a game of two roles, also where both choose at
+  once: what the player is sure of), from the start clock on, and alone (the trees idle)
   on the referee's clock at steps where the player has a single move: a game
   small enough to be read to the end in the start clock and the first moves
   (Sheep and Wolf, whose random playouts mislead) is then played perfectly;
@@ -50,7 +51,6 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .base import Agent, Choice, Limit
-from .greedy import greedy_params, greedy_rollout
 from .heuristic import Material, find_material
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
@@ -286,6 +286,7 @@ class MCTSAgent(Agent):
         self._trees: list[UCTSearch] = []
         self._puzzle: PuzzleSearch | None = None
         self._goals_move = False
+        self._greedy = False
         self._ponder_stop = threading.Event()
         self._ponder_threads: list[threading.Thread] = []
         self.last_simulations = 0
@@ -311,8 +312,10 @@ class MCTSAgent(Agent):
             self._puzzle = PuzzleSearch(game, seed=seed)
         count = self.threads if self.sims is None else 1
         self._goals_move = self.goal_heuristic and self.plays is None and goals_move(game)
+        # greedy rollouts replace the random ones, and with them the material heuristic blended into them
+        self._greedy = self.greedy and self.plays is None and not self._goals_move
         self.found_material = None
-        if self.material and self.plays is None and self._puzzle is None and not self._goals_move:
+        if self.material and self.plays is None and self._puzzle is None and not self._goals_move and not self._greedy:
             looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
             self.found_material = find_material(game, seconds=looking, seed=seed)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
@@ -357,8 +360,6 @@ class MCTSAgent(Agent):
         params = self.leaf_params
         if leaf is None and self.goal_heuristic and self.plays is None and self._goals_move:
             leaf, params = goal_blend(game), (GOAL_WEIGHT,)
-        elif leaf is None and self.greedy and self.plays is None:
-            leaf, params = greedy_rollout(game), greedy_params(game)
         # A rule sheet's states can be large: all trees together take at most half the memory a tree may take.
         capacity = self.capacity
         while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
@@ -376,6 +377,7 @@ class MCTSAgent(Agent):
             decisive=self.decisive and self.plays is None,
             batch=None if self.batched else 1,
             material=self.found_material if leaf is None else None,
+            greedy=self._greedy and leaf is None,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

@@ -17,11 +17,14 @@ several roles choosing at once, a path that comes back to one of its own
 positions, or one deeper than :data:`MAX_DEPTH`; a node with an unknown child
 is unknown unless another child already gives the mover the top goal.
 
-A solver given a ``role`` also walks positions where that role and one other
-choose at once, as if the other chose after seeing its move: each of the
-role's moves is worth the worst of the other's answers, so what is proven there
-is what the role is *sure of* whatever the other does (a proven 100 is a win by
-force; a 0 only says the move can be beaten by an answer that guesses it).
+A solver given a ``role`` values every other role's choice as the one worst
+for that role, and also walks positions where that role and one other choose
+at once, as if the other chose after seeing its move: each of the role's moves
+is worth the worst of the other's answers, so what is proven is what the role
+is *sure of* whatever the others do (a proven 100 is a win by force; at a
+position of moves at once a 0 only says the move can be beaten by an answer
+that guesses it). In a game whose goals always add up to the same total this is
+the max^n value.
 Bidding tic-tac-toe is solved so in about two seconds: each side is sure of a
 draw, and bids of 2 or 3 can be beaten (Sancho, which proves the same, won all
 four matches where ggp bid by a simultaneous tree search alone).
@@ -123,7 +126,7 @@ def _fold_child(
             rval[i, r] = val[r]
     if not known:
         sunk[level] = True
-    elif me >= 0 and sinter[level]:  # an answer to ``me``'s move at a simultaneous node: the worst for ``me``
+    elif me >= 0 and smover[level] != me:  # another role's choice (an answer to ``me``'s too): the worst for ``me``
         if not shas[level] or val[me] < sbest[level, me]:
             shas[level] = True
             for r in range(nr):
@@ -432,7 +435,8 @@ class DFSolver:
         self.sinter = np.zeros(MAX_DEPTH, dtype=np.bool_)
         self._run = kernel.specialise(_dfs_template, expand=kernel.specialise(_expand_template))
         self._root_state: State | None = None
-        #: The role choosing at the root (None: nobody has a choice, or several have).
+        #: The role choosing at the root: the one with a choice, or where two choose at once the solver's
+        #: ``role`` (None: nobody has a choice, or several have and the walk cannot prove it).
         self.mover: int | None = None
         #: Whether several roles choose at the root (a position the walk proves only for its ``role``).
         self.simultaneous = False

@@ -45,6 +45,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.kernels import rng_state
 from ..core.native import KernelGame
+from .greedy import greedy_params, greedy_rollout
 from .heuristic import Material
 from .options import MAX_C, MAX_CAPACITY, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_option
 from .uct_loop import (
@@ -149,7 +150,8 @@ class UCTSearch:
     value arrives (a virtual loss, which steers the next paths elsewhere); None
     means the kernel's own batch where it plays many rollouts in one call (a rule
     sheet's: :data:`ggp.gdl.lanes.LANES`, bit-parallel, where that is faster) and no
-    ``leaf_value`` is given, else 1.
+    ``leaf_value`` is given, else 1. ``greedy`` scores leaves by greedy rollouts
+    (:mod:`ggp.agents.greedy`) in place of ``leaf_value``, ``params`` and ``material``.
     """
 
     def __init__(
@@ -165,9 +167,17 @@ class UCTSearch:
         decisive: bool = False,
         batch: int | None = None,
         material: Material | None = None,
+        greedy: bool = False,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
+        if greedy:
+            if leaf_value is not None or material is not None:
+                raise ValueError(
+                    "UCTSearch: greedy rollouts are a leaf value of their own: give no leaf_value or material"
+                )
+            # (built here, with params of the one length the compiled rollout may read)
+            leaf_value, params = greedy_rollout(game), greedy_params(game)
         self.game = game
         self.c = check_option("UCTSearch", "c", c, _C)
         seed = check_option("UCTSearch", "seed", seed, _SEED)
