@@ -8,9 +8,18 @@ import pytest
 
 import ggp
 from conftest import SHARED
-from ggp.agents.heuristic import MIN_EXPLAINED, Material, feature_groups, find_material, fit, sample_states
+from ggp.agents.heuristic import (
+    MIN_EXPLAINED,
+    Material,
+    feature_groups,
+    find_material,
+    find_pieces,
+    fit,
+    sample_states,
+)
 from ggp.agents.mcts import MCTSAgent
 from ggp.agents.uct import UCTSearch
+from ggp.agents.uct_loop import _piece_prior
 from ggp.gdl.game import from_text
 
 BREAKTHROUGH = SHARED / "corpus" / "kif" / "breakthroughSmall.kif"
@@ -100,3 +109,93 @@ def test_the_general_player_looks_for_material_at_the_start_clock_when_told_to(
     assert str(off.select_move(game.initial_state())) in {
         str(m) for m in game.legal_moves(game.initial_state(), "white")
     }
+
+
+# --- progressive bias: captures start with virtual visits -------------------------------------------------------
+
+
+def test_a_roles_pieces_are_the_board_facts_that_name_it() -> None:
+    game = ggp.load(str(BREAKTHROUGH))
+    pieces = find_pieces(game)
+    assert pieces is not None
+    facts = list(game.base_facts)
+    for r, role in enumerate(game.roles):
+        named = {f for f in facts if f.startswith("(cell ") and f.endswith(f" {role})")}
+        assert {facts[i] for i in np.flatnonzero(pieces[r])} == named
+    assert not any(pieces[:, facts.index("(control white)")])  # whose turn it is is no piece
+    assert find_pieces(from_text(_FIXED)) is None  # no fact names a role
+
+
+def _capture_position(game, pieces):
+    # A position of a random game where white, to move, can take a black piece; and which moves take one.
+    state = game.initial_state()
+    rng = np.random.default_rng(3)
+    while True:
+        legal = [game.legal_moves(state, r) for r in game.roles]
+        if len(legal[0]) > 1:
+            black = [pieces[1] @ (game.array_of(game.next_state(state, [m, legal[1][0]])) != 0) for m in legal[0]]
+            if min(black) < max(black):
+                return state, [b < max(black) for b in black]
+        state = game.next_state(state, [m[rng.integers(len(m))] for m in legal])
+        assert not game.is_terminal(state)
+
+
+def test_a_capture_starts_with_virtual_visits_worth_more_than_a_quiet_move() -> None:
+    game = ggp.load(str(BREAKTHROUGH))
+    pieces = find_pieces(game)
+    assert pieces is not None and game.roles == ("white", "black")
+    state, takes = _capture_position(game, pieces)
+    assert any(takes) and not all(takes)
+    tree = UCTSearch(game, capacity=10_000, seed=1, pieces=pieces, bias=5)
+    tree.reset(state)
+    tree.run(1)  # expands the root: each move's first statistics, then one simulation
+    n = int(tree.counts[0, 0])
+    visits = tree.act_visits[tree.offsets[0, 0] :][:n]
+    value = tree.act_value[tree.offsets[0, 0] :][:n]
+    assert n == len(takes)
+    assert int(visits.sum()) == 5 * sum(takes) + 1
+    white, black = pieces @ (game.array_of(state) != 0)
+    # worth more than the even value a quiet move is assumed to have while the root's own is not credible
+    prior = _piece_prior(np.array([[white, black], [white, black - 1]]), 0, 0.5)
+    assert prior > 0.5
+    for i in np.flatnonzero(takes):  # five visits worth the prior each, and the one simulation may be there
+        assert visits[i] in (5, 6)
+        simulated = value[i] - 5 * prior  # what the simulation added, if it went there
+        assert -1e-5 <= simulated <= visits[i] - 5 + 1e-5
+    plain = UCTSearch(game, capacity=10_000, seed=1)
+    plain.reset(state)
+    plain.run(1)
+    assert int(plain.act_visits[plain.offsets[0, 0] :][:n].sum()) == 1  # without bias only the simulation
+
+
+def test_a_move_is_worth_what_it_gains_the_mover_over_the_average_role() -> None:
+    base = 0.4  # the root's value for the mover
+    assert _piece_prior(np.array([[12.0, 12.0], [12.0, 11.0]]), 0, base) > base  # a capture
+    assert _piece_prior(np.array([[12.0, 12.0], [11.0, 12.0]]), 0, base) < base  # a piece lost
+    assert _piece_prior(np.array([[12.0, 12.0], [12.0, 12.0]]), 0, base) == -1.0  # a quiet move: no prior
+    assert _piece_prior(np.array([[5.0, 5.0], [5.0, 4.0]]), 0, base) > _piece_prior(
+        np.array([[12.0, 12.0], [12.0, 11.0]]), 0, base
+    )  # a piece counts more where fewer are left
+
+
+def test_the_general_player_biases_its_trees_by_the_pieces_it_finds_when_told_to() -> None:
+    game = ggp.load(str(BREAKTHROUGH))
+    agent = MCTSAgent(threads=1, bias=4, ponder=False, dfs=False, seed=0)
+    agent.start(game, "white", start_clock=None, play_clock=None)
+    assert agent.found_pieces is not None and (agent.found_pieces == find_pieces(game)).all()
+    assert agent._tree is not None and agent._tree.bias == 4 and (agent._tree.pieces == agent.found_pieces).all()
+    off = MCTSAgent(threads=1, ponder=False, dfs=False, seed=0)
+    off.start(game, "white", start_clock=None, play_clock=None)
+    assert off.found_pieces is None and off._tree is not None and off._tree.bias == 0
+
+
+def test_progressive_bias_needs_pieces_that_fit_the_game() -> None:
+    game = ggp.load(str(BREAKTHROUGH))
+    with pytest.raises(ValueError, match="pieces"):
+        UCTSearch(game, capacity=10_000, bias=5)
+    with pytest.raises(ValueError, match="shape"):
+        UCTSearch(game, capacity=10_000, bias=5, pieces=np.ones((2, 3)))
+    with pytest.raises(ValueError, match="bias"):
+        UCTSearch(game, capacity=10_000, bias=-1, pieces=find_pieces(game))
+    with pytest.raises(ValueError, match="bias"):
+        UCTSearch(game, capacity=10_000, bias=0.5, pieces=find_pieces(game))  # type: ignore[arg-type]

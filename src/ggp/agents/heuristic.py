@@ -215,4 +215,40 @@ def find_material(game: Game, seconds: float = 2.0, seed: int = 0) -> Material |
     return fit(states, goals, again, feature_groups(facts))
 
 
-__all__ = ["BLEND", "MIN_EXPLAINED", "Material", "feature_groups", "find_material", "fit", "sample_states"]
+def find_pieces(game: Game) -> np.ndarray | None:
+    """Each role's pieces on a rule sheet, as weights of the state's facts (roles x facts): a fact of three
+    or more arguments one of which is a role's name (``(cell 3 4 white)``) is a piece of that role. None for a built-in
+    game, a game of one role, or a sheet where some role has no such fact.
+
+    Sancho finds its piece sets by testing candidate predicates on random games; this is the simplest
+    guess that holds for the board games of the corpus where roles are colours."""
+    if not isinstance(game, KernelGame) or getattr(game, "engine", None) is None or len(game.roles) < 2:
+        return None
+    facts = list(getattr(game, "base_facts", []))
+    length = game.initial_array().shape[0]
+    if not facts or game.initial_array().dtype != np.uint8 or len(facts) > length:
+        return None
+    names = [r.lower() for r in game.roles]
+    pieces = np.zeros((len(names), length), dtype=np.float64)
+    for i, fact in enumerate(facts):
+        args = _split(fact)[1:]
+        if len(args) < 3:  # a board's cell has two coordinates and its content: (control white) is no piece
+            continue
+        for a in args:
+            if a.lower() in names:
+                pieces[names.index(a.lower()), i] = 1.0
+    if not (pieces.sum(axis=1) > 0).all():
+        return None
+    return pieces
+
+
+__all__ = [
+    "BLEND",
+    "MIN_EXPLAINED",
+    "Material",
+    "feature_groups",
+    "find_material",
+    "find_pieces",
+    "fit",
+    "sample_states",
+]

@@ -51,7 +51,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .base import Agent, Choice, Limit
-from .heuristic import Material, find_material
+from .heuristic import Material, find_material, find_pieces
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
 from .solver import FULL, PROVEN, SEARCHING, UNKNOWN, DFSolver
@@ -71,6 +71,8 @@ LATENESS_DECAY = 0.8
 START_GRACE = 0.05
 #: Most search threads (root parallelism) an agent may run.
 MAX_THREADS = 8
+#: Most virtual visits progressive bias may give a move (``bias``).
+MAX_BIAS = 20
 #: The weight of the goals at a leaf in the goal heuristic's leaf value (the rest: the rollout's).
 GOAL_WEIGHT = 0.3
 #: The exhaustive solver's allowance beyond the start clock: this many play clocks of its processor time
@@ -202,7 +204,10 @@ class MCTSAgent(Agent):
     against Sancho, bench/SANCHO.md, showed no gain yet), ``greedy`` Sancho's
     greedy rollouts on a rule sheet (:mod:`ggp.agents.greedy`: a win in one
     taken, a threat of one answered; off by default until matches show a
-    gain, bench/SANCHO.md). The values each
+    gain, bench/SANCHO.md), ``bias`` progressive bias on a rule sheet (the
+    virtual visits a move that changes the piece counts starts with,
+    :func:`ggp.agents.heuristic.find_pieces`; 0, off, by default: it lost in
+    self-play, bench/results/bias_ablation.jsonl). The values each
     option accepts
     are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
@@ -256,6 +261,7 @@ class MCTSAgent(Agent):
         material: bool = False,
         verify: bool = False,
         greedy: bool = False,
+        bias: Annotated[int, Range(ge=0, le=MAX_BIAS)] = 0,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -277,6 +283,9 @@ class MCTSAgent(Agent):
         self.material = material
         self.verify = verify
         self.greedy = greedy
+        self.bias = bias
+        #: Each role's pieces on the sheet being played, for progressive bias (None: none found, or off).
+        self.found_pieces: np.ndarray | None = None
         #: The material heuristic found for the game being played (None: none found, or not looked for).
         self.found_material: Material | None = None
         self._dfs: DFSolver | None = None
@@ -318,6 +327,9 @@ class MCTSAgent(Agent):
         if self.material and self.plays is None and self._puzzle is None and not self._goals_move and not self._greedy:
             looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
             self.found_material = find_material(game, seconds=looking, seed=seed)
+        self.found_pieces = None
+        if self.bias and self.plays is None and self._puzzle is None:
+            self.found_pieces = find_pieces(game)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
         self._dfs = None
@@ -378,6 +390,8 @@ class MCTSAgent(Agent):
             batch=None if self.batched else 1,
             material=self.found_material if leaf is None else None,
             greedy=self._greedy and leaf is None,
+            pieces=self.found_pieces,
+            bias=self.bias if self.found_pieces is not None else 0,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

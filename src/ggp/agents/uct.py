@@ -74,6 +74,7 @@ _CAPACITY = Annotated[int, Range(ge=MIN_CAPACITY, le=MAX_CAPACITY)]
 _SIMS = Annotated[int, Range(ge=0, le=MAX_SIMS)]
 _SECONDS = Annotated[float, Range(ge=0)]
 _BATCH = Annotated[int, Range(ge=1, le=MAX_BATCH)]
+_BIAS = Annotated[int, Range(ge=0, le=100)]
 
 
 # --- the Python side ------------------------------------------------------------------------------
@@ -152,6 +153,13 @@ class UCTSearch:
     sheet's: :data:`ggp.gdl.lanes.LANES`, bit-parallel, where that is faster) and no
     ``leaf_value`` is given, else 1. ``greedy`` scores leaves by greedy rollouts
     (:mod:`ggp.agents.greedy`) in place of ``leaf_value``, ``params`` and ``material``.
+    ``bias`` (0 to 100 virtual visits; 0: off) is progressive bias as Sancho's piece
+    heuristic gives it: when a node where one role chooses is expanded, each of its
+    moves that changes the piece counts (``pieces``: each role's weight of each
+    byte of the state, :func:`ggp.agents.heuristic.find_pieces`) starts with that
+    many visits, worth what it gains the mover over the average role (a capture
+    more than a quiet move, a move that loses a piece less); they count among
+    that move's visits in :meth:`result`.
     """
 
     def __init__(
@@ -168,6 +176,8 @@ class UCTSearch:
         batch: int | None = None,
         material: Material | None = None,
         greedy: bool = False,
+        pieces: np.ndarray | None = None,
+        bias: int = 0,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -234,6 +244,20 @@ class UCTSearch:
         self.val = np.zeros(nr, dtype=np.float64)
         self.joint = np.zeros(nr, dtype=np.int64)
         self.res = np.zeros(nr, dtype=np.int64)
+        bias = check_option("UCTSearch", "bias", bias, _BIAS)
+        if bias > 0:
+            if pieces is None:
+                raise ValueError("UCTSearch: progressive bias needs each role's pieces (pieces=)")
+            pieces = np.asarray(pieces, dtype=np.float64)
+            if pieces.shape != (nr, length) or not np.isfinite(pieces).all():
+                raise ValueError(f"UCTSearch: pieces must be a finite array of shape ({nr}, {length}) for {game.name}")
+            self.pieces = pieces.copy()
+        else:
+            self.pieces = np.zeros((1, 1), dtype=np.float64)  # not read: the loop looks at pieces only with bias
+        #: Progressive bias: the virtual visits a move that changes the piece counts starts with.
+        self.bias = float(bias)
+        self.tally = np.zeros((2, nr), dtype=np.float64)
+        self.base = np.full(nr, 0.5, dtype=np.float64)
         if material is not None:
             if leaf_value is not None:
                 raise ValueError("UCTSearch: give a leaf_value or a material heuristic, not both")
@@ -380,12 +404,24 @@ class UCTSearch:
 
     def _root_simulations(self) -> int:
         # The simulations that passed through the root's moves: a kept subtree's first visit scored it
-        # as a leaf, and visits to a proven child stop there, so the node's own count is not it.
+        # as a leaf, and visits to a proven child stop there, so the node's own count is not it. (The
+        # fewest over the roles: progressive bias's virtual visits are only the chooser's.)
         root = self.root
         if not self.expanded[root] or self.counts.shape[1] == 0:
             return 0
-        off, n = int(self.offsets[root, 0]), int(self.counts[root, 0])
-        return int(self.act_visits[off : off + n].sum())
+        return min(
+            int(self.act_visits[self.offsets[root, r] :][: self.counts[root, r]].sum())
+            for r in range(self.counts.shape[1])
+        )
+
+    def _set_base(self) -> None:
+        # What progressive bias assumes a quiet move is worth to each role: the root's mean value once it has
+        # more than 50 simulations (read between runs, when no leaf waits in a batch), else an even 0.5.
+        root, seen = self.root, self._root_simulations()
+        for r in range(self.base.shape[0]):
+            off, n = int(self.offsets[root, r]), int(self.counts[root, r])
+            visits = int(self.act_visits[off : off + n].sum())
+            self.base[r] = float(self.act_value[off : off + n].sum()) / visits if seen > 50 and visits else 0.5
 
     @property
     def solved(self) -> bool:
@@ -407,7 +443,9 @@ class UCTSearch:
             return
         if int(self.node_visits[self.root]) + sims > _MAX_VISITS:
             self.reset(self._root_state)
-        options = Options(float(self.c), self.solve, self.transpose, self.solve and self.decisive)
+        if self.bias > 0:
+            self._set_base()
+        options = Options(float(self.c), self.solve, self.transpose, self.solve and self.decisive, self.bias)
         done = self._run(
             self.ctx, sims, self.root, options, self._tree, self._scratch, self._waiting, self.rng, self.params
         )

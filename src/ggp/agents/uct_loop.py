@@ -84,7 +84,7 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                 meta[1] = a
                 meta[2] += product
                 expanded[node] = True
-                if opts.decisive and product > 1 and decisive_win(ctx, node, product, opts, t, s):
+                if (opts.decisive or opts.bias > 0) and product > 1 and decisive_win(ctx, node, product, opts, t, s):
                     continue  # proven: scored at the loop's top, and proven up the path
             log_parent = np.log(max(node_visits[node], 1))
             path[depth, 0] = node
@@ -156,7 +156,8 @@ def _decisive_win_template(ctx, node, product, opts, t, s):
     # Decisive moves: where one role chooses, a move that ends the game at once with its top goal proves
     # the node now, so a win in one is never missed for want of samples (and, one ply up, a move that
     # allows it is proven lost). The winning child is kept where there is room: its move is known. True when
-    # the node is proven so.
+    # the node is proven so. With progressive bias, each move that changes the piece counts starts with
+    # virtual visits worth what it gains or loses (_piece_prior).
     nr = num_roles
     mover = -1
     for r in range(nr):
@@ -165,11 +166,23 @@ def _decisive_win_template(ctx, node, product, opts, t, s):
             mover = r
     if t.counts[node, mover] != product:
         return False
+    weight = int(opts.bias)
+    if weight > 0:
+        _piece_counts(t.states[node], s.pieces, s.tally[0])
     for i in range(product):
         s.joint[mover] = t.act[t.offsets[node, mover] + i]
         s.work[:] = t.states[node]
         kernel_apply(ctx, s.work, s.joint)
         if not kernel_terminal(ctx, s.work):
+            if weight > 0:
+                _piece_counts(s.work, s.pieces, s.tally[1])
+                prior = _piece_prior(s.tally, mover, s.base[mover])
+                if prior >= 0:
+                    k = t.offsets[node, mover] + i
+                    t.act_visits[k] = weight
+                    t.act_value[k] = weight * prior
+            continue
+        if not opts.decisive:
             continue
         kernel_goals(ctx, s.work, s.res)
         if s.res[mover] < 100:
@@ -197,6 +210,39 @@ def _decisive_win_template(ctx, node, product, opts, t, s):
             t.pval[node, r] = s.res[r] / 100.0
         return True
     return False
+
+
+@nb.njit(cache=True)
+def _piece_counts(state, pieces, out):
+    # Each role's piece count in ``state``: the sum of its weights of the state's set bytes.
+    for r in range(pieces.shape[0]):
+        acc = 0.0
+        for i in range(min(state.shape[0], pieces.shape[1])):
+            if state[i] != 0:
+                acc += pieces[r, i]
+        out[r] = acc
+
+
+@nb.njit(cache=True)
+def _piece_prior(count, mover, base):
+    # What a move that takes the piece counts from count[0] to count[1] is worth to ``mover`` (0..1), as
+    # Sancho's piece heuristic has it: the share of the change it gains over the average role, through a
+    # logistic, then ``base`` (what a quiet move is worth) moved that far towards 1 or 0. -1: no change.
+    nr = count.shape[1]
+    before = 0.0
+    after = 0.0
+    same = True
+    for r in range(nr):
+        before += count[0, r]
+        after += count[1, r]
+        same = same and count[0, r] == count[1, r]
+    if same or after <= 0:
+        return -1.0
+    gain = (count[1, mover] - count[0, mover]) - (after - before) / nr
+    h = 1.0 / (1.0 + np.exp(-10.0 * gain / (after / nr)))
+    if h > 0.5:
+        return base + (1.0 - base) * (h - 0.5) / 0.5
+    return base - base * (0.5 - h) / 0.5
 
 
 def _over_template(ctx, s, val, res):

@@ -59,6 +59,12 @@ class Scratch(NamedTuple):
     val: np.ndarray
     joint: np.ndarray
     res: np.ndarray
+    #: Progressive bias: each role's weight of each byte of the state in its piece count (one row of one 0
+    #: each when off), and the node being expanded's counts and a child's.
+    pieces: np.ndarray
+    tally: np.ndarray
+    #: What a quiet move is assumed worth to each role: the root's mean value, once it is credible.
+    base: np.ndarray
 
 
 class Waiting(NamedTuple):
@@ -74,12 +80,14 @@ class Waiting(NamedTuple):
 
 class Options(NamedTuple):
     """How the loop searches: UCB1's exploration constant; MCTS-Solver's proofs; transpositions; decisive
-    moves (a win at once looked for on expansion)."""
+    moves (a win at once looked for on expansion); progressive bias (the virtual visits given on expansion
+    to a move that changes the piece counts, 0: off)."""
 
     c: float
     solve: bool
     transpose: bool
     decisive: bool
+    bias: float
 
 
 @nb.njit(cache=True)
