@@ -19,7 +19,8 @@ from ggp.agents.heuristic import (
 )
 from ggp.agents.mcts import MCTSAgent
 from ggp.agents.uct import UCTSearch
-from ggp.agents.uct_loop import _piece_prior
+from ggp.agents.uct_loop import _back_up, _piece_prior, _piece_shift
+from ggp.agents.uct_tree import Options
 from ggp.gdl.game import from_text
 
 BREAKTHROUGH = SHARED / "corpus" / "kif" / "breakthroughSmall.kif"
@@ -124,6 +125,9 @@ def test_a_roles_pieces_are_the_board_facts_that_name_it() -> None:
         assert {facts[i] for i in np.flatnonzero(pieces[r])} == named
     assert not any(pieces[:, facts.index("(control white)")])  # whose turn it is is no piece
     assert find_pieces(from_text(_FIXED)) is None  # no fact names a role
+    kif = SHARED / "corpus" / "kif"
+    assert find_pieces(ggp.load(str(kif / "connectFour.kif"))) is None  # stones placed, none on the board at first
+    assert find_pieces(ggp.load(str(kif / "tron_10x10.kif"))) is None  # one token a player: no army to count
 
 
 def _capture_position(game, pieces):
@@ -199,3 +203,49 @@ def test_progressive_bias_needs_pieces_that_fit_the_game() -> None:
         UCTSearch(game, capacity=10_000, bias=-1, pieces=find_pieces(game))
     with pytest.raises(ValueError, match="bias"):
         UCTSearch(game, capacity=10_000, bias=0.5, pieces=find_pieces(game))  # type: ignore[arg-type]
+
+
+# --- Sancho's two-role piece heuristic: values displaced on the way up ----------------------------------------
+
+
+def test_a_change_of_balance_is_a_share_for_the_side_that_gained() -> None:
+    assert _piece_shift(np.array([[12.0, 12.0], [12.0, 11.0]])) > 0.5  # role 0 took a piece
+    assert _piece_shift(np.array([[12.0, 12.0], [11.0, 12.0]])) < 0.5  # role 1 took one
+    assert _piece_shift(np.array([[12.0, 12.0], [12.0, 12.0]])) == 0.5
+    taken = _piece_shift(np.array([[12.0, 12.0], [12.0, 11.0]]))
+    assert _piece_shift(np.array([[12.0, 11.0], [12.0, 12.0]])) == pytest.approx(1 - taken, abs=0.01)
+
+
+def test_a_value_backed_up_through_a_capture_is_displaced_towards_the_capturer_at_every_step_above_it() -> None:
+    # A path root -> a -> b -> leaf (nodes 0, 1, 2, 3), one move for each of two roles at each step; the step
+    # into node 2 was role 0's capture (hval 0.6: every value through it moves a fifth of the way to role 0).
+    path = np.array([[0, 0, 0, 1], [1, 0, 0, 2], [2, 0, 0, 3]], dtype=np.int64)
+    offsets = np.array([[0, 1], [2, 3], [4, 5], [6, 7]], dtype=np.int64)
+    hval = np.array([0.5, 0.5, 0.6, 0.5])
+    visits, act_visits, act_value = np.zeros(4, np.int64), np.zeros(8, np.int32), np.zeros(8, np.float32)
+    opts = Options(0.7, True, False, True, 0.0, True)
+    _back_up(3, 3, False, False, path, np.array([0.5, 0.5]), visits, offsets, act_visits, act_value, hval, opts)
+    assert list(visits) == [1, 1, 1, 1] and list(act_visits[:6]) == [1] * 6
+    assert act_value[4:6] == pytest.approx([0.5, 0.5])  # the step into the leaf: below the capture
+    assert act_value[2:4] == pytest.approx([0.6, 0.4])  # the step into the capture, and every step above
+    assert act_value[0:2] == pytest.approx([0.6, 0.4])
+    off = opts._replace(displace=False)
+    act_value[:] = 0
+    _back_up(3, 3, False, False, path, np.array([0.5, 0.5]), visits, offsets, act_visits, act_value, hval, off)
+    assert act_value[0:2] == pytest.approx([0.5, 0.5])
+
+
+def test_a_tree_that_displaces_marks_the_nodes_a_capture_made() -> None:
+    game = ggp.load(str(BREAKTHROUGH))
+    pieces = find_pieces(game)
+    state, takes = _capture_position(game, pieces)
+    tree = UCTSearch(game, capacity=20_000, seed=2, pieces=pieces, displace=True)
+    tree.reset(state)
+    tree.run(3000)
+    n = int(tree.counts[0, 0])
+    kids = tree.child[tree.coff[0] :][:n]  # the root's children, one per white move (black has one)
+    assert (kids >= 0).all()
+    for i, node in enumerate(kids):
+        assert (tree.hval[node] > 0.5) if takes[i] else (tree.hval[node] == 0.5)
+    with pytest.raises(ValueError, match="roles"):
+        UCTSearch(ggp.load(str(SHARED / "corpus" / "kif" / "tictactoe_3player.kif")), capacity=10_000, displace=True)

@@ -217,8 +217,9 @@ def find_material(game: Game, seconds: float = 2.0, seed: int = 0) -> Material |
 
 def find_pieces(game: Game) -> np.ndarray | None:
     """Each role's pieces on a rule sheet, as weights of the state's facts (roles x facts): a fact of three
-    or more arguments one of which is a role's name (``(cell 3 4 white)``) is a piece of that role. None for a built-in
-    game, a game of one role, or a sheet where some role has no such fact.
+    or more arguments one of which is a role's name (``(cell 3 4 white)``) is a piece of that role. None for a
+    built-in game, a game of one role, or a sheet where some role starts with fewer than two such pieces (connect
+    four's stones, placed one a move; tron's one token).
 
     Sancho finds its piece sets by testing candidate predicates on random games; this is the simplest
     guess that holds for the board games of the corpus where roles are colours."""
@@ -237,7 +238,9 @@ def find_pieces(game: Game) -> np.ndarray | None:
         for a in args:
             if a.lower() in names:
                 pieces[names.index(a.lower()), i] = 1.0
-    if not (pieces.sum(axis=1) > 0).all():
+    if not (pieces @ (game.initial_array() != 0) >= 2).all():
+        # a role with no piece at the start (a game of placing stones, where every move adds one), or with
+        # one (a token that stands for the player: tron's, a maze's runner), has no army to count
         return None
     return pieces
 

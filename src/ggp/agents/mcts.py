@@ -262,6 +262,7 @@ class MCTSAgent(Agent):
         verify: bool = False,
         greedy: bool = False,
         bias: Annotated[int, Range(ge=0, le=MAX_BIAS)] = 0,
+        displace: bool = False,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -284,6 +285,7 @@ class MCTSAgent(Agent):
         self.verify = verify
         self.greedy = greedy
         self.bias = bias
+        self.displace = displace
         #: Each role's pieces on the sheet being played, for progressive bias (None: none found, or off).
         self.found_pieces: np.ndarray | None = None
         #: The material heuristic found for the game being played (None: none found, or not looked for).
@@ -328,7 +330,7 @@ class MCTSAgent(Agent):
             looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
             self.found_material = find_material(game, seconds=looking, seed=seed)
         self.found_pieces = None
-        if self.bias and self.plays is None and self._puzzle is None:
+        if (self.bias or (self.displace and len(game.roles) == 2)) and self.plays is None and self._puzzle is None:
             self.found_pieces = find_pieces(game)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
@@ -392,6 +394,7 @@ class MCTSAgent(Agent):
             greedy=self._greedy and leaf is None,
             pieces=self.found_pieces,
             bias=self.bias if self.found_pieces is not None else 0,
+            displace=self.displace and self.found_pieces is not None and len(game.roles) == 2,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

@@ -159,7 +159,11 @@ class UCTSearch:
     byte of the state, :func:`ggp.agents.heuristic.find_pieces`) starts with that
     many visits, worth what it gains the mover over the average role (a capture
     more than a quiet move, a move that loses a piece less); they count among
-    that move's visits in :meth:`result`.
+    that move's visits in :meth:`result`. ``displace`` (two roles, with
+    ``pieces``) is Sancho's two-role piece heuristic: a node whose move changed
+    the balance of pieces keeps role 0's share of the change (:attr:`hval`),
+    and every value backed up through it is moved that far towards the side
+    that gained, at every step above it.
     """
 
     def __init__(
@@ -178,6 +182,7 @@ class UCTSearch:
         greedy: bool = False,
         pieces: np.ndarray | None = None,
         bias: int = 0,
+        displace: bool = False,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -236,26 +241,35 @@ class UCTSearch:
         self.table = np.full(_table_size(capacity) if transpose else 1, -1, dtype=np.int32)
         #: The last simulation whose path passed through each node (a path that comes back ends).
         self.stamp = np.zeros(capacity, dtype=np.int64)
+        self.hval = np.full(capacity, 0.5, dtype=np.float64)
         self.meta = np.zeros(4, dtype=np.int64)
         self.rng = rng_state(seed)
-        self.path = np.zeros((MAX_DEPTH, 1 + nr), dtype=np.int64)
+        # (each step: the node, each role's move, and the child it leads to, -1 while unknown)
+        self.path = np.zeros((MAX_DEPTH, 2 + nr), dtype=np.int64)
         self.buf = np.zeros(width, dtype=np.int64)
         self.work = np.zeros(length, dtype=kernel.dtype)
         self.val = np.zeros(nr, dtype=np.float64)
         self.joint = np.zeros(nr, dtype=np.int64)
         self.res = np.zeros(nr, dtype=np.int64)
         bias = check_option("UCTSearch", "bias", bias, _BIAS)
-        if bias > 0:
+        if displace and nr != 2:
+            raise ValueError(f"UCTSearch: displace is Sancho's two-role piece heuristic; {game.name} has {nr} roles")
+        if bias > 0 or displace:
             if pieces is None:
-                raise ValueError("UCTSearch: progressive bias needs each role's pieces (pieces=)")
+                raise ValueError("UCTSearch: bias and displace need each role's pieces (pieces=)")
             pieces = np.asarray(pieces, dtype=np.float64)
             if pieces.shape != (nr, length) or not np.isfinite(pieces).all():
                 raise ValueError(f"UCTSearch: pieces must be a finite array of shape ({nr}, {length}) for {game.name}")
             self.pieces = pieces.copy()
         else:
-            self.pieces = np.zeros((1, 1), dtype=np.float64)  # not read: the loop looks at pieces only with bias
+            self.pieces = np.zeros(
+                (1, 1), dtype=np.float64
+            )  # not read: the loop looks at pieces only with bias or displace
         #: Progressive bias: the virtual visits a move that changes the piece counts starts with.
         self.bias = float(bias)
+        #: Values backed up through a node whose move changed the balance of pieces displaced towards the side
+        #: that gained (Sancho's two-role piece heuristic).
+        self.displace = bool(displace)
         self.tally = np.zeros((2, nr), dtype=np.float64)
         self.base = np.full(nr, 0.5, dtype=np.float64)
         if material is not None:
@@ -277,7 +291,7 @@ class UCTSearch:
         self.bstates = np.zeros((batch, length), dtype=kernel.dtype)
         # (the waiting paths, one after another: room for 64 steps a leaf, and for one path as deep as any;
         # deeper batches are scored early)
-        self.bpath = np.zeros((MAX_DEPTH + 64 * batch, 1 + nr), dtype=np.int64)
+        self.bpath = np.zeros((MAX_DEPTH + 64 * batch, 2 + nr), dtype=np.int64)
         self.bstart = np.zeros(batch + 1, dtype=np.int64)
         self.bdepth = np.zeros(batch, dtype=np.int64)
         self.bval = np.zeros((batch, nr), dtype=np.float64)
@@ -326,6 +340,7 @@ class UCTSearch:
         if self.proven[0]:
             self.pval[0] = np.asarray(self.game.goals(state), dtype=np.float64) / 100.0
         self.expanded[0] = False
+        self.hval[0] = 0.5
         self.meta[:3] = (1, 0, 0)  # meta[3] counts on: the nodes' stamps stay below it
         if self.transpose:
             self.table.fill(-1)
@@ -445,7 +460,9 @@ class UCTSearch:
             self.reset(self._root_state)
         if self.bias > 0:
             self._set_base()
-        options = Options(float(self.c), self.solve, self.transpose, self.solve and self.decisive, self.bias)
+        options = Options(
+            float(self.c), self.solve, self.transpose, self.solve and self.decisive, self.bias, self.displace
+        )
         done = self._run(
             self.ctx, sims, self.root, options, self._tree, self._scratch, self._waiting, self.rng, self.params
         )

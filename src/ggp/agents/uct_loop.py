@@ -96,6 +96,7 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                 j = j * counts[node, r] + i
                 joint[r] = act[offsets[node, r] + i]
             depth += 1
+            path[depth - 1, 1 + nr] = -1  # the child this step leads to, once known
             j += coff[node]
             nxt = child[j]
             if nxt < 0:  # a move not taken before: the node holding its state (transpositions), else a new one
@@ -117,11 +118,17 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                             pval[nxt, r] = res[r] / 100.0
                     node_visits[nxt] = 0
                     expanded[nxt] = False
+                    t.hval[nxt] = 0.5
+                    if opts.displace:
+                        _piece_counts(states[node], s.pieces, s.tally[0])
+                        _piece_counts(work, s.pieces, s.tally[1])
+                        t.hval[nxt] = _piece_shift(s.tally)
                 if nxt < 0:  # the tree is full: the state is scored without being stored
                     pending = not over(ctx, work, val, res)
                     wstates[queued] = work
                     break
                 child[j] = nxt
+            path[depth - 1, 1 + nr] = nxt
             if stamp[nxt] == sim:
                 # Back at a position of this path (a repetition): scored from there; the path ends here.
                 cycle, pending = True, not proven[nxt]
@@ -130,12 +137,14 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                 wstates[queued] = states[nxt]
                 break
             node = nxt
-        _back_up(node, depth, cycle, pending, path, val, node_visits, offsets, act_visits, act_value)
+        _back_up(node, depth, cycle, pending, path, val, node_visits, offsets, act_visits, act_value, t.hval, opts)
         if pending:
             # its path joins the batch's (a flat list, the rows wstart[b] to wstart[b] + wdepth[b])
             used = wstart[queued]
             if used + depth > wpath.shape[0]:  # no room (deep paths): the waiting leaves are scored first
-                score_batch(ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value)
+                score_batch(
+                    ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value, t.hval, opts
+                )
                 wstates[0] = wstates[queued]
                 queued = used = 0
             wpath[used : used + depth] = path[:depth]
@@ -143,12 +152,14 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
             queued += 1
             wstart[queued] = used + depth
             if queued == wstates.shape[0]:
-                score_batch(ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value)
+                score_batch(
+                    ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value, t.hval, opts
+                )
                 queued = wstart[0] = 0
         elif opts.solve and not cycle and proven[node]:
             _prove_path(path, depth, counts, coff, child, proven, pval)
     if queued > 0:
-        score_batch(ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value)
+        score_batch(ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value, t.hval, opts)
     return meta[3] - first
 
 
@@ -203,6 +214,7 @@ def _decisive_win_template(ctx, node, product, opts, t, s):
                 t.pval[win, r] = s.res[r] / 100.0
             t.node_visits[win] = 0
             t.expanded[win] = False
+            t.hval[win] = 0.5
         if win >= 0:
             t.child[t.coff[node] + i] = win
         t.proven[node] = True
@@ -221,6 +233,19 @@ def _piece_counts(state, pieces, out):
             if state[i] != 0:
                 acc += pieces[r, i]
         out[r] = acc
+
+
+@nb.njit(cache=True)
+def _piece_shift(count):
+    # Role 0's share (0..1, 0.5: none) of the change in the balance of pieces from count[0] to count[1], as
+    # Sancho's two-role piece heuristic has it: a logistic of the change in (ours - theirs) / (ours +
+    # theirs), steeper the more pieces are left.
+    eps = 1e-6
+    ours, theirs = count[1, 0] + eps, count[1, 1] + eps
+    before_ours, before_theirs = count[0, 0] + eps, count[0, 1] + eps
+    now = (ours - theirs) / (ours + theirs)
+    before = (before_ours - before_theirs) / (before_ours + before_theirs)
+    return 1.0 / (1.0 + np.exp(-(ours + theirs) / 4.0 * (now - before)))
 
 
 @nb.njit(cache=True)
@@ -265,28 +290,50 @@ def _prove_path(path, depth, counts, coff, child, proven, pval):
 
 
 @nb.njit(cache=True, inline="always")
-def _back_up(node, depth, cycle, pending, path, val, node_visits, offsets, act_visits, act_value):
+def _back_up(node, depth, cycle, pending, path, val, node_visits, offsets, act_visits, act_value, hval, opts):
     # The visits count now, the value when it is known: a leaf waiting in the batch is a loss for the
-    # moment (a virtual loss), which steers the batch's later paths to other leaves.
+    # moment (a virtual loss), which steers the batch's later paths to other leaves. From the leaf up: a
+    # value passing a node that changed the piece balance is displaced towards the side that gained.
     if not cycle:
         node_visits[node] += 1
-    for d in range(depth):
+    nr = val.shape[0]
+    for d in range(depth - 1, -1, -1):
         p = path[d, 0]
         node_visits[p] += 1
-        for r in range(val.shape[0]):
+        if opts.displace and not pending:
+            _displace(val, hval, path[d, 1 + nr])
+        for r in range(nr):
             a = offsets[p, r] + path[d, 1 + r]
             act_visits[a] += 1
             if not pending:
                 act_value[a] += val[r]
 
 
-def _score_batch_template(ctx, rng, params, n, bstates, bpath, bstart, bdepth, bval, offsets, act_value):
-    # The leaves waiting in the batch scored together, each value added along its path.
+@nb.njit(cache=True)
+def _displace(val, hval, node):
+    # Sancho's piece heuristic on the way up (its TreeNode's "heuristic adjusted value"): a node whose move
+    # changed the balance (hval, role 0's share of the change, 0.5 when none) moves both roles' values
+    # that far towards the side that gained. Two roles.
+    if node < 0 or hval[node] == 0.5:
+        return
+    h = hval[node]
+    up, down = (0, 1) if h > 0.5 else (1, 0)
+    f = abs(h - 0.5) / 0.5
+    val[up] += (1.0 - val[up]) * f
+    val[down] -= val[down] * f
+
+
+def _score_batch_template(ctx, rng, params, n, bstates, bpath, bstart, bdepth, bval, offsets, act_value, hval, opts):
+    # The leaves waiting in the batch scored together, each value added along its path (from the leaf up,
+    # displaced as in _back_up).
     leaf_values(ctx, bstates, n, rng, bval, params)
+    nr = bval.shape[1]
     for b in range(n):
-        for d in range(bstart[b], bstart[b] + bdepth[b]):
+        for d in range(bstart[b] + bdepth[b] - 1, bstart[b] - 1, -1):
             p = bpath[d, 0]
-            for r in range(bval.shape[1]):
+            if opts.displace:
+                _displace(bval[b], hval, bpath[d, 1 + nr])
+            for r in range(nr):
                 act_value[offsets[p, r] + bpath[d, 1 + r]] += bval[b, r]
 
 

@@ -47,6 +47,9 @@ class Tree(NamedTuple):
     #: The last simulation whose path passed through each node (a path that comes back ends).
     stamp: np.ndarray
     meta: np.ndarray
+    #: Per node, role 0's share of the change in the balance of pieces its move made (0.5: none; see
+    #: ``displace`` of Options).
+    hval: np.ndarray
 
 
 class Scratch(NamedTuple):
@@ -88,6 +91,7 @@ class Options(NamedTuple):
     transpose: bool
     decisive: bool
     bias: float
+    displace: bool
 
 
 @nb.njit(cache=True)
@@ -325,7 +329,7 @@ def keep_subtree(t: Tree, root: int, transpose: bool) -> int:
     order, place = _reachable(root, used, t.expanded, t.counts, t.coff, t.child)
     _repack_pools(order, place, t)
     k = order.shape[0]
-    for a in (t.states, t.node_visits, t.node_terminal, t.proven, t.pval, t.expanded, t.counts, t.stamp):
+    for a in (t.states, t.node_visits, t.node_terminal, t.proven, t.pval, t.expanded, t.counts, t.stamp, t.hval):
         a[:k] = a[order]
     if transpose:
         t.nhash[:k] = t.nhash[order]
