@@ -203,6 +203,12 @@ def test_progressive_bias_needs_pieces_that_fit_the_game() -> None:
         UCTSearch(game, capacity=10_000, bias=-1, pieces=find_pieces(game))
     with pytest.raises(ValueError, match="bias"):
         UCTSearch(game, capacity=10_000, bias=0.5, pieces=find_pieces(game))  # type: ignore[arg-type]
+    pieces = find_pieces(game)
+    assert pieces is not None
+    with pytest.raises(ValueError, match=">= 0"):
+        UCTSearch(game, capacity=10_000, displace=True, pieces=-pieces)
+    with pytest.raises(ValueError, match="at most"):
+        UCTSearch(game, capacity=10_000, displace=True, pieces=pieces * 1e9)
 
 
 # --- Sancho's two-role piece heuristic: values displaced on the way up ----------------------------------------
@@ -249,3 +255,31 @@ def test_a_tree_that_displaces_marks_the_nodes_a_capture_made() -> None:
         assert (tree.hval[node] > 0.5) if takes[i] else (tree.hval[node] == 0.5)
     with pytest.raises(ValueError, match="roles"):
         UCTSearch(ggp.load(str(SHARED / "corpus" / "kif" / "tictactoe_3player.kif")), capacity=10_000, displace=True)
+
+
+def test_a_batch_of_leaves_is_displaced_as_one_leaf_is() -> None:
+    # One waiting leaf, a finished game (its rollout is its goals), two steps above it: root (0) -> 1 -> 2,
+    # the step into node 2 a capture by the loser (hval towards it): both steps get the displaced value.
+    game = ggp.load(str(BREAKTHROUGH))
+    tree = UCTSearch(game, capacity=1000, pieces=find_pieces(game), displace=True)
+    state, rng = game.initial_state(), np.random.default_rng(0)
+    while not game.is_terminal(state):
+        legal = [game.legal_moves(state, r) for r in game.roles]
+        state = game.next_state(state, [m[rng.integers(len(m))] for m in legal])
+    goals = game.goals(state)
+    winner = 0 if goals[0] > goals[1] else 1
+    tree.bstates[0] = game.array_of(state)
+    tree.bpath[:2] = [[0, 0, 0, 1], [1, 0, 0, 2]]
+    tree.bstart[:2], tree.bdepth[0] = (0, 2), 2
+    offsets, act_value = np.array([[0, 1], [2, 3], [4, 5]], dtype=np.int64), np.zeros(6, dtype=np.float32)
+    hval = np.array([0.5, 0.5, 0.4 if winner == 0 else 0.6])  # a fifth of the way to the loser
+    opts = Options(0.7, True, False, True, 0.0, True)
+    score = tree._score_batch
+    score(tree.ctx, tree.rng, tree.params, 1, tree.bstates, tree.bpath, tree.bstart, tree.bdepth, tree.bval, offsets,
+          act_value, hval, opts)  # fmt: skip
+    displaced = [0.8, 0.2] if winner == 0 else [0.2, 0.8]
+    assert act_value[2:4] == pytest.approx(displaced) and act_value[0:2] == pytest.approx(displaced)
+    act_value[:] = 0
+    score(tree.ctx, tree.rng, tree.params, 1, tree.bstates, tree.bpath, tree.bstart, tree.bdepth, tree.bval, offsets,
+          act_value, hval, opts._replace(displace=False))  # fmt: skip
+    assert act_value[0:2] == pytest.approx([g / 100 for g in goals])

@@ -207,9 +207,11 @@ class MCTSAgent(Agent):
     gain, bench/SANCHO.md), ``bias`` progressive bias on a rule sheet (the
     virtual visits a move that changes the piece counts starts with,
     :func:`ggp.agents.heuristic.find_pieces`; 0, off, by default: it lost in
-    self-play, bench/results/bias_ablation.jsonl). The values each
-    option accepts
-    are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
+    self-play, bench/results/bias_ablation.jsonl), ``displace`` Sancho's
+    two-role piece heuristic on a rule sheet whose roles start with armies
+    (values backed up through a capture moved towards the capturer,
+    UCTSearch's ``displace``; bench/results/displace_ablation.jsonl). The
+    values each option accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
 
     Game-specific players subclass it and set the class attributes below: the

@@ -75,6 +75,8 @@ _SIMS = Annotated[int, Range(ge=0, le=MAX_SIMS)]
 _SECONDS = Annotated[float, Range(ge=0)]
 _BATCH = Annotated[int, Range(ge=1, le=MAX_BATCH)]
 _BIAS = Annotated[int, Range(ge=0, le=100)]
+#: The heaviest weight a piece may have in ``pieces`` (counts stay far from overflow and rounding).
+_MAX_PIECE = 1e6
 
 
 # --- the Python side ------------------------------------------------------------------------------
@@ -241,6 +243,7 @@ class UCTSearch:
         self.table = np.full(_table_size(capacity) if transpose else 1, -1, dtype=np.int32)
         #: The last simulation whose path passed through each node (a path that comes back ends).
         self.stamp = np.zeros(capacity, dtype=np.int64)
+        #: Per node, role 0's share of the change in the balance of pieces its move made (0.5: none; ``displace``).
         self.hval = np.full(capacity, 0.5, dtype=np.float64)
         self.meta = np.zeros(4, dtype=np.int64)
         self.rng = rng_state(seed)
@@ -258,8 +261,12 @@ class UCTSearch:
             if pieces is None:
                 raise ValueError("UCTSearch: bias and displace need each role's pieces (pieces=)")
             pieces = np.asarray(pieces, dtype=np.float64)
-            if pieces.shape != (nr, length) or not np.isfinite(pieces).all():
-                raise ValueError(f"UCTSearch: pieces must be a finite array of shape ({nr}, {length}) for {game.name}")
+            if pieces.shape != (nr, length) or not np.isfinite(pieces).all() or not (pieces >= 0).all():
+                raise ValueError(
+                    f"UCTSearch: pieces must be an array of shape ({nr}, {length}) for {game.name}, of weights >= 0"
+                )
+            if pieces.max(initial=0.0) > _MAX_PIECE:
+                raise ValueError(f"UCTSearch: a piece's weight must be at most {_MAX_PIECE:g}")
             self.pieces = pieces.copy()
         else:
             self.pieces = np.zeros(
@@ -306,7 +313,7 @@ class UCTSearch:
             if leaf_value is None:
                 leaf_value = kernel.specialise(_rollout_value_template)
             leaf_values = kernel.specialise(_each_leaf_template, leaf_value=leaf_value)
-        score = kernel.specialise(_score_batch_template, leaf_values=leaf_values)
+        score = self._score_batch = kernel.specialise(_score_batch_template, leaf_values=leaf_values)
         decisive_win = kernel.specialise(_decisive_win_template)
         over = kernel.specialise(_over_template)
         self._run = kernel.specialise(_run_template, score_batch=score, decisive_win=decisive_win, over=over)
@@ -582,7 +589,7 @@ def tree_bytes(game: Game, capacity: int) -> int:
     width = max(1, kernel.max_actions)
     pool = max(capacity * min(width, 32), 2 * kernel.num_roles * width)
     state = game.initial_array().nbytes
-    return capacity * (state + (4 + 2 * kernel.num_roles) * 8 + 2) + pool * 4 * 4 + _table_size(capacity) * 4
+    return capacity * (state + (5 + 2 * kernel.num_roles) * 8 + 2) + pool * 4 * 4 + _table_size(capacity) * 4
 
 
 def search(

@@ -239,7 +239,8 @@ def _piece_counts(state, pieces, out):
 def _piece_shift(count):
     # Role 0's share (0..1, 0.5: none) of the change in the balance of pieces from count[0] to count[1], as
     # Sancho's two-role piece heuristic has it: a logistic of the change in (ours - theirs) / (ours +
-    # theirs), steeper the more pieces are left.
+    # theirs), times a quarter of the pieces left (so about a quarter of the change in ours - theirs: one
+    # piece taken is worth the same however many are left).
     eps = 1e-6
     ours, theirs = count[1, 0] + eps, count[1, 1] + eps
     before_ours, before_theirs = count[0, 0] + eps, count[0, 1] + eps
