@@ -300,6 +300,7 @@ class MCTSAgent(Agent):
         self._puzzle: PuzzleSearch | None = None
         self._goals_move = False
         self._greedy = False
+        self._displace = False
         self._ponder_stop = threading.Event()
         self._ponder_threads: list[threading.Thread] = []
         self.last_simulations = 0
@@ -332,7 +333,8 @@ class MCTSAgent(Agent):
             looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
             self.found_material = find_material(game, seconds=looking, seed=seed)
         self.found_pieces = None
-        if (self.bias or (self.displace and len(game.roles) == 2)) and self.plays is None and self._puzzle is None:
+        self._displace = self.displace and len(game.roles) == 2  # (Sancho's two-role heuristic)
+        if (self.bias or self._displace) and self.plays is None and self._puzzle is None:
             self.found_pieces = find_pieces(game)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
@@ -396,7 +398,7 @@ class MCTSAgent(Agent):
             greedy=self._greedy and leaf is None,
             pieces=self.found_pieces,
             bias=self.bias if self.found_pieces is not None else 0,
-            displace=self.displace and self.found_pieces is not None and len(game.roles) == 2,
+            displace=self._displace and self.found_pieces is not None,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

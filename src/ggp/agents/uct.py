@@ -268,10 +268,8 @@ class UCTSearch:
             if pieces.max(initial=0.0) > _MAX_PIECE:
                 raise ValueError(f"UCTSearch: a piece's weight must be at most {_MAX_PIECE:g}")
             self.pieces = pieces.copy()
-        else:
-            self.pieces = np.zeros(
-                (1, 1), dtype=np.float64
-            )  # not read: the loop looks at pieces only with bias or displace
+        else:  # not read: the loop looks at pieces only with bias or displace
+            self.pieces = np.zeros((1, 1), dtype=np.float64)
         #: Progressive bias: the virtual visits a move that changes the piece counts starts with.
         self.bias = float(bias)
         #: Values backed up through a node whose move changed the balance of pieces displaced towards the side
@@ -424,26 +422,28 @@ class UCTSearch:
         finally:
             self.root, self._sims = root, done
 
+    def _root_sums(self) -> tuple[list[int], list[float]]:
+        # Each role's visits and value summed over its moves at the root (nothing before it is expanded).
+        root, roles = self.root, range(self.counts.shape[1])
+        if not self.expanded[root]:
+            return [0 for _ in roles], [0.0 for _ in roles]
+        moves = [slice(int(self.offsets[root, r]), int(self.offsets[root, r] + self.counts[root, r])) for r in roles]
+        return [int(self.act_visits[m].sum()) for m in moves], [float(self.act_value[m].sum()) for m in moves]
+
     def _root_simulations(self) -> int:
         # The simulations that passed through the root's moves: a kept subtree's first visit scored it
         # as a leaf, and visits to a proven child stop there, so the node's own count is not it. (The
         # fewest over the roles: progressive bias's virtual visits are only the chooser's.)
-        root = self.root
-        if not self.expanded[root] or self.counts.shape[1] == 0:
-            return 0
-        return min(
-            int(self.act_visits[self.offsets[root, r] :][: self.counts[root, r]].sum())
-            for r in range(self.counts.shape[1])
-        )
+        visits, _ = self._root_sums()
+        return min(visits, default=0)
 
     def _set_base(self) -> None:
         # What progressive bias assumes a quiet move is worth to each role: the root's mean value once it has
         # more than 50 simulations (read between runs, when no leaf waits in a batch), else an even 0.5.
-        root, seen = self.root, self._root_simulations()
-        for r in range(self.base.shape[0]):
-            off, n = int(self.offsets[root, r]), int(self.counts[root, r])
-            visits = int(self.act_visits[off : off + n].sum())
-            self.base[r] = float(self.act_value[off : off + n].sum()) / visits if seen > 50 and visits else 0.5
+        visits, values = self._root_sums()
+        credible = min(visits, default=0) > 50
+        for r, (n, v) in enumerate(zip(visits, values, strict=True)):
+            self.base[r] = v / n if credible and n else 0.5
 
     @property
     def solved(self) -> bool:
