@@ -254,12 +254,16 @@ def test_a_full_tree_keeps_the_subtree_of_the_position_reached_and_grows_again()
     game = ggp.load("wallmaze")
     tree = UCTSearch(game, capacity=2000, seed=1)
     state = game.initial_state()
-    result = tree.search(state, sims=20_000)
+    tree.reset(state)
+    tree._simulate(20_000, make_room=False)
+    result = tree.result()
     assert tree.nodes == 2000  # full: the search went on without adding nodes
     after = game.next_state(state, [result.best(role) for role in game.roles])
     node = tree._find_below(after)
     assert node > 0
-    below, _ = _reachable(node, tree.nodes, tree.expanded, tree.counts, tree.coff, tree.child)
+    below, _ = _reachable(
+        node, tree.nodes, tree.expanded, tree.counts, tree.coff, tree.child, tree.node_visits, tree.proven, 0
+    )
     seen = [
         tree.act_visits[tree.offsets[node, r] : tree.offsets[node, r] + tree.counts[node, r]].copy()
         for r in range(len(game.roles))
@@ -274,6 +278,61 @@ def test_a_full_tree_keeps_the_subtree_of_the_position_reached_and_grows_again()
     assert all(int(v.sum()) == grown.simulations for v in grown.visits)
     for role in game.roles:
         assert grown.best(role) in game.legal_moves(after, role)
+
+
+def _children(tree: UCTSearch, node: int) -> list[int]:
+    if not tree.expanded[node]:
+        return []
+    links = tree.child[tree.coff[node] : tree.coff[node] + int(np.prod(tree.counts[node]))]
+    return [int(c) for c in links if c >= 0]
+
+
+def _most_visited_line(tree: UCTSearch) -> int:
+    """How deep the tree follows the line of each role's most visited moves."""
+    node, depth = tree.root, 0
+    while tree.expanded[node]:
+        j = 0
+        for r in range(tree.counts.shape[1]):
+            o, k = int(tree.offsets[node, r]), int(tree.counts[node, r])
+            j = j * k + int(np.argmax(tree.act_visits[o : o + k]))
+        node = int(tree.child[tree.coff[node] + j])
+        if node < 0:
+            break
+        depth += 1
+    return depth
+
+
+def test_a_full_tree_drops_its_least_visited_nodes_and_grows_on_where_it_looks_most() -> None:
+    game = ggp.load(str(SHARED / "corpus" / "kif" / "breakthroughSmall.kif"))
+    state = game.initial_state()
+    frozen = UCTSearch(game, capacity=20_000, seed=1)
+    frozen.reset(state)
+    frozen._simulate(200_000, make_room=False)
+    assert frozen.nodes == 20_000  # full after a tenth of the simulations: the rest scored leaves below it
+    tree = UCTSearch(game, capacity=20_000, seed=1)
+    result = tree.search(state, sims=200_000)
+    assert tree.nodes <= 20_000 and result.simulations == 200_000
+    assert all(int(v.sum()) == 200_000 for v in result.visits)  # the root's statistics lost nothing
+    assert _most_visited_line(tree) > _most_visited_line(frozen)  # room was made, and used down the main line
+
+
+def test_making_room_keeps_the_moves_statistics_and_drops_only_the_rarely_visited() -> None:
+    from ggp.agents.uct_tree import keep_subtree
+
+    game = ggp.load("wallmaze")
+    tree = UCTSearch(game, capacity=5000, seed=1)
+    before = tree.search(game.initial_state(), sims=3000)
+    used = tree.nodes
+    rare = int(np.sum(tree.node_visits[1:used] < 5))
+    assert 0 < rare < used - 1
+    kept = keep_subtree(tree._tree, 0, tree.transpose, 5)
+    assert kept <= used - rare
+    assert all(int(tree.node_visits[n]) >= 5 or tree.proven[n] for n in range(1, kept))
+    after = tree.result()  # the root's moves keep their statistics; a dropped node is made again when needed
+    assert [list(v) for v in after.visits] == [list(v) for v in before.visits]
+    assert [list(v) for v in after.values] == [list(v) for v in before.values]
+    tree.run(2000)
+    assert all(int(v.sum()) == 5000 for v in tree.result().visits)
 
 
 def test_searching_below_one_root_move_finds_the_reply_that_wins_by_force() -> None:

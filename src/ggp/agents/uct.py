@@ -66,6 +66,10 @@ MAX_TREE_BYTES = 2 << 30
 MAX_BATCH = 128
 # A move's visits are int32 counts: a tree whose root would pass this many visits starts afresh.
 _MAX_VISITS = 2**31 - 1
+#: A tree (or one of its pools) fuller than this makes room before simulating on (see UCTSearch._make_room).
+FULL = 0.9
+# (the fewest simulations run between two checks of the room left)
+_MIN_STEP = 256
 
 # What the public entry points accept (the same declarations as the agents' options).
 _C = Annotated[float, Range(ge=0, le=MAX_C)]
@@ -133,8 +137,8 @@ class UCTSearch:
     """A reusable search tree for one game with a kernel, built-in or a rule sheet's (arrays allocated once).
 
     ``capacity`` bounds the number of nodes (2 to 2,000,000, and at most
-    :data:`MAX_TREE_BYTES` of arrays); when the tree is full, further
-    simulations still run and count, but add no nodes. ``c`` (finite, 0 to 100)
+    :data:`MAX_TREE_BYTES` of arrays); :meth:`run` keeps room in it by dropping
+    the least visited nodes when it is nearly full (:data:`FULL`). ``c`` (finite, 0 to 100)
     is the UCB1 constant and ``seed`` an int from 0 to 2^63 - 1; other values
     raise ValueError before anything is allocated. ``leaf_value`` replaces
     the random rollout as the score of a new leaf: a compiled function
@@ -418,7 +422,7 @@ class UCTSearch:
         root, done = self.root, self._sims
         self.root = node
         try:
-            self.run(sims)
+            self._simulate(sims, make_room=False)  # room made here would renumber the nodes under the caller
         finally:
             self.root, self._sims = root, done
 
@@ -453,11 +457,14 @@ class UCTSearch:
     def run(self, sims: int) -> None:
         """Run ``sims`` (0 to 10^8) more simulations from the current root.
 
-        A root whose visit counts would overflow (2^31 - 1) starts a fresh tree first.
+        A root whose visit counts would overflow (2^31 - 1) starts a fresh tree first. A tree nearly full
+        makes room first, dropping its least visited nodes (:meth:`_make_room`).
         """
+        self._simulate(check_option("UCTSearch", "sims", sims, _SIMS), make_room=True)
+
+    def _simulate(self, sims: int, make_room: bool) -> None:
         if self._root_state is None:
             raise RuntimeError("call reset(state) before run()")
-        sims = check_option("UCTSearch", "sims", sims, _SIMS)
         if self.params.shape != self._params_shape or self.params.dtype != np.float64:
             # the compiled leaf reads as many as it was made for: a longer or shorter array would be read past
             raise ValueError(f"UCTSearch: params must stay a float array of shape {self._params_shape}")
@@ -470,10 +477,51 @@ class UCTSearch:
         options = Options(
             float(self.c), self.solve, self.transpose, self.solve and self.decisive, self.bias, self.displace
         )
-        done = self._run(
-            self.ctx, sims, self.root, options, self._tree, self._scratch, self._waiting, self.rng, self.params
+        while sims > 0 and not self.proven[self.root]:
+            step = sims
+            if make_room:
+                if self._nearly_full():
+                    self._make_room()
+                step = min(sims, max(_MIN_STEP, self._room_left()))
+            done = int(
+                self._run(
+                    self.ctx, step, self.root, options, self._tree, self._scratch, self._waiting, self.rng, self.params
+                )
+            )
+            self._sims += done
+            sims -= step
+
+    def _room_left(self) -> int:
+        # A simulation adds a node or two, and expands one (pool entries: about the average so far per node):
+        # a step ends about when the room does.
+        nodes = max(1, self.nodes)
+        room = self.states.shape[0] - self.nodes
+        for used, pool in ((int(self.meta[1]), self.act.shape[0]), (int(self.meta[2]), self.child.shape[0])):
+            room = min(room, (pool - used) * nodes // max(1, used))
+        return room
+
+    def _nearly_full(self) -> bool:
+        return (
+            self.nodes > FULL * self.states.shape[0]
+            or self.meta[1] > FULL * self.act.shape[0]
+            or self.meta[2] > FULL * self.child.shape[0]
         )
-        self._sims += int(done)
+
+    def _make_room(self) -> None:
+        """Drop the least visited nodes (with all below them) until the tree and its pools are at most half
+        full: a search that fills its tree goes on growing where it looks most, as Sancho's node pool does,
+        instead of scoring leaves under a frozen tree. Each dropped node's parent keeps the statistics of the
+        move to it."""
+        used = self.nodes
+        visits = self.node_visits[:used]
+        half = self.states.shape[0] // 2
+        least = int(np.partition(visits, used - half)[used - half]) + 1 if used > half else 1
+        while True:
+            kept = keep_subtree(self._tree, self.root, self.transpose, least)
+            self.root = 0
+            if kept == 1 or (2 * self.meta[1] <= self.act.shape[0] and 2 * self.meta[2] <= self.child.shape[0]):
+                return
+            least *= 2  # the pools are the tighter bound (wide games): drop more
 
     def search(
         self, state: State, sims: int | None = None, seconds: float | None = None, reuse: bool = False

@@ -229,10 +229,19 @@ def _try_prove(
 # --- keeping a subtree: its nodes moved to the front of the arrays, the rest freed -------------------
 @nb.njit(cache=True)
 def _reachable(
-    root: int, used: int, expanded: np.ndarray, counts: np.ndarray, coff: np.ndarray, child: np.ndarray
+    root: int,
+    used: int,
+    expanded: np.ndarray,
+    counts: np.ndarray,
+    coff: np.ndarray,
+    child: np.ndarray,
+    node_visits: np.ndarray,
+    proven: np.ndarray,
+    min_visits: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The nodes reachable from ``root`` in breadth-first order (``root`` first), and each node's place in
-    that order (-1: not reachable)."""
+    that order (-1: not reachable). A child visited fewer than ``min_visits`` times, and not proven, is left
+    out with all below it."""
     place = np.full(used, -1, dtype=np.int64)
     order = np.empty(used, dtype=np.int64)
     order[0] = root
@@ -248,7 +257,7 @@ def _reachable(
             m *= counts[n, r]
         for j in range(coff[n], coff[n] + m):
             c = child[j]
-            if c >= 0 and place[c] < 0:
+            if c >= 0 and place[c] < 0 and (node_visits[c] >= min_visits or proven[c]):
                 place[c] = found
                 order[found] = c
                 found += 1
@@ -318,15 +327,17 @@ def _rehash(t: Tree, used: int) -> None:
         _insert(t.table, t.nhash, n, t.nhash[n])
 
 
-def keep_subtree(t: Tree, root: int, transpose: bool) -> int:
+def keep_subtree(t: Tree, root: int, transpose: bool, min_visits: int = 0) -> int:
     """Keep only what is reachable from ``root``: its nodes become ``0 ..`` (``root`` is 0) and the pools hold
     only their segments, so the room the rest of the tree took is free again. Returns the nodes kept.
 
     What a search learned below the position reached is kept however full the tree was (ggp used to start
-    afresh when it was more than 80% full: after a long think, every move).
+    afresh when it was more than 80% full: after a long think, every move). With ``min_visits``, a node
+    visited fewer times (and not proven) goes too, with all below it: its parent keeps the statistics of the
+    move to it, and makes the node again when the move is next taken. That is how a full tree makes room.
     """
     used = int(t.meta[0])
-    order, place = _reachable(root, used, t.expanded, t.counts, t.coff, t.child)
+    order, place = _reachable(root, used, t.expanded, t.counts, t.coff, t.child, t.node_visits, t.proven, min_visits)
     _repack_pools(order, place, t)
     k = order.shape[0]
     for a in (t.states, t.node_visits, t.node_terminal, t.proven, t.pval, t.expanded, t.counts, t.stamp, t.hval):
