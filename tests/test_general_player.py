@@ -283,9 +283,9 @@ def test_the_warm_up_moves_the_tree_down_so_keeping_a_subtree_is_compiled_before
     kept: list[int] = []
     real = uct.keep_subtree
 
-    def spy(tree: object, root: int, transpose: bool) -> int:
+    def spy(tree: object, root: int, transpose: bool, *rest: int) -> int:
         kept.append(root)
-        return real(tree, root, transpose)  # type: ignore[arg-type]
+        return real(tree, root, transpose, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(uct, "keep_subtree", spy)
     play_a_move(make_agent("mcts:threads=1"), gdl_game(parse_terms(_in_turn(2))))

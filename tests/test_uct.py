@@ -40,7 +40,7 @@ def test_same_seed_same_search() -> None:
     assert not all(np.array_equal(x, y) for x, y in zip(a.visits, c.visits, strict=True))
 
 
-def test_a_full_tree_keeps_simulating_without_new_nodes() -> None:
+def test_a_tree_too_small_to_make_room_in_keeps_simulating_without_new_nodes() -> None:
     game = ggp.load("bomberman2p")
     result = search(game, game.initial_state(), sims=1000, seed=1, capacity=10)
     assert result.nodes == 10
@@ -197,7 +197,7 @@ def test_a_state_reached_by_two_orders_is_one_node(name: str, depth: int) -> Non
     sims = 20_000
     nodes = {}
     for transpose in (True, False):
-        tree = UCTSearch(game, capacity=sims + 1, c=3.0, seed=3, solve=False, transpose=transpose)
+        tree = UCTSearch(game, capacity=2 * sims, c=3.0, seed=3, solve=False, transpose=transpose)  # never full
         result = tree.search(game.initial_state(), sims=sims)
         assert all(int(v.sum()) == sims for v in result.visits)  # visit sums equal simulations
         pairs = reached_twice(tree, groups)
@@ -272,19 +272,12 @@ def test_a_full_tree_keeps_the_subtree_of_the_position_reached_and_grows_again()
     assert tree.root == 0 and tree.nodes == len(below) < 2000  # only the subtree: the rest is free again
     kept = tree.result()
     assert [list(v) for v in kept.visits] == [list(v) for v in seen]  # its statistics unchanged
-    tree.run(3000)
+    tree._simulate(3000, make_room=False)
     grown = tree.result()
     assert tree.nodes > len(below)  # room to grow again
     assert all(int(v.sum()) == grown.simulations for v in grown.visits)
     for role in game.roles:
         assert grown.best(role) in game.legal_moves(after, role)
-
-
-def _children(tree: UCTSearch, node: int) -> list[int]:
-    if not tree.expanded[node]:
-        return []
-    links = tree.child[tree.coff[node] : tree.coff[node] + int(np.prod(tree.counts[node]))]
-    return [int(c) for c in links if c >= 0]
 
 
 def _most_visited_line(tree: UCTSearch) -> int:
@@ -323,7 +316,7 @@ def test_making_room_keeps_the_moves_statistics_and_drops_only_the_rarely_visite
     tree = UCTSearch(game, capacity=5000, seed=1)
     before = tree.search(game.initial_state(), sims=3000)
     used = tree.nodes
-    rare = int(np.sum(tree.node_visits[1:used] < 5))
+    rare = int(np.sum((tree.node_visits[1:used] < 5) & ~tree.proven[1:used]))
     assert 0 < rare < used - 1
     kept = keep_subtree(tree._tree, 0, tree.transpose, 5)
     assert kept <= used - rare

@@ -329,6 +329,8 @@ class UCTSearch:
         self.root = 0
         self._root_state: State | None = None
         self._sims = 0
+        # Set when dropping nodes freed too little room (see _simulate); cleared when the root moves.
+        self._no_room = False
 
     @property
     def nbytes(self) -> int:
@@ -357,6 +359,7 @@ class UCTSearch:
         self.root = 0
         self._root_state = state
         self._sims = 0
+        self._no_room = False
 
     def advance(self, state: State) -> bool:
         """Move the root to ``state`` if the tree holds it at the root or one or two steps below it.
@@ -372,6 +375,7 @@ class UCTSearch:
             return False
         if node != 0:
             keep_subtree(self._tree, node, self.transpose)
+            self._no_room = False
         self.root = 0
         self._root_state = state
         self._sims = self._root_simulations()
@@ -403,7 +407,8 @@ class UCTSearch:
 
     def child_of(self, move: int) -> int:
         """The node reached by the root's ``move`` (an index into the mover's moves) where one role alone
-        chooses there; -1 if several choose, the root is not expanded, or that child is not made yet."""
+        chooses there; -1 if several choose, the root is not expanded, or that child is not made yet. The
+        index holds until the next :meth:`run` (which may drop nodes to make room) or :meth:`advance`."""
         root = self.root
         if not self.expanded[root] or int((self.counts[root] > 1).sum()) > 1:
             return -1
@@ -479,10 +484,15 @@ class UCTSearch:
         )
         while sims > 0 and not self.proven[self.root]:
             step = sims
-            if make_room:
+            if make_room and not self._no_room:
                 if self._nearly_full():
                     self._make_room()
-                step = min(sims, max(_MIN_STEP, self._room_left()))
+                    # Proven nodes stay, and the root's own moves take their room: where dropping the rest
+                    # frees too little, the tree stays full (simulations go on, adding no nodes) until its
+                    # root moves, instead of dropping nodes again every step.
+                    self._no_room = self._nearly_full()
+                if not self._no_room:
+                    step = min(sims, max(_MIN_STEP, self._room_left()))
             done = int(
                 self._run(
                     self.ctx, step, self.root, options, self._tree, self._scratch, self._waiting, self.rng, self.params
@@ -493,11 +503,11 @@ class UCTSearch:
 
     def _room_left(self) -> int:
         # A simulation adds a node or two, and expands one (pool entries: about the average so far per node):
-        # a step ends about when the room does.
+        # a step ends about when the tree or a pool reaches FULL.
         nodes = max(1, self.nodes)
-        room = self.states.shape[0] - self.nodes
+        room = int(FULL * self.states.shape[0]) - self.nodes
         for used, pool in ((int(self.meta[1]), self.act.shape[0]), (int(self.meta[2]), self.child.shape[0])):
-            room = min(room, (pool - used) * nodes // max(1, used))
+            room = min(room, (int(FULL * pool) - used) * nodes // max(1, used))
         return room
 
     def _nearly_full(self) -> bool:
@@ -508,20 +518,27 @@ class UCTSearch:
         )
 
     def _make_room(self) -> None:
-        """Drop the least visited nodes (with all below them) until the tree and its pools are at most half
-        full: a search that fills its tree goes on growing where it looks most, as Sancho's node pool does,
-        instead of scoring leaves under a frozen tree. Each dropped node's parent keeps the statistics of the
-        move to it."""
+        """Drop the least visited nodes, with all below them: a search that fills its tree goes on growing
+        where it looks most, as Sancho's node pool does, instead of scoring leaves under a frozen tree.
+
+        The threshold leaves fewer than half the nodes visited more often; proven nodes stay whatever their
+        visits. While a pool is still more than half full (wide games), the threshold doubles. Each dropped
+        node's parent keeps the statistics of the move to it, and makes the node again when the move is next
+        taken. Nodes are renumbered: an index from :meth:`child_of` holds only until the next :meth:`run`.
+        """
         used = self.nodes
         visits = self.node_visits[:used]
         half = self.states.shape[0] // 2
         least = int(np.partition(visits, used - half)[used - half]) + 1 if used > half else 1
+        most = int(visits.max())
         while True:
             kept = keep_subtree(self._tree, self.root, self.transpose, least)
             self.root = 0
-            if kept == 1 or (2 * self.meta[1] <= self.act.shape[0] and 2 * self.meta[2] <= self.child.shape[0]):
+            if 2 * self.meta[1] <= self.act.shape[0] and 2 * self.meta[2] <= self.child.shape[0]:
                 return
-            least *= 2  # the pools are the tighter bound (wide games): drop more
+            if kept == 1 or least > most:  # only the root, or proven nodes, left to drop
+                return
+            least *= 2  # the pools are the tighter bound: drop more
 
     def search(
         self, state: State, sims: int | None = None, seconds: float | None = None, reuse: bool = False
