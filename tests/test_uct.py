@@ -40,12 +40,25 @@ def test_same_seed_same_search() -> None:
     assert not all(np.array_equal(x, y) for x, y in zip(a.visits, c.visits, strict=True))
 
 
-def test_a_tree_too_small_to_make_room_in_keeps_simulating_without_new_nodes() -> None:
+def test_a_tiny_tree_keeps_simulating_and_makes_room_between_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    drops: list[int] = []
+    real = UCTSearch._make_room
+
+    def spy(tree: UCTSearch) -> bool:
+        drops.append(tree.nodes)
+        return real(tree)
+
+    monkeypatch.setattr(UCTSearch, "_make_room", spy)
     game = ggp.load("bomberman2p")
     result = search(game, game.initial_state(), sims=1000, seed=1, capacity=10)
-    assert result.nodes == 10
+    assert result.nodes <= 10
     assert result.simulations == 1000
     assert [int(v.sum()) for v in result.visits] == [1000, 1000]
+    # Room is made between steps of at least 256 simulations, never inside one: a tiny tree is not pruned at
+    # every simulation.
+    assert 1 <= len(drops) <= -(-1000 // 256)
 
 
 @pytest.mark.timing
@@ -307,6 +320,28 @@ def test_a_full_tree_drops_its_least_visited_nodes_and_grows_on_where_it_looks_m
     assert tree.nodes <= 20_000 and result.simulations == 200_000
     assert all(int(v.sum()) == 200_000 for v in result.visits)  # the root's statistics lost nothing
     assert _most_visited_line(tree) > _most_visited_line(frozen)  # room was made, and used down the main line
+
+
+def test_a_tree_where_nothing_can_be_dropped_stays_full_instead_of_pruning_every_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = ggp.load("wallmaze")
+    tree = UCTSearch(game, capacity=2000, seed=1, solve=False)
+    tree.reset(game.initial_state())
+    tree._simulate(5000, make_room=False)
+    assert tree._nearly_full()
+    tree.proven[1 : tree.nodes] = True  # proven nodes always stay: nothing can be dropped
+    calls: list[int] = []
+    real = UCTSearch._make_room
+
+    def spy(t: UCTSearch) -> bool:
+        calls.append(t.nodes)
+        return real(t)
+
+    monkeypatch.setattr(UCTSearch, "_make_room", spy)
+    tree.run(3000)  # a dozen steps of 256 simulations
+    assert calls == [2000] and tree.nodes == 2000  # looked for room once; the rest simulated in a full tree
+    assert all(int(v.sum()) == 8000 for v in tree.result().visits)
 
 
 def test_making_room_keeps_the_moves_statistics_and_drops_only_the_rarely_visited() -> None:

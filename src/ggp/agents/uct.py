@@ -486,11 +486,10 @@ class UCTSearch:
             step = sims
             if make_room and not self._no_room:
                 if self._nearly_full():
-                    self._make_room()
                     # Proven nodes stay, and the root's own moves take their room: where dropping the rest
                     # frees too little, the tree stays full (simulations go on, adding no nodes) until its
                     # root moves, instead of dropping nodes again every step.
-                    self._no_room = self._nearly_full()
+                    self._no_room = not self._make_room() or self._nearly_full()
                 if not self._no_room:
                     step = min(sims, max(_MIN_STEP, self._room_left()))
             done = int(
@@ -517,7 +516,7 @@ class UCTSearch:
             or self.meta[2] > FULL * self.child.shape[0]
         )
 
-    def _make_room(self) -> None:
+    def _make_room(self) -> bool:
         """Drop the least visited nodes, with all below them: a search that fills its tree goes on growing
         where it looks most, as Sancho's node pool does, instead of scoring leaves under a frozen tree.
 
@@ -525,19 +524,20 @@ class UCTSearch:
         visits. While a pool is still more than half full (wide games), the threshold doubles. Each dropped
         node's parent keeps the statistics of the move to it, and makes the node again when the move is next
         taken. Nodes are renumbered: an index from :meth:`child_of` holds only until the next :meth:`run`.
+        Returns False where the pools stay more than half full with nothing left to drop.
         """
         used = self.nodes
         visits = self.node_visits[:used]
         half = self.states.shape[0] // 2
         least = int(np.partition(visits, used - half)[used - half]) + 1 if used > half else 1
-        most = int(visits.max())
+        most = int(np.delete(visits, self.root).max()) if used > 1 else 0  # (the root always stays)
         while True:
             kept = keep_subtree(self._tree, self.root, self.transpose, least)
             self.root = 0
             if 2 * self.meta[1] <= self.act.shape[0] and 2 * self.meta[2] <= self.child.shape[0]:
-                return
+                return True
             if kept == 1 or least > most:  # only the root, or proven nodes, left to drop
-                return
+                return False
             least *= 2  # the pools are the tighter bound: drop more
 
     def search(
