@@ -170,6 +170,50 @@ def test_decisive_moves_prove_the_moves_that_allow_a_win_lost(connect_four: ggp.
     assert len(found[False]) < len(found[True])  # the plain solver needs more samples to find them all
 
 
+def test_decisive_moves_look_below_the_root_once_a_node_has_the_visits_asked(
+    tictactoe: ggp.Game, connect_four: ggp.Game
+) -> None:
+    # The root is tried as it is expanded whatever the count: x wins at once with (play 1 3 x).
+    state = play(tictactoe, tictactoe.initial_state(), "(play 1 1 x)", "(play 2 1 o)", "(play 1 2 x)", "(play 2 2 o)")
+    assert UCTSearch(tictactoe, capacity=1000, seed=1, decisive=True, decisive_at=10**6).search(state, sims=1).solved
+    # Below it, a node is tried once it has that many visits: every red move but (drop 1) lets black win.
+    game = connect_four
+    state = play(game, game.initial_state(), "(drop 5)", "(drop 1)", "(drop 6)", "(drop 1)", "(drop 2)", "(drop 1)")
+    red = game.roles.index("red")
+    lost = sorted(str(m) for m in game.legal_moves(state, "red") if str(m) != "(drop 1)")
+
+    def found(at: int, sims: int) -> list[str]:
+        result = UCTSearch(game, capacity=10_000, seed=5, decisive=True, decisive_at=at).search(state, sims=sims)
+        return sorted(str(m) for m, v in zip(result.moves[red], result.proven[red], strict=True) if v == 0)
+
+    assert found(1, 30) == lost
+    assert len(found(10**6, 30)) < len(lost)  # below the root, only what the samples proved
+    assert found(4, 200) == lost
+    for bad in (0, -1, 2**31, 1.5, True):
+        with pytest.raises(ValueError, match="decisive_at"):
+            UCTSearch(game, decisive=True, decisive_at=bad)  # type: ignore[arg-type]
+
+
+def test_a_move_proven_lost_counts_at_its_proven_value_not_the_mean_of_its_earlier_samples() -> None:
+    from ggp.agents.uct_tree import _ucb_pick, _ucb_pick_solved
+    from ggp.core.kernels import rng_state
+
+    rng = rng_state(1)
+    visits = np.array([10, 10], dtype=np.int32)
+    values = np.array([9.0, 5.0], dtype=np.float32)  # means 0.9 and 0.5 for the mover
+    child = np.array([1, 2], dtype=np.int32)  # the nodes the two moves lead to
+    proven = np.array([False, True, False])
+    pval = np.array([[0.5, 0.5], [0.0, 1.0], [0.5, 0.5]])  # the first move's node: proven lost for role 0
+    log_parent = float(np.log(20))
+    assert _ucb_pick(visits, values, 0, 2, log_parent, 0.7, rng) == 0  # by its samples, the first looks best
+    assert _ucb_pick_solved(visits, values, 0, 2, log_parent, 0.7, rng, child, 0, proven, pval, 0) == 1
+    proven[1] = False  # not proven: its samples' mean again
+    assert _ucb_pick_solved(visits, values, 0, 2, log_parent, 0.7, rng, child, 0, proven, pval, 0) == 0
+    child[0] = -1  # (a move whose node was dropped, or never made: its samples' mean)
+    proven[1] = True
+    assert _ucb_pick_solved(visits, values, 0, 2, log_parent, 0.7, rng, child, 0, proven, pval, 0) == 0
+
+
 # --- the exhaustive depth-first solver (ggp.agents.solver) ------------------------------------------
 def solve_fully(game: ggp.Game, state: ggp.State, budget: int = 1_000_000, **kw: int) -> DFSolver:
     solver = DFSolver(game, **kw)

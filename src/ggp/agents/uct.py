@@ -78,6 +78,7 @@ _CAPACITY = Annotated[int, Range(ge=MIN_CAPACITY, le=MAX_CAPACITY)]
 _SIMS = Annotated[int, Range(ge=0, le=MAX_SIMS)]
 _SECONDS = Annotated[float, Range(ge=0)]
 _BATCH = Annotated[int, Range(ge=1, le=MAX_BATCH)]
+_VISITS = Annotated[int, Range(ge=1, le=_MAX_VISITS)]
 _BIAS = Annotated[int, Range(ge=0, le=100)]
 #: The heaviest weight a piece may have in ``pieces`` (counts stay far from overflow and rounding).
 _MAX_PIECE = 1e6
@@ -149,9 +150,12 @@ class UCTSearch:
     one node (found by its hash in a table), whose statistics both paths share:
     the tree becomes a graph, and a path that comes back to one of its own
     positions ends there. ``decisive`` (with ``solve``) checks, when a node where
-    one role chooses is expanded, whether one of its moves wins at once: if so
-    the node is proven there (a win in one is then never missed for want of
-    samples, and the move that allowed it is proven lost). ``batch`` (1 to
+    one role chooses is expanded (below the root: once it has ``decisive_at``
+    visits), whether one of its moves wins at once: if so the node is proven
+    there (a win in one is then never missed for want of samples, and the move
+    that allowed it is proven lost). With ``solve``, where one role chooses, a
+    move whose node is proven counts in the selection at its proven value, not
+    the mean of the samples taken before the proof. ``batch`` (1 to
     :data:`MAX_BATCH`) leaves are scored together: the paths to them are chosen
     one after another, each waiting leaf counted on its path as a loss until its
     value arrives (a virtual loss, which steers the next paths elsewhere); None
@@ -189,6 +193,7 @@ class UCTSearch:
         pieces: np.ndarray | None = None,
         bias: int = 0,
         displace: bool = False,
+        decisive_at: int = 1,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -203,6 +208,7 @@ class UCTSearch:
         self.c = check_option("UCTSearch", "c", c, _C)
         seed = check_option("UCTSearch", "seed", seed, _SEED)
         capacity = check_option("UCTSearch", "capacity", capacity, _CAPACITY)
+        decisive_at = check_option("UCTSearch", "decisive_at", decisive_at, _VISITS)
         kernel = game.kernel
         if batch is None:
             batch = kernel.rollout_batch() if leaf_value is None else 1
@@ -326,6 +332,8 @@ class UCTSearch:
         #: Decisive moves (with ``solve``): expanding a node where one role chooses tries each of its moves
         #: for a win at once.
         self.decisive = bool(decisive)
+        #: The visits a node has when decisive moves look for its wins at once (1: as it is expanded).
+        self.decisive_at = decisive_at
         self.root = 0
         self._root_state: State | None = None
         self._sims = 0
@@ -480,7 +488,13 @@ class UCTSearch:
         if self.bias > 0:
             self._set_base()
         options = Options(
-            float(self.c), self.solve, self.transpose, self.solve and self.decisive, self.bias, self.displace
+            float(self.c),
+            self.solve,
+            self.transpose,
+            self.solve and self.decisive,
+            self.bias,
+            self.displace,
+            self.decisive_at,
         )
         while sims > 0 and not self.proven[self.root]:
             step = sims

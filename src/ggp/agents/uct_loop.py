@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.game import Game
 from ..core.native import KernelGame
-from .uct_tree import _FNV, _find, _insert, _state_hash, _try_prove, _ucb_pick
+from .uct_tree import _FNV, _find, _insert, _state_hash, _try_prove, _ucb_pick, _ucb_pick_solved
 
 # --- the compiled simulation loop (templates: see Kernel.specialise) ---------------------------
 
@@ -84,14 +84,43 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                 meta[1] = a
                 meta[2] += product
                 expanded[node] = True
-                if (opts.decisive or opts.bias > 0) and product > 1 and decisive_win(ctx, node, product, opts, t, s):
+                look = opts.decisive and (node == root or node_visits[node] >= opts.decisive_at)
+                if (look or opts.bias > 0) and product > 1 and decisive_win(ctx, node, product, opts, t, s, look, True):
                     continue  # proven: scored at the loop's top, and proven up the path
+            elif opts.decisive and node_visits[node] == opts.decisive_at and node != root:
+                # (each pass adds one visit, so every node passes this count once: expanded before it, it looks now)
+                product = 1
+                for r in range(nr):
+                    product *= counts[node, r]
+                if product > 1 and decisive_win(ctx, node, product, opts, t, s, True, False):
+                    continue
             log_parent = np.log(max(node_visits[node], 1))
             path[depth, 0] = node
             stamp[node] = sim
             j = 0
+            mover = -1  # the one role with a choice, if only one has
+            if opts.solve:
+                for r in range(nr):
+                    if counts[node, r] > 1:
+                        mover = r if mover == -1 else -2
             for r in range(nr):
-                i = _ucb_pick(act_visits, act_value, offsets[node, r], counts[node, r], log_parent, opts.c, rng)
+                if r == mover:
+                    i = _ucb_pick_solved(
+                        act_visits,
+                        act_value,
+                        offsets[node, r],
+                        counts[node, r],
+                        log_parent,
+                        opts.c,
+                        rng,
+                        child,
+                        coff[node],
+                        proven,
+                        pval,
+                        r,
+                    )
+                else:
+                    i = _ucb_pick(act_visits, act_value, offsets[node, r], counts[node, r], log_parent, opts.c, rng)
                 path[depth, 1 + r] = i
                 j = j * counts[node, r] + i
                 joint[r] = act[offsets[node, r] + i]
@@ -163,12 +192,12 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
     return meta[3] - first
 
 
-def _decisive_win_template(ctx, node, product, opts, t, s):
-    # Decisive moves: where one role chooses, a move that ends the game at once with its top goal proves
-    # the node now, so a win in one is never missed for want of samples (and, one ply up, a move that
+def _decisive_win_template(ctx, node, product, opts, t, s, look, prior):
+    # Decisive moves (``look``): where one role chooses, a move that ends the game at once with its top goal
+    # proves the node now, so a win in one is never missed for want of samples (and, one ply up, a move that
     # allows it is proven lost). The winning child is kept where there is room: its move is known. True when
-    # the node is proven so. With progressive bias, each move that changes the piece counts starts with
-    # virtual visits worth what it gains or loses (_piece_prior).
+    # the node is proven so. With progressive bias (``prior``: on expansion), each move that changes the
+    # piece counts starts with virtual visits worth what it gains or loses (_piece_prior).
     nr = num_roles
     mover = -1
     for r in range(nr):
@@ -177,7 +206,7 @@ def _decisive_win_template(ctx, node, product, opts, t, s):
             mover = r
     if t.counts[node, mover] != product:
         return False
-    weight = int(opts.bias)
+    weight = int(opts.bias) if prior else 0
     if weight > 0:
         _piece_counts(t.states[node], s.pieces, s.tally[0])
     for i in range(product):
@@ -193,7 +222,7 @@ def _decisive_win_template(ctx, node, product, opts, t, s):
                     t.act_visits[k] = weight
                     t.act_value[k] = weight * prior
             continue
-        if not opts.decisive:
+        if not look:
             continue
         kernel_goals(ctx, s.work, s.res)
         if s.res[mover] < 100:

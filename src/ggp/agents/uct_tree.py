@@ -92,6 +92,8 @@ class Options(NamedTuple):
     decisive: bool
     bias: float
     displace: bool
+    #: The visits a node has when its moves are tried for a win at once (1: as it is expanded; the root always is).
+    decisive_at: int = 1
 
 
 @nb.njit(cache=True)
@@ -115,6 +117,46 @@ def _ucb_pick(
     for i in range(n):
         v = visits[off + i]
         score = values[off + i] / v + c * np.sqrt(log_parent / v)
+        if score > best:
+            best = score
+            pick = i
+    return pick
+
+
+@nb.njit(cache=True, inline="always")
+def _ucb_pick_solved(
+    visits: np.ndarray,
+    values: np.ndarray,
+    off: int,
+    n: int,
+    log_parent: float,
+    c: float,
+    rng: np.ndarray,
+    child: np.ndarray,
+    first: int,
+    proven: np.ndarray,
+    pval: np.ndarray,
+    mover: int,
+) -> int:
+    # _ucb_pick for the one role with a choice, where a move whose child is proven counts at its proven
+    # value, not the mean of the samples taken before the proof (as MctsRefGamer's complete nodes do): a
+    # move found lost stops drawing the search at once, instead of as its mean slowly sinks.
+    unvisited = 0
+    pick = -1
+    for i in range(n):
+        if visits[off + i] == 0:
+            unvisited += 1
+            if rng_below(rng, unvisited) == 0:
+                pick = i
+    if pick >= 0:
+        return pick
+    pick = 0
+    best = -np.inf
+    for i in range(n):
+        v = visits[off + i]
+        ch = child[first + i]
+        mean = pval[ch, mover] if ch >= 0 and proven[ch] else values[off + i] / v
+        score = mean + c * np.sqrt(log_parent / v)
         if score > best:
             best = score
             pick = i
