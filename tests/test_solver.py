@@ -195,7 +195,7 @@ def test_decisive_moves_look_below_the_root_once_a_node_has_the_visits_asked(
 
 
 def test_a_move_proven_lost_counts_at_its_proven_value_not_the_mean_of_its_earlier_samples() -> None:
-    from ggp.agents.uct_tree import _ucb_pick, _ucb_pick_solved
+    from ggp.agents.uct_tree import _ucb_pick
     from ggp.core.kernels import rng_state
 
     rng = rng_state(1)
@@ -204,14 +204,17 @@ def test_a_move_proven_lost_counts_at_its_proven_value_not_the_mean_of_its_earli
     child = np.array([1, 2], dtype=np.int32)  # the nodes the two moves lead to
     proven = np.array([False, True, False])
     pval = np.array([[0.5, 0.5], [0.0, 1.0], [0.5, 0.5]])  # the first move's node: proven lost for role 0
-    log_parent = float(np.log(20))
-    assert _ucb_pick(visits, values, 0, 2, log_parent, 0.7, rng) == 0  # by its samples, the first looks best
-    assert _ucb_pick_solved(visits, values, 0, 2, log_parent, 0.7, rng, child, 0, proven, pval, 0) == 1
-    proven[1] = False  # not proven: its samples' mean again
-    assert _ucb_pick_solved(visits, values, 0, 2, log_parent, 0.7, rng, child, 0, proven, pval, 0) == 0
-    child[0] = -1  # (a move whose node was dropped, or never made: its samples' mean)
+
+    def pick(solved: int) -> int:
+        return int(_ucb_pick(visits, values, 0, 2, float(np.log(20)), 0.7, rng, child, 0, proven, pval, solved))
+
+    assert pick(-1) == 0  # by its samples' means alone, the first move looks best
+    assert pick(0) == 1  # for role 0, it is known lost
+    proven[1] = False
+    assert pick(0) == 0  # not proven: its samples' mean again
     proven[1] = True
-    assert _ucb_pick_solved(visits, values, 0, 2, log_parent, 0.7, rng, child, 0, proven, pval, 0) == 0
+    child[0] = -1  # a move whose node was dropped, or never made: its samples' mean
+    assert pick(0) == 0
 
 
 # --- the exhaustive depth-first solver (ggp.agents.solver) ------------------------------------------

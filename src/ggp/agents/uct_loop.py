@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.game import Game
 from ..core.native import KernelGame
-from .uct_tree import _FNV, _find, _insert, _state_hash, _try_prove, _ucb_pick, _ucb_pick_solved
+from .uct_tree import _FNV, _find, _insert, _state_hash, _try_prove, _ucb_pick
 
 # --- the compiled simulation loop (templates: see Kernel.specialise) ---------------------------
 
@@ -104,23 +104,20 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                     if counts[node, r] > 1:
                         mover = r if mover == -1 else -2
             for r in range(nr):
-                if r == mover:
-                    i = _ucb_pick_solved(
-                        act_visits,
-                        act_value,
-                        offsets[node, r],
-                        counts[node, r],
-                        log_parent,
-                        opts.c,
-                        rng,
-                        child,
-                        coff[node],
-                        proven,
-                        pval,
-                        r,
-                    )
-                else:
-                    i = _ucb_pick(act_visits, act_value, offsets[node, r], counts[node, r], log_parent, opts.c, rng)
+                i = _ucb_pick(
+                    act_visits,
+                    act_value,
+                    offsets[node, r],
+                    counts[node, r],
+                    log_parent,
+                    opts.c,
+                    rng,
+                    child,
+                    coff[node],
+                    proven,
+                    pval,
+                    mover if r == mover else -1,
+                )
                 path[depth, 1 + r] = i
                 j = j * counts[node, r] + i
                 joint[r] = act[offsets[node, r] + i]

@@ -98,9 +98,23 @@ class Options(NamedTuple):
 
 @nb.njit(cache=True)
 def _ucb_pick(
-    visits: np.ndarray, values: np.ndarray, off: int, n: int, log_parent: float, c: float, rng: np.ndarray
+    visits: np.ndarray,
+    values: np.ndarray,
+    off: int,
+    n: int,
+    log_parent: float,
+    c: float,
+    rng: np.ndarray,
+    child: np.ndarray,
+    first: int,
+    proven: np.ndarray,
+    pval: np.ndarray,
+    solved: int,
 ) -> int:
-    # Unvisited moves first, chosen at random; then the best UCB1 score.
+    # Unvisited moves first, chosen at random; then the best UCB1 score. ``solved`` (a role, -1: none): the
+    # one role with a choice, for which a move whose node (``child[first + i]``) is proven counts at its
+    # proven value, not the mean of the samples taken before the proof (as MctsRefGamer's complete nodes
+    # do): a move found lost stops drawing the search at once, instead of as its mean slowly sinks.
     unvisited = 0
     pick = -1
     for i in range(n):
@@ -116,46 +130,11 @@ def _ucb_pick(
     best = -np.inf
     for i in range(n):
         v = visits[off + i]
-        score = values[off + i] / v + c * np.sqrt(log_parent / v)
-        if score > best:
-            best = score
-            pick = i
-    return pick
-
-
-@nb.njit(cache=True, inline="always")
-def _ucb_pick_solved(
-    visits: np.ndarray,
-    values: np.ndarray,
-    off: int,
-    n: int,
-    log_parent: float,
-    c: float,
-    rng: np.ndarray,
-    child: np.ndarray,
-    first: int,
-    proven: np.ndarray,
-    pval: np.ndarray,
-    mover: int,
-) -> int:
-    # _ucb_pick for the one role with a choice, where a move whose child is proven counts at its proven
-    # value, not the mean of the samples taken before the proof (as MctsRefGamer's complete nodes do): a
-    # move found lost stops drawing the search at once, instead of as its mean slowly sinks.
-    unvisited = 0
-    pick = -1
-    for i in range(n):
-        if visits[off + i] == 0:
-            unvisited += 1
-            if rng_below(rng, unvisited) == 0:
-                pick = i
-    if pick >= 0:
-        return pick
-    pick = 0
-    best = -np.inf
-    for i in range(n):
-        v = visits[off + i]
-        ch = child[first + i]
-        mean = pval[ch, mover] if ch >= 0 and proven[ch] else values[off + i] / v
+        mean = values[off + i] / v
+        if solved >= 0:
+            ch = child[first + i]
+            if ch >= 0 and proven[ch]:
+                mean = pval[ch, solved]
         score = mean + c * np.sqrt(log_parent / v)
         if score > best:
             best = score
