@@ -188,10 +188,31 @@ def test_decisive_moves_look_below_the_root_once_a_node_has_the_visits_asked(
 
     assert found(1, 30) == lost
     assert len(found(10**6, 30)) < len(lost)  # below the root, only what the samples proved
-    assert found(4, 200) == lost
+    assert found(4, 60) == lost
+    assert len(found(10**6, 60)) < len(lost)  # at 60 samples, only the nodes tried at 4 visits are all proven
     for bad in (0, -1, 2**31, 1.5, True):
         with pytest.raises(ValueError, match="decisive_at"):
             UCTSearch(game, decisive=True, decisive_at=bad)  # type: ignore[arg-type]
+
+
+def test_a_root_kept_from_the_last_search_is_tried_for_a_win_at_once_before_it_has_the_visits_asked(
+    connect_four: ggp.Game,
+) -> None:
+    # Red's (drop 3) lets black win with (drop 1). Searched from red's turn, the node after it gets a couple of
+    # visits, too few to be tried; kept as the next root, it is tried at its first pass, not left to the samples.
+    game = connect_four
+    state = play(game, game.initial_state(), "(drop 5)", "(drop 1)", "(drop 6)", "(drop 1)", "(drop 2)", "(drop 1)")
+    reached = play(game, state, "(drop 3)")
+    solved_in_one = []
+    for seed in range(1, 5):
+        for decisive in (True, False):
+            tree = UCTSearch(game, capacity=10_000, seed=seed, decisive=decisive, decisive_at=10**6)
+            tree.search(state, sims=12)
+            assert tree.advance(reached)  # the subtree is kept
+            tree.run(1)
+            solved_in_one.append((decisive, tree.solved))
+    assert all(solved for decisive, solved in solved_in_one if decisive)
+    assert not all(solved for decisive, solved in solved_in_one if not decisive)  # by samples alone: by luck
 
 
 def test_a_move_proven_lost_counts_at_its_proven_value_not_the_mean_of_its_earlier_samples() -> None:
@@ -210,6 +231,7 @@ def test_a_move_proven_lost_counts_at_its_proven_value_not_the_mean_of_its_earli
 
     assert pick(-1) == 0  # by its samples' means alone, the first move looks best
     assert pick(0) == 1  # for role 0, it is known lost
+    assert pick(1) == 0  # for role 1, the same node is a proven win: the role asked is the one read
     proven[1] = False
     assert pick(0) == 0  # not proven: its samples' mean again
     proven[1] = True

@@ -239,7 +239,7 @@ class MCTSAgent(Agent):
     #: Decisive moves: a node where one role has a win in one is proven when expanded (UCTSearch's
     #: ``decisive``); for the general player, not the game-specific ones tuned without it.
     decisive = True
-    #: The visits a node has when decisive moves look for its wins at once (the root: always as it is expanded).
+    #: The visits a node has when decisive moves look for its wins at once (the root: from its first pass).
     #: Trying every move of every new node cost knightThrough three quarters of its simulations once leaves
     #: were scored 128 at a time; a node visited this often is where a missed win would cost.
     decisive_at = 8

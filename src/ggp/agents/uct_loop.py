@@ -87,8 +87,13 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                 look = opts.decisive and (node == root or node_visits[node] >= opts.decisive_at)
                 if (look or opts.bias > 0) and product > 1 and decisive_win(ctx, node, product, opts, t, s, look, True):
                     continue  # proven: scored at the loop's top, and proven up the path
-            elif opts.decisive and node_visits[node] == opts.decisive_at and node != root:
-                # (each pass adds one visit, so every node passes this count once: expanded before it, it looks now)
+            elif opts.decisive and (
+                node_visits[node] == opts.decisive_at or (node == root and node_visits[node] < opts.decisive_at)
+            ):
+                # (each pass adds one visit, so every node passes this count once: expanded before it, it looks
+                # now. A root kept from the last move's tree was expanded as a child, with fewer visits than
+                # that: it looks at each pass until it has them, a few moves' updates, so a win at once there
+                # is never left to the samples)
                 product = 1
                 for r in range(nr):
                     product *= counts[node, r]
@@ -213,11 +218,11 @@ def _decisive_win_template(ctx, node, product, opts, t, s, look, prior):
         if not kernel_terminal(ctx, s.work):
             if weight > 0:
                 _piece_counts(s.work, s.pieces, s.tally[1])
-                prior = _piece_prior(s.tally, mover, s.base[mover])
-                if prior >= 0:
+                gain = _piece_prior(s.tally, mover, s.base[mover])
+                if gain >= 0:
                     k = t.offsets[node, mover] + i
                     t.act_visits[k] = weight
-                    t.act_value[k] = weight * prior
+                    t.act_value[k] = weight * gain
             continue
         if not look:
             continue

@@ -83,8 +83,8 @@ class Waiting(NamedTuple):
 
 class Options(NamedTuple):
     """How the loop searches: UCB1's exploration constant; MCTS-Solver's proofs; transpositions; decisive
-    moves (a win at once looked for on expansion); progressive bias (the virtual visits given on expansion
-    to a move that changes the piece counts, 0: off)."""
+    moves (a win at once looked for once a node has ``decisive_at`` visits); progressive bias (the virtual
+    visits given on expansion to a move that changes the piece counts, 0: off)."""
 
     c: float
     solve: bool
@@ -92,7 +92,8 @@ class Options(NamedTuple):
     decisive: bool
     bias: float
     displace: bool
-    #: The visits a node has when its moves are tried for a win at once (1: as it is expanded; the root always is).
+    #: The visits a node has when its moves are tried for a win at once (1: as it is expanded; the root is tried
+    #: from its first pass, one kept from the last search's tree too).
     decisive_at: int = 1
 
 
@@ -114,7 +115,8 @@ def _ucb_pick(
     # Unvisited moves first, chosen at random; then the best UCB1 score. ``solved`` (a role, -1: none): the
     # one role with a choice, for which a move whose node (``child[first + i]``) is proven counts at its
     # proven value, not the mean of the samples taken before the proof (as MctsRefGamer's complete nodes
-    # do): a move found lost stops drawing the search at once, instead of as its mean slowly sinks.
+    # do): a move found lost counts as lost at once (only exploration still visits it), instead of as its
+    # mean slowly sinks.
     unvisited = 0
     pick = -1
     for i in range(n):
