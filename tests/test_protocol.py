@@ -920,3 +920,19 @@ def test_the_warm_up_plays_its_sheets_batched_and_runs_the_solver_on_them(monkey
     step()
     assert done.count(("solver", 2)) == 2  # each sheet of two roles
     assert done.count(("batch", LANES)) >= 2  # each played batched too
+
+
+def test_the_warm_up_plays_a_sheet_both_with_batched_rollouts_and_without() -> None:
+    # Which one a sheet's kernel picks is measured on the machine, for the tiny warm-up sheets too: the
+    # warm-up plays a twin of each, so that a first match compiles neither (quartoSuicide's are not batched).
+    from ggp.agents.uct import UCTSearch
+    from ggp.gdl.lanes import LANES
+    from ggp.protocol.recognize import gdl_game
+    from ggp.protocol.warmup import _in_turn, with_batch
+
+    game = gdl_game(parse_terms(_in_turn(2)))
+    for batch in (1, LANES):
+        twin = with_batch(game, batch)
+        assert twin.kernel.rollout_batch() == batch
+        assert UCTSearch(twin, capacity=1000, seed=1).batch == batch
+    assert with_batch(game, 1).kernel is not game.kernel  # the game itself keeps its own measure

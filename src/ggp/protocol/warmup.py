@@ -212,12 +212,17 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
         # for a move (a search compiles for tens of seconds the first time, which would cost a first match
         # its start clock and first moves).
         def run() -> None:
+            from ..gdl.lanes import LANES
+
             for text in texts:
                 game = gdl_game(parse_terms(text))
                 prime(game, game.initial_state())
                 solving(game)
                 for spec in specs:
-                    for twin in (game, batched(game)):
+                    # both ways of scoring leaves, whatever the tiny sheet's own measure picks: a sheet whose
+                    # rollouts are not batched (quartoSuicide) otherwise compiled its search in a first match,
+                    # 52 s of a 30 s start clock, and 9 moves were played at random
+                    for twin in (with_batch(game, 1), with_batch(game, LANES)):
                         # (an agent that cannot play these sheets has nothing to warm)
                         with contextlib.suppress(Exception):
                             play_a_move(make_agent(spec), twin)
@@ -294,17 +299,16 @@ def solving(game: Game) -> None:
     solver.run(64)
 
 
-def batched(game: Game) -> Game:
-    """``game`` with its rollouts played in batches of :data:`~ggp.gdl.lanes.LANES` (a large sheet's are, a
-    tiny one's are not): playing it compiles the search's batched code too, which a first match on a large
-    sheet had otherwise compiled in its start clock (10 s on a busy machine, a START answered late)."""
-    from ..gdl.lanes import LANES
-
+def with_batch(game: Game, batch: int) -> Game:
+    """``game`` with its rollouts played ``batch`` at a time (1, or :data:`~ggp.gdl.lanes.LANES`), whatever its
+    kernel measures (a large sheet's are batched, a tiny one's may be or not, by the machine's speed at the
+    time): playing both twins compiles both versions of the search, either of which a first match may need
+    and would otherwise compile in its start clock (10 s to 50 s, a START answered late, moves at random)."""
     kernel = getattr(game, "kernel", None)
     if kernel is None:
         return game
     twin = copy.copy(game)
-    twin.kernel = dataclasses.replace(kernel, rollout_batch=lambda: LANES)  # type: ignore[attr-defined]
+    twin.kernel = dataclasses.replace(kernel, rollout_batch=lambda: batch)  # type: ignore[attr-defined]
     return twin
 
 
