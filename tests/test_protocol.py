@@ -907,11 +907,24 @@ def test_the_warm_up_plays_games_of_turns_of_three_and_four_roles(roles: int, mo
     assert turns.is_terminal(state)
 
 
-def test_the_warm_up_plays_its_sheets_batched_and_runs_the_solver_on_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_warm_up_plays_its_sheets_batched_and_not_and_runs_the_solver_on_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A first match on a large sheet had compiled, in its start clock and first move, the search's batched code
-    and the exhaustive solver's: the tiny sheets of the warm-up had never reached them."""
+    and the exhaustive solver's: the tiny sheets of the warm-up had never reached them. Which way a sheet's
+    rollouts go is measured on the machine, the tiny sheets' too, so each is played both ways: a first
+    quartoSuicide match (not batched) had compiled the other way and played its first moves at random."""
+    from ggp.agents.uct import UCTSearch
     from ggp.gdl.lanes import LANES
     from ggp.protocol import warmup
+    from ggp.protocol.recognize import gdl_game
+
+    game = gdl_game(parse_terms(warmup._in_turn(2)))
+    for batch in (1, LANES):
+        twin = warmup.with_batch(game, batch)
+        assert twin.kernel.rollout_batch() == batch
+        assert UCTSearch(twin, capacity=1000, seed=1).batch == batch
+    assert warmup.with_batch(game, 1).kernel is not game.kernel  # the game itself keeps its own measure
 
     done: list[tuple[str, int]] = []
     monkeypatch.setattr(warmup, "solving", lambda game: done.append(("solver", len(game.roles))))
@@ -920,19 +933,4 @@ def test_the_warm_up_plays_its_sheets_batched_and_runs_the_solver_on_them(monkey
     step()
     assert done.count(("solver", 2)) == 2  # each sheet of two roles
     assert done.count(("batch", LANES)) >= 2  # each played batched too
-
-
-def test_the_warm_up_plays_a_sheet_both_with_batched_rollouts_and_without() -> None:
-    # Which one a sheet's kernel picks is measured on the machine, for the tiny warm-up sheets too: the
-    # warm-up plays a twin of each, so that a first match compiles neither (quartoSuicide's are not batched).
-    from ggp.agents.uct import UCTSearch
-    from ggp.gdl.lanes import LANES
-    from ggp.protocol.recognize import gdl_game
-    from ggp.protocol.warmup import _in_turn, with_batch
-
-    game = gdl_game(parse_terms(_in_turn(2)))
-    for batch in (1, LANES):
-        twin = with_batch(game, batch)
-        assert twin.kernel.rollout_batch() == batch
-        assert UCTSearch(twin, capacity=1000, seed=1).batch == batch
-    assert with_batch(game, 1).kernel is not game.kernel  # the game itself keeps its own measure
+    assert done.count(("batch", 1)) >= 2  # and one rollout at a time
