@@ -6,6 +6,7 @@ matches refereed by ggp-base's GameServer (issue 30).
     python bench/sancho_strength.py mctsref --games breakthroughSmall
     python bench/sancho_strength.py puzzles --games hanoi,queens  # each player alone on the one-role puzzles
     python bench/sancho_strength.py summary [--opponent mctsref] [--since '2026-11-28 00:00'] [--code c8357b6]
+    python bench/sancho_strength.py summary --latest [--opponent mctsref]  # each game and seat's latest match
     python bench/sancho_strength.py trace --games knightThrough  # Sancho's own score of its moves, turn by turn
 
 Two builds made by hand, by their own projects' instructions, neither in this repository (bench/SANCHO.md):
@@ -512,6 +513,10 @@ def run_summary(args: argparse.Namespace) -> None:
         rows = [r for r in rows if r["when"] >= args.since]
     if args.code:
         rows = [r for r in rows if r["commit"].startswith(args.code) or str(r.get("code", "")).startswith(args.code)]
+    if args.latest:
+        # The benchmark's figure: the spec asked for, each game and seat's latest match the peer did not spoil.
+        rows = [r for r in rows if r.get("spec", "mcts:threads=1") == args.spec and not r["spoilt"]]
+        rows = list({(r["game"], r["seat"]): r for r in sorted(rows, key=lambda r: r["when"])}.values())
     by_game: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_game.setdefault(r["game"], []).append(r)
@@ -592,6 +597,11 @@ def main() -> None:
     ap.add_argument("--since", help="summary, trace: only matches from this time on ('2026-11-28 00:30')")
     ap.add_argument("--brief", action="store_true", help="trace: only each match's turning points")
     ap.add_argument("--code", help="summary: only matches of this commit (a prefix)")
+    ap.add_argument(
+        "--latest",
+        action="store_true",
+        help="summary: each game and seat's latest unspoilt match with --spec (the figure README quotes)",
+    )
     args = ap.parse_args()
     args.seats = [int(s) for s in args.seats.split(",")] if args.seats else None
     args.jvm = args.jvm.split()
