@@ -115,6 +115,9 @@ REPLACED = {
     "timeouts, both matches spoilt",
 }
 
+#: Our agent's spec unless --spec says otherwise; a result row written before rows named their spec played it.
+DEFAULT_SPEC = "mcts:threads=1"
+
 #: The corpus's one-role puzzles (the list of bench/ggp_base_strength.py).
 PUZZLES = gbs.PUZZLES
 
@@ -515,7 +518,7 @@ def run_summary(args: argparse.Namespace) -> None:
         rows = [r for r in rows if r["commit"].startswith(args.code) or str(r.get("code", "")).startswith(args.code)]
     if args.latest:
         # The benchmark's figure: the spec asked for, each game and seat's latest match the peer did not spoil.
-        rows = [r for r in rows if r.get("spec", "mcts:threads=1") == args.spec and not r["spoilt"]]
+        rows = [r for r in rows if r.get("spec", DEFAULT_SPEC) == args.spec and not r["spoilt"]]
         rows = list({(r["game"], r["seat"]): r for r in sorted(rows, key=lambda r: r["when"])}.values())
     by_game: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
@@ -570,7 +573,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=["sancho", "mctsref", "puzzles", "summary", "trace"])
     ap.add_argument("--games", help="comma-separated corpus names (default: the mode's list)")
-    ap.add_argument("--spec", default="mcts:threads=1", help="our agent spec (default mcts:threads=1)")
+    ap.add_argument("--spec", default=DEFAULT_SPEC, help=f"our agent spec (default {DEFAULT_SPEC})")
     ap.add_argument("--start", type=int, default=30, help="start clock, whole seconds (default 30)")
     ap.add_argument("--play", type=int, default=5, help="play clock, whole seconds (default 5)")
     ap.add_argument("--seats", help="our seats to play, e.g. 0,1 (default: every seat of each game)")
