@@ -225,6 +225,24 @@ def test_a_puzzle_search_never_loses_its_best_line() -> None:
     assert game.is_terminal(state) and game.goals(state)[0] == goals[-1]
 
 
+def test_a_puzzle_that_random_lines_miss_is_solved_and_played_along_the_proof() -> None:
+    # Six disks to move one at a time, a smaller never on a larger: 63 moves that must all be right, which
+    # random playouts almost never find (the walks alone ended at 5 of 100). The exhaustive solver beside them
+    # proves the top goal; its line is kept, and the search stops there: nothing can beat it.
+    game = ggp.load(sheet_path("hanoi_6_disks"))
+    search = PuzzleSearch(game, seed=1)
+    state = game.initial_state()
+    search.warm(state)
+    assert search.improve(state, 60.0) == 100  # (returns as soon as it is proven)
+    line = search.line()
+    assert len(line) >= 63  # none shorter moves six disks
+    following = game.next_state(state, [line[0]])
+    assert search.improve(following, 60.0) == 100 and search.playouts == 0  # proven already: nothing searched
+    for move in line:
+        state = game.next_state(state, [move])
+    assert game.is_terminal(state) and game.goals(state) == (100,)
+
+
 def test_joint_moves_that_come_while_the_rules_compile_are_applied_once_they_are(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -194,7 +194,8 @@ class MCTSAgent(Agent):
     (default 2: both cores of a small machine). ``solve`` turns MCTS-Solver on,
     ``puzzle`` the nested Monte Carlo search of single-player games, ``ponder``
     the search between calls (:meth:`ponder`), ``dfs`` the exhaustive solver
-    beside the trees (under a clock, on a game of several roles), ``material``
+    beside the trees (under a clock, on a game of several roles) or beside the
+    puzzle search (:mod:`ggp.agents.puzzle`), ``material``
     the material heuristic of a rule sheet (:mod:`ggp.agents.heuristic`: found
     at the start clock where random games show one, then blended with the
     rollouts at the leaves; off by default: it has not yet won matches, see
@@ -327,7 +328,7 @@ class MCTSAgent(Agent):
         seed = self.seed if self.seed is not None else random.randrange(2**31)
         self._puzzle = None
         if self.puzzle and len(game.roles) == 1 and self.plays is None:
-            self._puzzle = PuzzleSearch(game, seed=seed)
+            self._puzzle = PuzzleSearch(game, seed=seed, solve=self.dfs)
         count = self.threads if self.sims is None else 1
         self._goals_move = self.goal_heuristic and self.plays is None and goals_move(game)
         # greedy rollouts replace the random ones, and with them the material heuristic blended into them
@@ -376,6 +377,7 @@ class MCTSAgent(Agent):
     def stop(self, state: State, goals: Any) -> None:
         self.stop_pondering()
         self._dfs = None  # its table is large: freed with the match
+        self._puzzle = None  # (so is the puzzle search's solver's)
 
     def _make_tree(self, game: KernelGame, seed: int, count: int = 1) -> UCTSearch:
         leaf = type(self).leaf_value  # a compiled function, not a method

@@ -1,4 +1,5 @@
-"""A search for single-player games: nested Monte Carlo search (NMCS) that keeps the best line found.
+"""A search for single-player games: nested Monte Carlo search (NMCS) that keeps the best line found, beside
+an exhaustive depth-first walk that proves the best goal where the puzzle is small enough.
 
 UCT with random playouts averages over playouts, which suits opponents but
 wastes a puzzle: there the best line found is a line the player can play
@@ -9,6 +10,15 @@ compiled over the game's kernel; :class:`PuzzleSearch` repeats walks from
 the current state until the clock, each starting from the best line known
 (so it never gets worse), keeps that line from move to move and plays
 along it.
+
+Random playouts rarely finish a puzzle whose moves are few but must all be
+right (a futoshiki, the towers of Hanoi, a maze of zombies): there the
+exhaustive solver (:class:`~ggp.agents.solver.DFSolver`, its transposition
+table merging the orders that reach one position) reads the whole tree in
+seconds, or finds a line to the top goal, which ends its walk. With ``solve``
+it takes turns with the walks, half the clock each, until it has proven the
+best goal (whose line then replaces theirs, and the search stops: nothing
+can beat it) or its table is full (then it is dropped, its memory freed).
 
 >>> import ggp
 >>> from ggp.gdl import from_text
@@ -44,6 +54,7 @@ from ..core.game import Game, Move, State
 from ..core.kernels import rng_below, rng_state
 from ..core.native import KernelGame
 from .options import MAX_SEED, Range, check_option
+from .solver import FULL, PROVEN, SEARCHING, DFSolver
 
 #: Longest line kept; deeper playouts are scored where they stop.
 MAX_LINE = 4096
@@ -120,10 +131,11 @@ class PuzzleSearch:
     :meth:`improve` searches from a state for a while and returns the best goal
     known from there; :meth:`move` does so and plays the first move of that
     line. The line stays valid as the game follows it (a one-role game is
-    deterministic); from any other state it is searched afresh.
+    deterministic); from any other state it is searched afresh. ``solve``
+    runs the exhaustive solver beside the walks (see the module docstring).
     """
 
-    def __init__(self, game: Game, seed: int = 0) -> None:
+    def __init__(self, game: Game, seed: int = 0, solve: bool = True) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
         if len(game.roles) != 1:
@@ -142,12 +154,18 @@ class PuzzleSearch:
         self._goal = -1
         #: Playouts run by the last call.
         self.playouts = 0
+        self._solver: DFSolver | None = DFSolver(game) if solve else None
+        self._proven = False  # whether the line's goal is the best the puzzle allows from its start
+        self._expansions_per_second = 0.0
 
     def warm(self, state: State) -> None:
         """Compile (or load numba's cache) with a tiny search from ``state``."""
         s = self.game._array_of(state).copy()  # writable, as the search's own copies are: one compiled signature
         scratch = np.zeros(MAX_LINE, dtype=np.int64)
         self._level1(self.ctx, s, self.rng, scratch, 0, -1, 1, self._width)
+        if self._solver is not None and not self.game.is_terminal(state):
+            self._solver.reset(state)
+            self._solver.run(1)
 
     def line(self) -> list[Move]:
         """The best line known, as moves from the state it starts from."""
@@ -185,10 +203,12 @@ class PuzzleSearch:
         self._from = s.copy()
         self._length = 0
         self._goal = -1
+        self._proven = False
 
     def improve(self, state: State, seconds: float) -> int:
-        """Search from ``state`` for about ``seconds`` (level-1 walks, each within a quarter of it);
-        returns the best goal known from ``state`` (-1: none yet, as when ``state`` is terminal)."""
+        """Search from ``state`` for about ``seconds`` (level-1 walks, each within a quarter of it, and the
+        exhaustive solver's turns); returns the best goal known from ``state`` (-1: none yet, as when ``state``
+        is terminal)."""
         seconds = check_option("PuzzleSearch", "seconds", seconds, Annotated[float, Range(ge=0)])
         deadline = time.perf_counter() + seconds
         self._follow(state)
@@ -199,10 +219,15 @@ class PuzzleSearch:
         rate = 0.0  # playouts per second, measured
         budget = 1
         walks = 0
-        while self._goal < 100:
+        while self._goal < 100 and not self._proven:
             t0 = time.perf_counter()
             if t0 >= deadline and walks > 0:  # out of time; one walk (a single playout at least) always runs
                 break
+            if self._solver is not None:
+                self._solve(state, min(deadline - t0, seconds / 4) / 2)
+                if self._proven:
+                    break
+                t0 = time.perf_counter()
             walks += 1
             if rate > 0:  # at most doubling, as a slow playout may follow fast ones
                 budget = max(1, min(2 * budget, int(rate * max(0.0, min(deadline - t0, seconds / 4)))))
@@ -211,6 +236,49 @@ class PuzzleSearch:
             runs = max(1, self._runs)
             rate = runs / max(spent, 1e-6)
         return self._goal
+
+    def _solve(self, state: State, seconds: float) -> None:
+        # The exhaustive solver's turn from ``state`` (the line's start): about ``seconds`` of expansions; where
+        # it proves the best goal, its line replaces the walks'.
+        solver = self._solver
+        assert solver is not None
+        if solver.root_state != state:
+            solver.reset(state)
+        if solver.status == SEARCHING:
+            count = 1000 if self._expansions_per_second <= 0 else max(1, int(self._expansions_per_second * seconds))
+            t0 = time.perf_counter()
+            done = solver.run(count)
+            self._expansions_per_second = max(1.0, done) / max(time.perf_counter() - t0, 1e-6)
+        if solver.status == FULL:  # no room to go on: its table's memory back
+            self._solver = None
+        elif solver.status == PROVEN:
+            self._adopt(state, solver)
+        elif solver.status != SEARCHING:  # it cannot prove this puzzle (a path that repeats a position)
+            self._solver = None
+
+    def _adopt(self, state: State, solver: DFSolver) -> None:
+        # The solver proved ``state``'s best goal: the line of proven moves down to the end replaces the walks'.
+        value = solver.value()
+        assert value is not None
+        best = round(value[0])
+        game, role = self.game, self.game.roles[0]
+        line: list[int] = []
+        at = state
+        while not game.is_terminal(at) and len(line) < MAX_LINE:
+            for a in game.legal_actions(at, role):
+                child = game.apply_actions(at, [int(a)])
+                known = solver.proven(child)
+                if known is not None and known[0] >= best:
+                    line.append(int(a))
+                    at = child
+                    break
+            else:
+                return  # a step of the line is no longer in the table (it was full): the walks go on
+        if game.is_terminal(at) and best >= self._goal:
+            self._line[: len(line)] = line
+            self._length = len(line)
+            self._goal = best
+            self._proven = True
 
     def _walk(self, budget: int) -> None:
         # One level-1 walk from the line's start, within ``budget`` playouts; it starts

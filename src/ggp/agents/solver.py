@@ -603,6 +603,18 @@ class DFSolver:
             return None
         return tuple(float(100.0 * v) for v in self.sbest[0])
 
+    def proven(self, state: State) -> tuple[float, ...] | None:
+        """``state``'s proven goals (0..100 per role): its own where it is terminal, else what the walk stored
+        for it; None where the walk has not proven it (or never reached it)."""
+        game = self.game
+        if game.is_terminal(state):
+            return tuple(float(g) for g in game.goals(state))
+        arr = game._array_of(state)
+        e = int(_find(self.table, self.thash, self.tstate, arr, np.uint64(_state_hash(arr))))
+        if e < 0 or not self.tknown[e]:
+            return None
+        return tuple(float(100.0 * v) for v in self.tval[e])
+
     def move_values(self) -> dict[Move, float]:
         """The root mover's moves proven so far, each with its proven goal for the mover (0..100)."""
         if self._root_state is None or self.mover is None:
