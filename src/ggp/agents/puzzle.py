@@ -58,6 +58,8 @@ from .solver import FULL, PROVEN, SEARCHING, DFSolver
 
 #: Longest line kept; deeper playouts are scored where they stop.
 MAX_LINE = 4096
+#: Shortest turn of the exhaustive solver, in seconds (its first, before a walk has been timed).
+MIN_TURN = 0.005
 
 _SEED = Annotated[int, Range(ge=0, le=MAX_SEED)]
 
@@ -219,12 +221,13 @@ class PuzzleSearch:
         rate = 0.0  # playouts per second, measured
         budget = 1
         walks = 0
+        spent = 0.0  # the last walk's time: the solver's next turn is as long (the walks' budgets grow by turns)
         while self._goal < 100 and not self._proven:
             t0 = time.perf_counter()
             if t0 >= deadline and walks > 0:  # out of time; one walk (a single playout at least) always runs
                 break
             if self._solver is not None:
-                self._solve(state, min(deadline - t0, seconds / 4) / 2)
+                self._solve(state, min(max(spent, MIN_TURN), (deadline - t0) / 2))
                 if self._proven:
                     break
                 t0 = time.perf_counter()
