@@ -12,7 +12,8 @@ import pytest
 
 import ggp
 from conftest import SHARED, race_lost_to_sancho
-from ggp.agents import make_agent
+from ggp.agents import fill, make_agent
+from ggp.agents.fill import FillSearch
 from ggp.agents.mcts import MCTSAgent, merge
 from ggp.agents.puzzle import PuzzleSearch
 from ggp.agents.solver import DFSolver
@@ -239,6 +240,43 @@ def test_a_puzzle_that_random_lines_miss_is_solved_and_played_along_the_proof() 
     following = game.next_state(state, [line[0]])
     assert search.improve(following, 60.0) == 100 and search.playouts == 0  # proven already: nothing searched
     for move in line:
+        state = game.next_state(state, [move])
+    assert game.is_terminal(state) and game.goals(state) == (100,)
+
+
+@pytest.mark.parametrize("name", ["futoshiki5", "sudokuGrade1"])
+def test_a_board_to_fill_is_filled_most_constrained_blank_first(name: str) -> None:
+    # Every move writes a value into a blank, in any order: branching on the blank the fewest moves fill
+    # settles these in tens of positions, where the exhaustive solver's table filled (futoshiki5) or the
+    # clock ran out (the sudoku) walking every partial filling.
+    game = ggp.load(sheet_path(name))
+    state = game.initial_state()
+    search = FillSearch(game, state)
+    while search.run(1.0) == fill.SEARCHING:
+        pass
+    assert search.status == fill.FOUND and search.nodes < 1000
+    for action in search.line:
+        state = game.apply_actions(state, [action])
+    assert game.is_terminal(state) and game.goals(state) == (100,)
+
+
+def test_the_fill_search_gives_up_on_a_puzzle_of_another_kind() -> None:
+    # Twelve queens: a queen on a square clears it, but most squares stay empty in a solution, so "every
+    # blank must be filled" does not hold; the search says so rather than searching on.
+    game = ggp.load(sheet_path("queens12ug"))
+    search = FillSearch(game, game.initial_state())
+    while search.run(1.0) == fill.SEARCHING:
+        pass
+    assert search.status == fill.FAILED and search.line == [] and search.nodes < 100
+
+
+def test_the_puzzle_search_plays_the_fill_searchs_line() -> None:
+    game = ggp.load(sheet_path("sudokuGrade3"))
+    search = PuzzleSearch(game, seed=3)
+    state = game.initial_state()
+    search.warm(state)
+    assert search.improve(state, 60.0) == 100  # (returns once a line reaches the top goal)
+    for move in search.line():
         state = game.next_state(state, [move])
     assert game.is_terminal(state) and game.goals(state) == (100,)
 

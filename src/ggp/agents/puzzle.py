@@ -19,6 +19,10 @@ seconds, or finds a line to the top goal, which ends its walk. With ``solve``
 it takes turns with the walks, half the clock each, until it has proven the
 best goal (whose line then replaces theirs, and the search stops: nothing
 can beat it) or its table is full (then it is dropped, its memory freed).
+A puzzle that fills a board (a sudoku: a move per blank, in any order) is
+read better still by the fill search (:mod:`ggp.agents.fill`, most
+constrained blank first), which takes its turns too, until it finds a line
+to the top goal or finds that the puzzle is not of that kind.
 
 >>> import ggp
 >>> from ggp.gdl import from_text
@@ -53,6 +57,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.kernels import rng_below, rng_state
 from ..core.native import KernelGame
+from . import fill
 from .options import MAX_SEED, Range, check_option
 from .solver import FULL, PROVEN, SEARCHING, DFSolver
 
@@ -134,7 +139,8 @@ class PuzzleSearch:
     known from there; :meth:`move` does so and plays the first move of that
     line. The line stays valid as the game follows it (a one-role game is
     deterministic); from any other state it is searched afresh. ``solve``
-    runs the exhaustive solver beside the walks (see the module docstring).
+    runs the exhaustive solver and the fill search beside the walks (see the
+    module docstring).
     """
 
     def __init__(self, game: Game, seed: int = 0, solve: bool = True) -> None:
@@ -156,7 +162,9 @@ class PuzzleSearch:
         self._goal = -1
         #: Playouts run by the last call.
         self.playouts = 0
+        self._solve_on = solve
         self._solver: DFSolver | None = DFSolver(game) if solve else None
+        self._fill: fill.FillSearch | None = None  # the fill search from the line's start, while it may find one
         self._proven = False  # whether the line's goal is the best the puzzle allows from its start
         self._expansions_per_second = 0.0
 
@@ -206,6 +214,7 @@ class PuzzleSearch:
         self._length = 0
         self._goal = -1
         self._proven = False
+        self._fill = fill.FillSearch(self.game, self.game.state_from_array(s)) if self._solve_on else None
 
     def improve(self, state: State, seconds: float) -> int:
         """Search from ``state`` for about ``seconds`` (level-1 walks, each within a quarter of it, and the
@@ -226,6 +235,11 @@ class PuzzleSearch:
             t0 = time.perf_counter()
             if t0 >= deadline and walks > 0:  # out of time; one walk (a single playout at least) always runs
                 break
+            if self._fill is not None:
+                self._fill_turn(min(max(spent, MIN_TURN), (deadline - t0) / 3))
+                if self._goal >= 100:
+                    break
+                t0 = time.perf_counter()
             if self._solver is not None:
                 self._solve(state, min(max(spent, MIN_TURN), (deadline - t0) / 2))
                 if self._proven:
@@ -239,6 +253,20 @@ class PuzzleSearch:
             runs = max(1, self._runs)
             rate = runs / max(spent, 1e-6)
         return self._goal
+
+    def _fill_turn(self, seconds: float) -> None:
+        # The fill search's turn; the line it finds (to the top goal) replaces the walks'. It is dropped once it
+        # has found its line or cannot find one.
+        search = self._fill
+        assert search is not None
+        status = search.run(seconds)
+        if status == fill.FOUND and self._goal < fill.TOP_GOAL and len(search.line) <= MAX_LINE:
+            line = search.line
+            self._line[: len(line)] = line
+            self._length = len(line)
+            self._goal = fill.TOP_GOAL
+        if status != fill.SEARCHING:
+            self._fill = None
 
     def _solve(self, state: State, seconds: float) -> None:
         # The exhaustive solver's turn from ``state`` (the line's start): about ``seconds`` of expansions; where
