@@ -934,3 +934,21 @@ def test_the_warm_up_plays_its_sheets_batched_and_not_and_runs_the_solver_on_the
     assert done.count(("solver", 2)) == 2  # each sheet of two roles
     assert done.count(("batch", LANES)) >= 2  # each played batched too
     assert done.count(("batch", 1)) >= 2  # and one rollout at a time
+
+
+def test_the_warm_up_runs_the_solver_on_a_puzzle_that_gives_it_a_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The puzzle search runs the exhaustive solver too, compiled apart for one role: a first puzzle compiled
+    it in its start clock (10 s and more) while the warm-up's puzzle had a single move, nothing to walk."""
+    from ggp.agents.solver import SEARCHING, DFSolver
+    from ggp.protocol import warmup
+    from ggp.protocol.recognize import gdl_game
+
+    puzzle = gdl_game(parse_terms(warmup._TINY))
+    solver = DFSolver(puzzle)
+    solver.reset(puzzle.initial_state())
+    assert solver.status == SEARCHING  # something to walk, so running it compiles it
+    done: list[int] = []
+    monkeypatch.setattr(warmup, "solving", lambda game: done.append(len(game.roles)))
+    monkeypatch.setattr(warmup, "play_a_move", lambda agent, game: None)
+    {key: run for key, _, run in warmup.warm_steps(["random"])}["roles1"]()
+    assert done == [1]

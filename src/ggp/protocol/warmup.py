@@ -34,8 +34,14 @@ READY_STEP = "ready"
 # A warm-up step's line: ``warm: K/N WHAT (S s) [KEY]``.
 _WARM_STEP = re.compile(r"warm: (\d+/\d+) .*\[([^\]\s]+)\]$")
 
-# A one-move game: compiling it loads the reasoner's compiled code (see PlayerService.warm).
-_TINY = "(role p) (init s0) (<= (legal p go) (true s0)) (<= (next s1) (does p go)) (<= terminal (true s1)) (goal p 100)"
+# Compiling it loads the reasoner's compiled code (see PlayerService.warm).
+#: A puzzle of two steps and two moves a step (a single move, or an end after one step, would leave the puzzle
+#: search's solver nothing to walk, and so nothing compiled).
+_TINY = (
+    "(role p) (init (at 0)) (<= (legal p go) (true (at ?x))) (<= (legal p wait) (true (at ?x))) "
+    "(<= (next (at 1)) (true (at 0))) (<= (next (at 2)) (true (at 1))) (<= (next won) (does p go) (true (at 1))) "
+    "(<= terminal (true (at 2))) (<= (goal p 100) (true won)) (<= (goal p 0) (not (true won)))"
+)
 
 
 def _at_once(roles: int) -> str:
@@ -205,7 +211,7 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
     def reasoner() -> None:
         tiny = gdl_game(parse_terms(_TINY))
         s = tiny.initial_state()
-        tiny.goals(tiny.next_state(s, list(tiny.legal_moves(s, "p"))))
+        tiny.goals(tiny.next_state(s, [tiny.legal_moves(s, "p")[0]]))
 
     def sheets(*texts: str) -> Callable[[], None]:
         # The agent's own compiled code for rule sheets, played as in a match: started with clocks and asked
@@ -287,13 +293,12 @@ def run_warm_steps(steps: list[tuple[str, str, Callable[[], None]]], say: Log) -
 
 
 def solving(game: Game) -> None:
-    """Run the exhaustive solver a little on ``game`` (of two roles or more), so that its code compiles: in a
-    warm-up match the tree proves a tiny sheet before the solver's thread takes its first step, and a first
-    match's first move then compiled it (5 s idle, past a 2 s play clock)."""
+    """Run the exhaustive solver a little on ``game``, so that its code compiles: in a warm-up match the tree
+    proves a tiny sheet before the solver's thread takes its first step, and a first match's first move then
+    compiled it (5 s idle, past a 2 s play clock). (A puzzle's solver, of one role, is compiled apart: without
+    it here, a first puzzle's start clock compiled it, 10 s and more.)"""
     from ..agents.solver import DFSolver
 
-    if len(game.roles) < 2:
-        return
     solver = DFSolver(game)
     solver.reset(game.initial_state())
     solver.run(64)
