@@ -206,6 +206,8 @@ class PuzzleSearch:
                 self._line[: self._length - 1] = self._line[1 : self._length]
                 self._length -= 1
                 self._from = work
+                if self._fill is not None:  # still searching: from here on (its lines start where it starts)
+                    self._fill = fill.FillSearch(self.game, state)
                 return
         self._reset(s)
 
