@@ -551,21 +551,40 @@ def run_summary(args: argparse.Namespace) -> None:
 
 
 def summary_puzzles(args: argparse.Namespace) -> None:
+    """Each puzzle's latest run by each player (on the clocks asked for); the means over the puzzles both played
+    unspoilt. A run with a fault recorded by the server (a timeout, an illegal move: the server then moved for
+    the player) is spoilt: Sancho's are left out with their puzzle, ours count as they ended."""
     path = RESULTS / "sancho_puzzle_strength.jsonl"
     if not path.is_file():
         raise SystemExit("no puzzle results yet")
     rows = [json.loads(line) for line in path.open() if line.strip()]
+    rows = [r for r in rows if r["play_clock"] == args.play and r["start_clock"] == args.start]
     if args.since:
         rows = [r for r in rows if r["when"] >= args.since]
-    goals: dict[str, dict[str, int]] = {}
+    if args.code:
+        rows = [r for r in rows if r["commit"].startswith(args.code) or str(r.get("code", "")).startswith(args.code)]
+    latest: dict[str, dict[str, dict[str, Any]]] = {}
     for r in rows:
-        goals.setdefault(r["game"], {})[r["player"]] = r["goal"]
-    for name, g in goals.items():
-        print(f"{name:28} Sancho {g.get('Sancho', '-')!s:>4}  ggp {g.get('ggp', '-')!s:>4}")
-    for who in ("Sancho", "ggp"):
-        got = [g[who] for g in goals.values() if who in g]
-        if got:
-            print(f"{who}: mean goal {statistics.mean(got):.1f} over {len(got)} puzzles")
+        latest.setdefault(r["game"], {})[r["player"]] = r
+    both, spoilt = [], []
+    for name, by in latest.items():
+        sancho, ours = by.get("Sancho"), by.get("ggp")
+        shown = [
+            f"{who} {r['goal']:>3}{' (spoilt: ' + ', '.join(r['faults']) + ')' if r['faults'] else ''}"
+            for who, r in by.items()
+        ]
+        print(f"{name:28} {'  '.join(shown)}")
+        if sancho is not None and sancho["faults"]:
+            spoilt.append(name)
+        elif sancho is not None and ours is not None:
+            both.append((sancho["goal"], ours["goal"]))
+    if both:
+        print(
+            f"over the {len(both)} puzzles both played (Sancho unspoilt): Sancho mean goal "
+            f"{statistics.mean(g for g, _ in both):.1f}, ggp {statistics.mean(g for _, g in both):.1f}; "
+            f"ggp higher on {sum(o > t for t, o in both)}, lower on {sum(o < t for t, o in both)}"
+        )
+    print(f"spoilt by Sancho: {len(spoilt)} ({', '.join(spoilt) or 'none'})")
 
 
 def main() -> None:
