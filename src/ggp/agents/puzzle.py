@@ -1,5 +1,5 @@
 """A search for single-player games: nested Monte Carlo search (NMCS) that keeps the best line found, beside
-an exhaustive depth-first walk that proves the best goal where the puzzle is small enough.
+an exhaustive depth-first walk that proves the best goal where the puzzle is small enough, and a fill search.
 
 UCT with random playouts averages over playouts, which suits opponents but
 wastes a puzzle: there the best line found is a line the player can play
@@ -16,7 +16,7 @@ right (a futoshiki, the towers of Hanoi, a maze of zombies): there the
 exhaustive solver (:class:`~ggp.agents.solver.DFSolver`, its transposition
 table merging the orders that reach one position) reads the whole tree in
 seconds, or finds a line to the top goal, which ends its walk. With ``solve``
-it takes turns with the walks, half the clock each, until it has proven the
+it takes turns with the walks, each turn as long as the last walk, until it has proven the
 best goal (whose line then replaces theirs, and the search stops: nothing
 can beat it) or its table is full (then it is dropped, its memory freed).
 A puzzle that fills a board (a sudoku: a move per blank, in any order) is
@@ -220,8 +220,8 @@ class PuzzleSearch:
 
     def improve(self, state: State, seconds: float) -> int:
         """Search from ``state`` for about ``seconds`` (level-1 walks, each within a quarter of it, and the
-        exhaustive solver's turns); returns the best goal known from ``state`` (-1: none yet, as when ``state``
-        is terminal)."""
+        exhaustive solver's and the fill search's turns); returns the best goal known from ``state`` (-1: none
+        yet, as when ``state`` is terminal)."""
         seconds = check_option("PuzzleSearch", "seconds", seconds, Annotated[float, Range(ge=0)])
         deadline = time.perf_counter() + seconds
         self._follow(state)
