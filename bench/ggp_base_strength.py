@@ -45,7 +45,7 @@ from ggp.bench.base import UCT_C
 from ggp.bench.gdl import _PlainUCT
 from ggp.core.game import Game, Move, State
 from ggp.protocol import host_match
-from ggp.protocol.warmup import warm_steps
+from ggp.protocol.warmup import run_warm_steps, warm_steps
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -416,10 +416,7 @@ def run_puzzles(args: argparse.Namespace) -> None:
     names = args.games.split(",") if args.games else PUZZLES
     # The player here is in-process: it compiles what ``ggp serve`` compiles before it says ready, first (on a
     # cold numba cache a first match's start clock compiled it, and its moves came late while it did).
-    for _, what, run in warm_steps([args.spec]):
-        began = time.monotonic()
-        run()
-        print(f"warm: {what} ({time.monotonic() - began:.1f} s)", flush=True)
+    run_warm_steps(warm_steps([args.spec]), lambda line: print(line, flush=True))
     for name in names:
         path = CORPUS / f"{name}.kif"
         if not path.is_file():

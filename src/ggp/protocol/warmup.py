@@ -34,9 +34,9 @@ READY_STEP = "ready"
 # A warm-up step's line: ``warm: K/N WHAT (S s) [KEY]``.
 _WARM_STEP = re.compile(r"warm: (\d+/\d+) .*\[([^\]\s]+)\]$")
 
-# Compiling it loads the reasoner's compiled code (see PlayerService.warm).
-#: A puzzle of two steps and two moves a step (a single move, or an end after one step, would leave the puzzle
-#: search's solver nothing to walk, and so nothing compiled).
+#: A puzzle of two steps and two moves a step: compiling it loads the reasoner's compiled code (see
+#: PlayerService.warm), and it gives the puzzle search's solver something to walk (a single move, or an end
+#: after one step, would leave it nothing, and so nothing compiled).
 _TINY = (
     "(role p) (init (at 0)) (<= (legal p go) (true (at ?x))) (<= (legal p wait) (true (at ?x))) "
     "(<= (next (at 1)) (true (at 0))) (<= (next (at 2)) (true (at 1))) (<= (next won) (does p go) (true (at 1))) "
