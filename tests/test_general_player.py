@@ -18,6 +18,7 @@ from ggp.agents.mcts import MCTSAgent, merge
 from ggp.agents.puzzle import PuzzleSearch
 from ggp.agents.solver import DFSolver
 from ggp.agents.uct import UCTSearch
+from ggp.gdl import from_text
 from ggp.match.clock import ManualClock
 from ggp.protocol import GGPServer, PlayerConfig, PlayerService, host_match
 
@@ -242,6 +243,34 @@ def test_a_puzzle_that_random_lines_miss_is_solved_and_played_along_the_proof() 
     for move in line:
         state = game.next_state(state, [move])
     assert game.is_terminal(state) and game.goals(state) == (100,)
+
+
+def test_a_puzzle_lost_for_good_by_any_false_step_is_played_out_along_the_steps_that_keep_the_goal() -> None:
+    # firefighter in small: any walk away from the fire loses for good (a goal latch); a random line of 24
+    # steps holds in 1 of 6^24 playouts. Playouts that keep the goal as it stands from falling find the line at
+    # once. (The exhaustive solver, which would read these 48 positions, is off: the walks alone are tested.)
+    game = from_text(
+        """
+        (role p) (init (step 0))
+        (<= (legal p hold) (true (step ?n)))
+        (<= (legal p (walk ?d)) (true (step ?n)) (dir ?d))
+        (dir 1) (dir 2) (dir 3) (dir 4) (dir 5)
+        (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+        (<= (next lost) (does p (walk ?d)))
+        (<= (next lost) (true lost))
+        (<= terminal (true (step 24)))
+        (<= (goal p 100) (not (true lost)))
+        (<= (goal p 0) (true lost))
+        """
+        + " ".join(f"(succ {i} {i + 1})" for i in range(24)),
+        "latch",
+    )
+    search = PuzzleSearch(game, seed=2, solve=False)
+    assert search.guided  # its goals move during play
+    state = game.initial_state()
+    search.warm(state)
+    assert search.improve(state, 30.0) == 100  # (returns as soon as the top goal is found)
+    assert [str(m) for m in search.line()] == ["hold"] * 24
 
 
 @pytest.mark.parametrize("name", ["futoshiki5", "sudokuGrade1"])

@@ -245,6 +245,41 @@ def find_pieces(game: Game) -> np.ndarray | None:
     return pieces
 
 
+def goals_move(game: Game, walks: int = 4, steps: int = 80, seconds: float = 1.0, seed: int = 0) -> bool:
+    """Whether ``game``'s goals change during play: along a few random walks, the goals of the states
+    before the end are not all the same (a score, captured stones; not a sheet whose goals are fixed until
+    the end). Bounded by ``seconds``.
+
+    >>> import ggp
+    >>> goals_move(ggp.load("wallmaze"))
+    False
+    """
+    rng = random.Random(seed)
+    # The first calls may compile: the clock starts after a first step.
+    first = game.initial_state()
+    game.goals(first)
+    if not game.is_terminal(first):
+        legal = [game.legal_moves(first, role) for role in game.roles]
+        if all(legal):
+            game.goals(game.next_state(first, [moves[0] for moves in legal]))
+    deadline = time.perf_counter() + seconds
+    seen: set[tuple[int, ...]] = set()
+    for _ in range(walks):
+        state = game.initial_state()
+        for _ in range(steps):
+            if game.is_terminal(state) or time.perf_counter() > deadline:
+                break
+            try:
+                seen.add(tuple(game.goals(state)))
+            except Exception:  # goals undefined before the end: nothing to read during play
+                return False
+            legal = [game.legal_moves(state, role) for role in game.roles]
+            if not all(legal):
+                break
+            state = game.next_state(state, [rng.choice(moves) for moves in legal])
+    return len(seen) > 1
+
+
 __all__ = [
     "BLEND",
     "MIN_EXPLAINED",
@@ -253,5 +288,6 @@ __all__ = [
     "find_material",
     "find_pieces",
     "fit",
+    "goals_move",
     "sample_states",
 ]

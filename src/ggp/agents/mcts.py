@@ -51,7 +51,8 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .base import Agent, Choice, Limit
-from .heuristic import Material, find_material, find_pieces
+from .game_tree import GameTreeSearch
+from .heuristic import Material, find_material, find_pieces, goals_move
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
 from .solver import FULL, PROVEN, SEARCHING, UNKNOWN, DFSolver
@@ -90,35 +91,6 @@ MATERIAL_SECONDS = 2.0
 #: The share of a move's time spent checking the move about to be played (see MCTSAgent._verified).
 VERIFY_SHARE = 0.2
 MATERIAL_SHARE = 0.1
-
-
-def goals_move(game: Game, walks: int = 4, steps: int = 80, seconds: float = 1.0, seed: int = 0) -> bool:
-    """Whether ``game``'s goals change during play: along a few random walks, the goals of the states
-    before the end are not all the same (a score, captured stones; not a sheet whose goals are fixed until
-    the end). Bounded by ``seconds``.
-
-    >>> import ggp
-    >>> goals_move(ggp.load("wallmaze"))
-    False
-    """
-    rng = random.Random(seed)
-    game.goals(game.initial_state())  # the first call may compile: the clock starts after it
-    deadline = time.perf_counter() + seconds
-    seen: set[tuple[int, ...]] = set()
-    for _ in range(walks):
-        state = game.initial_state()
-        for _ in range(steps):
-            if game.is_terminal(state) or time.perf_counter() > deadline:
-                break
-            try:
-                seen.add(tuple(game.goals(state)))
-            except Exception:  # goals undefined before the end: nothing to read during play
-                return False
-            legal = [game.legal_moves(state, role) for role in game.roles]
-            if not all(legal):
-                break
-            state = game.next_state(state, [rng.choice(moves) for moves in legal])
-    return len(seen) > 1
 
 
 def budget(own: float | None, time_limit: float | None) -> float | None:
@@ -303,6 +275,8 @@ class MCTSAgent(Agent):
         self._tree: UCTSearch | None = None
         self._trees: list[UCTSearch] = []
         self._puzzle: PuzzleSearch | None = None
+        #: The search of a game without a kernel (a sheet only the top-down prover plays), else None.
+        self._plain: GameTreeSearch | None = None
         self._goals_move = False
         self._greedy = False
         self._displace = False
@@ -319,13 +293,24 @@ class MCTSAgent(Agent):
             raise ValueError(f"the {self.name} player does not play {game.name}")
         self.stop_pondering()
         super().start(game, role, start_clock, play_clock)
-        if not isinstance(game, KernelGame):
-            raise ValueError(f"the {self.name} player needs a game with a kernel; {game.name} has none")
         began = time.perf_counter()
+        seed = self.seed if self.seed is not None else random.randrange(2**31)
+        self._plain = None
+        if not isinstance(game, KernelGame):
+            if self.plays is not None:
+                raise ValueError(f"the {self.name} player needs a game with a kernel; {game.name} has none")
+            # A sheet only the top-down prover plays: searched through the game's own methods, slowly.
+            self._trees, self._tree, self._dfs, self._puzzle = [], None, None, None
+            self._plain = GameTreeSearch(game, role, seed=seed)
+            seconds = budget(None, start_clock)
+            if seconds is not None and not game.is_terminal(game.initial_state()):
+                left = seconds - (time.perf_counter() - began)
+                if left > 0.05:
+                    self._plain.improve(game.initial_state(), left)
+            return
         if not self._c_given and self.plays is None:
             self.c = self.sheet_c if getattr(game, "engine", None) is not None else self.default_c
         self._lateness = 0.0
-        seed = self.seed if self.seed is not None else random.randrange(2**31)
         self._puzzle = None
         if self.puzzle and len(game.roles) == 1 and self.plays is None:
             self._puzzle = PuzzleSearch(game, seed=seed, solve=self.dfs)
@@ -378,6 +363,7 @@ class MCTSAgent(Agent):
         self.stop_pondering()
         self._dfs = None  # its table is large: freed with the match
         self._puzzle = None  # (so is the puzzle search's solver's)
+        self._plain = None
 
     def _make_tree(self, game: KernelGame, seed: int, count: int = 1) -> UCTSearch:
         leaf = type(self).leaf_value  # a compiled function, not a method
@@ -434,7 +420,7 @@ class MCTSAgent(Agent):
             # The time limit began with the call: stopping the thinking ahead (a chunk of rollouts, which on a
             # loaded machine took up to 1.5 s) and listing the moves came out of it.
             seconds = min(seconds, _room(time_limit - (time.perf_counter() - began)))
-        if len(legal) == 1 and self._puzzle is None:
+        if len(legal) == 1 and self._puzzle is None and self._plain is None:
             # Nothing to decide, but the trees move here, so that thinking on the opponents' time (ponder)
             # grows the position they are deciding in.
             if self.sims is None and self.reuse:
@@ -453,7 +439,13 @@ class MCTSAgent(Agent):
             # A loaded machine makes calls overrun what they planned (threads wait for a core): plan with
             # the lateness seen so far in this match, within the room the time limit gives.
             seconds = max(0.01, seconds - self._lateness)
-        if self._puzzle is not None:
+        if self._plain is not None:
+            if self.sims is not None:
+                move = self._plain.move(state, playouts=self.sims)
+            else:
+                move = self._plain.move(state, seconds if seconds is not None else DEFAULT_TIME)
+            self.last_simulations = self._plain.playouts
+        elif self._puzzle is not None:
             move = self._puzzle.move(state, seconds if seconds is not None else DEFAULT_TIME)
         else:
             move = self._search(state, self.sims, seconds)

@@ -58,6 +58,7 @@ from ..core.game import Game, Move, State
 from ..core.kernels import rng_below, rng_state
 from ..core.native import KernelGame
 from . import fill
+from .heuristic import goals_move
 from .options import MAX_SEED, Range, check_option
 from .solver import FULL, PROVEN, SEARCHING, DFSolver
 
@@ -65,34 +66,59 @@ from .solver import FULL, PROVEN, SEARCHING, DFSolver
 MAX_LINE = 4096
 #: Shortest turn of the exhaustive solver, in seconds (its first, before a walk has been timed).
 MIN_TURN = 0.005
+#: Most seconds spent finding whether the goals move during play (a few random walks, at the start).
+GOALS_SECONDS = 0.25
 
 _SEED = Annotated[int, Range(ge=0, le=MAX_SEED)]
 
 
-def _playout_template(ctx, s, rng, line, start, buf, joint, res):  # type: ignore[no-untyped-def]
-    # A random playout of a one-role game from s (in place), its moves written to line[start:]; returns
-    # (goal, end), end being where the line stops.
+def _playout_template(ctx, s, rng, line, start, buf, joint, res, guided, work):  # type: ignore[no-untyped-def]
+    # A playout of a one-role game from s (in place), its moves written to line[start:]; returns (goal, end),
+    # end being where the line stops. At random; ``guided``: each step's moves are tried in a random order
+    # until one keeps the goal as it stands from falling (the last one tried if none does), so that a
+    # puzzle whose goal drops for good at a false step (a goal latch: firefighter's walk away from the fire)
+    # is played out along the steps that keep it. ``work``: a state's room, for the steps tried.
     n_line = line.shape[0]
     pos = start
+    now = 0
+    if guided:
+        kernel_goals(ctx, s, res)  # type: ignore[name-defined]  # noqa: F821
+        now = res[0]
     while not kernel_terminal(ctx, s) and pos < n_line:  # type: ignore[name-defined]  # noqa: F821
         n = kernel_legal(ctx, s, 0, buf)  # type: ignore[name-defined]  # noqa: F821
         if n == 0:
             break
-        a = buf[rng_below(rng, n)]
-        joint[0] = a
-        kernel_apply(ctx, s, joint)  # type: ignore[name-defined]  # noqa: F821
+        if guided:
+            a = buf[0]
+            for t in range(n):  # a random order, drawn as it goes (Fisher-Yates)
+                j = t + rng_below(rng, n - t)
+                a = buf[j]
+                buf[j] = buf[t]
+                buf[t] = a
+                work[:] = s
+                joint[0] = a
+                kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
+                kernel_goals(ctx, work, res)  # type: ignore[name-defined]  # noqa: F821
+                if res[0] >= now:
+                    break
+            s[:] = work
+            now = res[0]
+        else:
+            a = buf[rng_below(rng, n)]
+            joint[0] = a
+            kernel_apply(ctx, s, joint)  # type: ignore[name-defined]  # noqa: F821
         line[pos] = a
         pos += 1
     kernel_goals(ctx, s, res)  # type: ignore[name-defined]  # noqa: F821
     return res[0], pos
 
 
-def _level1_template(ctx, s, rng, best, best_len, best_goal, budget, width):  # type: ignore[no-untyped-def]
+def _level1_template(ctx, s, rng, best, best_len, best_goal, budget, width, guided):  # type: ignore[no-untyped-def]
     # Level-1 NMCS from s: at each step every move is tried with one random playout; the walk follows the
     # best line seen, which is kept in best[:best_len] (moves from s) when it beats best_goal.
     # ``budget`` bounds the playouts run (a clock's worth); returns (goal, length, playouts).
     # ``width``: the kernel's max_actions, an argument (not a bound name) so that one compiled copy serves
-    # every sheet with as many roles.
+    # every sheet with as many roles. ``guided``: the playouts keep the goal from falling (see the playout).
     buf = np.empty(width, dtype=np.int64)
     moves = np.empty(width, dtype=np.int64)
     joint = np.zeros(1, dtype=np.int64)
@@ -101,6 +127,7 @@ def _level1_template(ctx, s, rng, best, best_len, best_goal, budget, width):  # 
     line = np.empty(n_line, dtype=best.dtype)
     cur = s.copy()
     work = s.copy()
+    spare = s.copy()
     goal = best_goal
     length = best_len
     pos = 0
@@ -117,7 +144,7 @@ def _level1_template(ctx, s, rng, best, best_len, best_goal, budget, width):  # 
             joint[0] = moves[i]
             kernel_apply(ctx, work, joint)  # type: ignore[name-defined]  # noqa: F821
             line[pos] = moves[i]
-            g, end = playout(ctx, work, rng, line, pos + 1, buf, joint, res)  # type: ignore[name-defined]  # noqa: F821
+            g, end = playout(ctx, work, rng, line, pos + 1, buf, joint, res, guided, spare)  # type: ignore[name-defined]  # noqa: F821
             runs += 1
             if g > goal:
                 goal = g
@@ -167,12 +194,15 @@ class PuzzleSearch:
         self._fill: fill.FillSearch | None = None  # the fill search from the line's start, while it may find one
         self._proven = False  # whether the line's goal is the best the puzzle allows from its start
         self._expansions_per_second = 0.0
+        #: Whether every other walk's playouts keep the goal from falling: where the goals move during play.
+        self.guided = goals_move(game, seconds=GOALS_SECONDS)
 
     def warm(self, state: State) -> None:
         """Compile (or load numba's cache) with a tiny search from ``state``."""
         s = self.game._array_of(state).copy()  # writable, as the search's own copies are: one compiled signature
         scratch = np.zeros(MAX_LINE, dtype=np.int64)
-        self._level1(self.ctx, s, self.rng, scratch, 0, -1, 1, self._width)
+        for guided in (False, True):
+            self._level1(self.ctx, s, self.rng, scratch, 0, -1, 1, self._width, guided)
         if self._solver is not None and not self.game.is_terminal(state):
             self._solver.reset(state)
             self._solver.run(1)
@@ -229,8 +259,9 @@ class PuzzleSearch:
         if self.game.is_terminal(state):
             return self._goal
         self.playouts = 0
-        rate = 0.0  # playouts per second, measured
-        budget = 1
+        # Per kind of walk (random, guided: see the playout), playouts per second measured, and the budget.
+        rates = [0.0, 0.0]
+        budgets = [1, 1]
         walks = 0
         spent = 0.0  # the last walk's time: the solver's next turn is as long (the walks' budgets grow by turns)
         while self._goal < 100 and not self._proven:
@@ -248,12 +279,14 @@ class PuzzleSearch:
                     break
                 t0 = time.perf_counter()
             walks += 1
-            if rate > 0:  # at most doubling, as a slow playout may follow fast ones
-                budget = max(1, min(2 * budget, int(rate * max(0.0, min(deadline - t0, seconds / 4)))))
-            self._walk(budget)
+            kind = int(self.guided and walks % 2 == 0)
+            if rates[kind] > 0:  # at most doubling, as a slow playout may follow fast ones
+                room = max(0.0, min(deadline - t0, seconds / 4))
+                budgets[kind] = max(1, min(2 * budgets[kind], int(rates[kind] * room)))
+            self._walk(budgets[kind], bool(kind))
             spent = time.perf_counter() - t0
             runs = max(1, self._runs)
-            rate = runs / max(spent, 1e-6)
+            rates[kind] = runs / max(spent, 1e-6)
         return self._goal
 
     def _fill_turn(self, seconds: float) -> None:
@@ -313,13 +346,13 @@ class PuzzleSearch:
             self._goal = best
             self._proven = True
 
-    def _walk(self, budget: int) -> None:
-        # One level-1 walk from the line's start, within ``budget`` playouts; it starts
-        # from the best line known, so it never makes it worse.
+    def _walk(self, budget: int, guided: bool = False) -> None:
+        # One level-1 walk from the line's start, within ``budget`` playouts (``guided``: see the playout); it
+        # starts from the best line known, so it never makes it worse.
         assert self._from is not None
         line = self._line.copy()
         goal, length, runs = self._level1(
-            self.ctx, self._from, self.rng, line, self._length, self._goal, budget, self._width
+            self.ctx, self._from, self.rng, line, self._length, self._goal, budget, self._width, guided
         )
         self._runs = int(runs)
         self.playouts += int(runs)
