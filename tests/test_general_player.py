@@ -399,3 +399,18 @@ def test_the_move_about_to_be_played_is_checked_and_a_forced_loss_is_not_played(
     checked = agent._verified(preferred, time.perf_counter() + 30.0)  # ends when it finds the refutation
     assert checked.proven[0][i] == 0.0
     assert str(checked.best("white")) != "(move 1 3 1 4)"
+
+
+def test_a_sheet_too_large_to_ground_is_searched_by_the_served_player_not_answered_at_random() -> None:
+    # ruleDepthExponential is built to blow up grounders: the top-down prover plays it, without a kernel. Going
+    # on 19 times scores 100, giving up at once 5; random moves averaged 15 (bench/results/puzzle_strength.jsonl).
+    path = sheet_path("ruleDepthExponential")
+    player = Served("mcts:threads=1", "robot", 3)
+    try:
+        record = host_match(path, {"robot": player.url}, start_clock=10.0, play_clock=2.0, seed=1)
+    finally:
+        player.close()
+    assert record.terminal and record.goals == (100,)
+    assert not list(record.all_faults()), [f.to_dict() for f in record.all_faults()]
+    summary = [line for line in player.log if "moves sent" in line]
+    assert summary and summary[-1].endswith("0 of them random)"), player.log

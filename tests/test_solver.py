@@ -282,6 +282,36 @@ def test_the_exhaustive_solver_proves_the_initial_position_a_draw_and_keeps_its_
         assert value == minimax(tictactoe, after(tictactoe, state, x, move))[x], str(move)
 
 
+def test_a_walk_deepened_a_ply_at_a_time_proves_the_shortest_win_first_and_keeps_only_proofs(
+    connect_four: ggp.Game,
+) -> None:
+    # red on (3,1) and (4,1), black on top of both: red's 2 or 5 opens a three with both ends free, a win in
+    # three plies (red, any black reply, red). Walked one ply deep, nothing is proven and nothing is stored;
+    # three plies deep, the win is proven, with every position the proof stands on.
+    game = connect_four
+    state = play(game, game.initial_state(), "(drop 3)", "(drop 3)", "(drop 4)", "(drop 4)")
+    solver = DFSolver(game, role="red")
+    solver.deepen(1, state)
+    while solver.status == SEARCHING:
+        solver.run(10_000)
+    assert solver.status == UNKNOWN and solver.limit == 1 and solver.positions == 0
+    for plies in (2, 3):
+        solver.deepen(plies)
+        while solver.status == SEARCHING:
+            solver.run(10_000)
+    assert solver.status == PROVEN and solver.value() == (100.0, 0.0)
+    red = game.roles.index("red")
+    for move, value in solver.move_values().items():  # each move valued is exact: a win checked on the rules
+        if value == 100.0:
+            reached = after(game, state, red, move)
+            for reply in game.legal_moves(reached, "black"):
+                s = after(game, reached, 1 - red, reply)
+                assert any(game.goals(after(game, s, red, m))[red] == 100 for m in game.legal_moves(s, "red"))
+    assert 0 < solver.positions < 1000  # proofs only: the unknown positions of the shallower walks are not kept
+    with pytest.raises(ValueError, match="limit"):
+        solver.deepen(-1)
+
+
 def test_the_exhaustive_solver_leaves_simultaneous_moves_and_repetitions_unknown() -> None:
     simultaneous = sheet("connectFourSimultaneous")
     solver = DFSolver(simultaneous)

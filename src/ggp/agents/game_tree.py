@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..core.game import Game, Move, State
+from ..gdl.sheet import GDLLimitError, bounded
 
 #: UCB1 exploration (goals scaled to 0..1).
 C = 0.7
@@ -84,7 +85,6 @@ class GameTreeSearch:
         legal = self.game.legal_moves(state, self.role)
         if not legal:
             raise RuntimeError(f"{self.game.name}: {self.role} has no legal move in this state")
-        self._follow(state)
         self.improve(state, seconds, playouts)
         if len(self.game.roles) == 1 and self._line_from == state and self._line:
             return self._line[0]
@@ -100,16 +100,26 @@ class GameTreeSearch:
         if (seconds is None) == (playouts is None):
             raise ValueError("GameTreeSearch: give either seconds or playouts")
         deadline = time.perf_counter() + seconds if seconds is not None else math.inf
+        self._follow(state)
         done = 0
         self.playouts = 0
-        while (playouts is None or done < playouts) and time.perf_counter() < deadline:
-            if self.game.is_terminal(state):
-                break
-            self._iterate(state)
-            done += 1
-            self.playouts = done
-            if len(self.game.roles) == 1 and self._line_goal >= 100 and self._line_from == state:
-                break  # the top goal is reached by the line kept: nothing to improve
+        # A sheet the prover plays can make one question take seconds (ruleDepthExponential's legal moves cost
+        # twice as much at each step): the prover checks the deadline as it answers, and a playout it breaks
+        # off is dropped.
+        with bounded(deadline=time.monotonic() + seconds if seconds is not None else None):
+            while (playouts is None or done < playouts) and time.perf_counter() < deadline:
+                if self.game.is_terminal(state):
+                    break
+                try:
+                    self._iterate(state)
+                except GDLLimitError:
+                    if time.perf_counter() < deadline:
+                        raise  # a limit of the prover's own (a question too large), not the clock
+                    break
+                done += 1
+                self.playouts = done
+                if len(self.game.roles) == 1 and self._line_goal >= 100 and self._line_from == state:
+                    break  # the top goal is reached by the line kept: nothing to improve
 
     def _follow(self, state: State) -> None:
         # The puzzle's kept line moves with the play: where ``state`` is on it, the line starts there.

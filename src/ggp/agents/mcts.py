@@ -80,6 +80,11 @@ GOAL_WEIGHT = 0.3
 #: (its own thread's, so that a loaded machine does not cut it short) in searches that end without proving
 #: the position searched; then it is given up for the match.
 DFS_PLAY_CLOCKS = 8
+#: With ``deepen``: the table of the solver that walks each position a ply deeper at a time, in bytes.
+DEEPEN_BYTES = 64 << 20
+#: With ``deepen``: the plies of its first walk from each position, and the most it deepens to.
+FIRST_PLIES = 2
+MAX_PLIES = 64
 #: The exhaustive solver's share of the one search thread of a player told to use one (``threads=1``): it
 #: takes turns with the tree instead of running on a core of its own. Its time is charged to its allowance
 #: as if it had had the thread (divided by this share), so it is given up after as many moves as with a
@@ -242,6 +247,7 @@ class MCTSAgent(Agent):
         greedy: bool = False,
         bias: Annotated[int, Range(ge=0, le=MAX_BIAS)] = 0,
         displace: bool = False,
+        deepen: bool = False,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -265,6 +271,8 @@ class MCTSAgent(Agent):
         self.greedy = greedy
         self.bias = bias
         self.displace = displace
+        self.deepen = deepen
+        self._dfs_role: str | None = None
         #: Each role's pieces on the sheet being played, for progressive bias (None: none found, or off).
         self.found_pieces: np.ndarray | None = None
         #: The material heuristic found for the game being played (None: none found, or not looked for).
@@ -329,8 +337,9 @@ class MCTSAgent(Agent):
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
         self._dfs = None
+        self._dfs_role = role if len(game.roles) == 2 else None
         if self.dfs and self.sims is None and self.plays is None and len(game.roles) > 1:
-            self._dfs = DFSolver(game, role=role if len(game.roles) == 2 else None)
+            self._dfs = DFSolver(game, role=self._dfs_role)
             self._dfs_left = (budget(None, start_clock) or 0.0) + DFS_PLAY_CLOCKS * (
                 budget(self.time, play_clock) or DEFAULT_TIME
             )
@@ -556,7 +565,7 @@ class MCTSAgent(Agent):
                 return None
         spent = time.perf_counter() - began
         result = merge([t.result(spent) for t in trees])
-        if solver is not None and solver.status != PROVEN:
+        if solver is not None and solver.status != PROVEN and not solver.limit:
             self._dfs_left -= sum(cpu) / (DFS_SHARE if len(trees) == 1 else 1.0)
         return self._with_proofs(result)
 
@@ -568,7 +577,7 @@ class MCTSAgent(Agent):
             return
         cpu: list[float] = []
         _grow_dfs(solver, deadline, seconds, threading.Event(), self._role_index(), cpu)
-        if solver.status != PROVEN:
+        if solver.status != PROVEN and not solver.limit:
             self._dfs_left -= sum(cpu)
 
     def _role_index(self) -> int:
@@ -577,19 +586,28 @@ class MCTSAgent(Agent):
     def _solver_at(self, state: State) -> DFSolver | None:
         """The exhaustive solver with ``state`` as its root, if it is to search there; None otherwise.
 
-        A solver that ran out of room or of its allowance is given up (and its memory freed).
+        A solver that ran out of room or of its allowance is given up (and its memory freed); with
+        ``deepen``, a fresh one then walks each position a ply deeper at a time (:meth:`DFSolver.deepen`).
         """
         solver = self._dfs
         if solver is None:
             return None
-        if solver.status == FULL or (self._dfs_left <= 0 and solver.status != PROVEN):
+        if solver.limit == 0 and (solver.status == FULL or (self._dfs_left <= 0 and solver.status != PROVEN)):
+            self._dfs = solver = None
+            if not self.deepen:
+                return None
+        if solver is None or solver.status == FULL:
+            assert isinstance(self.game, KernelGame)
+            solver = self._dfs = DFSolver(self.game, max_bytes=DEEPEN_BYTES, role=self._dfs_role)
+            solver.deepen(FIRST_PLIES, state)
+        elif solver.root_state != state:
+            if solver.limit:
+                solver.deepen(FIRST_PLIES, state)
+            else:
+                solver.reset(state)
+        if solver.status == UNKNOWN and solver.simultaneous:  # roles choosing at once beyond the walk
             self._dfs = None
             return None
-        if solver.root_state != state:
-            solver.reset(state)
-            if solver.status == UNKNOWN and solver.simultaneous:  # roles choosing at once beyond the walk
-                self._dfs = None
-                return None
         return solver if solver.status == SEARCHING else None
 
     def _with_proofs(self, result: SearchResult) -> SearchResult:
@@ -643,6 +661,14 @@ class MCTSAgent(Agent):
         return f"{type(self).__name__}({what}, c={self.c}, seed={self.seed!r})"
 
 
+def _deepened(solver: DFSolver) -> bool:
+    """Whether a solver walking to a limit that left its root unknown now walks a ply deeper."""
+    if solver.status != UNKNOWN or not 0 < solver.limit < MAX_PLIES or solver.simultaneous:
+        return False
+    solver.deepen(solver.limit + 1)
+    return solver.status == SEARCHING
+
+
 def _grow_dfs(
     solver: DFSolver, deadline: float, seconds: float, stop: threading.Event, role: int, cpu: list[float]
 ) -> None:
@@ -651,7 +677,7 @@ def _grow_dfs(
     processor time it took is appended to ``cpu``."""
     began = time.thread_time()
     chunk = 16
-    while not stop.is_set() and solver.status == SEARCHING:
+    while not stop.is_set() and (solver.status == SEARCHING or _deepened(solver)):
         t0 = time.perf_counter()
         room = min(seconds / 100, deadline - t0)
         if room <= 0:
@@ -684,7 +710,7 @@ def _grow_sharing(
         room = min(step, deadline - t0)
         if room <= 0:
             break
-        searching = solver.status == SEARCHING
+        searching = solver.status == SEARCHING or _deepened(solver)
         tree_room = room * (1 - DFS_SHARE) if searching else room
         tree.run(chunk)
         chunk = next_chunk(chunk, time.perf_counter() - t0, tree_room, tree.batch)

@@ -258,12 +258,16 @@ def _dfs_template(  # type: ignore[no-untyped-def]
     spara,
     sinter,
 ):
-    # meta: [level, entries, status, expansions ever, root moves, table full]. Level L of the stack holds a
+    # meta: [level, entries, status, expansions ever, root moves, table full, plies limit (0: none)]. With a
+    # limit, a position that many plies below the root is unknown unless it ends the game or is in the table,
+    # and an unknown position is not stored (a deeper walk later reads it again). Level L of the stack holds a
     # position being expanded: its state and hash, the mover's moves (smoves[L, :scount[L]]), the next to
     # try, the other roles' single moves (sjoint), the best child value so far (sbest, when shas), whether
     # a child was unknown (sunk) and whether a child gave the mover the top goal (scut). A finished node
     # hands its value (val, known) to its parent; the root's children's values go to rval / rdone.
     depth = sstate.shape[0]
+    if 0 < meta[6] < depth - 1:
+        depth = meta[6] + 1
     done = 0
     level = meta[0]
     known = False
@@ -354,7 +358,7 @@ def _dfs_template(  # type: ignore[no-untyped-def]
             continue
         # The node at ``level`` is finished.
         known = _finished_value(level, sbest, shas, sunk, scut, val)
-        if (level > 0 or known) and not sinter[level]:
+        if (level > 0 or known) and not sinter[level] and (known or meta[6] == 0):
             _store(table, thash, tstate, tval, tknown, meta, sstate[level], shash[level], val, known)
         if level == 0:
             meta[2] = 1 if known else 2
@@ -414,7 +418,7 @@ class DFSolver:
         self.shas = np.zeros(MAX_DEPTH, dtype=np.bool_)
         self.sunk = np.zeros(MAX_DEPTH, dtype=np.bool_)
         self.scut = np.zeros(MAX_DEPTH, dtype=np.bool_)
-        self.meta = np.zeros(6, dtype=np.int64)
+        self.meta = np.zeros(7, dtype=np.int64)
         self.meta[0] = -1
         self.meta[2] = UNKNOWN
         self.rval = np.zeros((width, nr), dtype=np.float64)
@@ -445,6 +449,27 @@ class DFSolver:
     def capacity(self) -> int:
         """Most positions the table holds."""
         return int(self.tstate.shape[0])
+
+    @property
+    def limit(self) -> int:
+        """How many plies below the root the walk reads (0: as deep as :data:`MAX_DEPTH`)."""
+        return int(self.meta[6])
+
+    def deepen(self, limit: int, state: State | None = None) -> None:
+        """Walk again from the root (or from ``state``, the new root), ``limit`` plies deep (1 to MAX_DEPTH - 1;
+        0: no limit).
+
+        Below the limit a position is unknown unless the game ends there or the table proved it; a
+        position left unknown so is not stored, so that a deeper walk reads it again, while every proven
+        one is kept. Deepening one ply at a time finds the shortest forced wins and losses first, where a
+        walk without a limit reads the first move's whole subtree before the second move's.
+        """
+        limit = check_option("DFSolver", "limit", limit, Annotated[int, Range(ge=0, le=MAX_DEPTH - 1)])
+        root = state if state is not None else self._root_state
+        if root is None:
+            raise RuntimeError("call reset(state) before deepen(), or give deepen the state")
+        self.meta[6] = limit
+        self.reset(root)
 
     @property
     def positions(self) -> int:
