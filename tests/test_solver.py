@@ -312,6 +312,27 @@ def test_a_walk_deepened_a_ply_at_a_time_proves_the_shortest_win_first_and_keeps
         solver.deepen(-1)
 
 
+def test_with_deepen_the_player_walks_each_position_a_ply_deeper_at_a_time_beside_the_exhaustive_solver(
+    connect_four: ggp.Game,
+) -> None:
+    game = connect_four
+    state = play(game, game.initial_state(), "(drop 3)", "(drop 3)", "(drop 4)", "(drop 4)")
+    agent = MCTSAgent(seed=3, ponder=False, threads=1, solve=False, deepen=True)  # proofs come from the solvers
+    agent.start(game, "red", start_clock=0.01, play_clock=30.0)
+    assert agent._tactics is not None and agent._dfs is not None
+    move = agent.select_move(state, time_limit=30.0)
+    tactics = agent._tactics
+    assert tactics.root_state == state and tactics.value() == (100.0, 0.0) and 3 <= tactics.limit <= 4
+    reached = after(game, state, 0, move)  # the move played wins by force: every reply loses at once
+    for reply in game.legal_moves(reached, "black"):
+        s = after(game, reached, 1, reply)
+        assert any(game.goals(after(game, s, 0, m))[0] == 100 for m in game.legal_moves(s, "red")), str(reply)
+    assert MCTSAgent(seed=3).deepen is False  # off by default
+    off = MCTSAgent(seed=3, ponder=False, deepen=True, dfs=False)
+    off.start(game, "red", start_clock=0.01, play_clock=1.0)
+    assert off._tactics is None  # (it needs the solver on)
+
+
 def test_the_exhaustive_solver_leaves_simultaneous_moves_and_repetitions_unknown() -> None:
     simultaneous = sheet("connectFourSimultaneous")
     solver = DFSolver(simultaneous)
