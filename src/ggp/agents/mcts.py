@@ -188,8 +188,12 @@ class MCTSAgent(Agent):
     self-play, bench/results/bias_ablation.jsonl), ``displace`` Sancho's
     two-role piece heuristic on a rule sheet whose roles start with armies
     (values backed up through a capture moved towards the capturer,
-    UCTSearch's ``displace``; bench/results/displace_ablation.jsonl). The
-    values each option accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
+    UCTSearch's ``displace``; bench/results/displace_ablation.jsonl), ``deepen``
+    a second solver beside the exhaustive one that walks each position a ply
+    deeper at a time (:meth:`DFSolver.deepen`), for short forced wins and losses
+    (off by default; bench/SANCHO.md). A sheet without a kernel (one the
+    top-down prover plays) is searched by :class:`~ggp.agents.game_tree.GameTreeSearch`.
+    The values each option accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
 
     Game-specific players subclass it and set the class attributes below: the
