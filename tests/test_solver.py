@@ -312,25 +312,28 @@ def test_a_walk_deepened_a_ply_at_a_time_proves_the_shortest_win_first_and_keeps
         solver.deepen(-1)
 
 
-def test_with_deepen_the_player_walks_each_position_a_ply_deeper_at_a_time_beside_the_exhaustive_solver(
+def test_with_deepen_a_given_up_exhaustive_solver_is_replaced_by_one_that_walks_a_ply_deeper_at_a_time(
     connect_four: ggp.Game,
 ) -> None:
     game = connect_four
     state = play(game, game.initial_state(), "(drop 3)", "(drop 3)", "(drop 4)", "(drop 4)")
     agent = MCTSAgent(seed=3, ponder=False, threads=1, solve=False, deepen=True)  # proofs come from the solvers
     agent.start(game, "red", start_clock=0.01, play_clock=30.0)
-    assert agent._tactics is not None and agent._dfs is not None
+    assert agent._dfs is not None and agent._dfs.limit == 0
+    agent._dfs_left = 0.0  # its allowance spent (8 play clocks of search that proved nothing)
     move = agent.select_move(state, time_limit=30.0)
-    tactics = agent._tactics
-    assert tactics.root_state == state and tactics.value() == (100.0, 0.0) and 3 <= tactics.limit <= 4
+    solver = agent._dfs
+    assert solver is not None and solver.root_state == state and solver.value() == (100.0, 0.0)
+    assert 3 <= solver.limit <= 4  # the win is three plies deep
     reached = after(game, state, 0, move)  # the move played wins by force: every reply loses at once
     for reply in game.legal_moves(reached, "black"):
         s = after(game, reached, 1, reply)
         assert any(game.goals(after(game, s, 0, m))[0] == 100 for m in game.legal_moves(s, "red")), str(reply)
-    assert MCTSAgent(seed=3).deepen is False  # off by default
-    off = MCTSAgent(seed=3, ponder=False, deepen=True, dfs=False)
-    off.start(game, "red", start_clock=0.01, play_clock=1.0)
-    assert off._tactics is None  # (it needs the solver on)
+    off = MCTSAgent(seed=3, ponder=False, threads=1, solve=False)  # off by default: given up for good
+    off.start(game, "red", start_clock=0.01, play_clock=30.0)
+    off._dfs_left = 0.0
+    off.select_move(state, time_limit=0.5)
+    assert off._dfs is None
 
 
 def test_the_exhaustive_solver_leaves_simultaneous_moves_and_repetitions_unknown() -> None:

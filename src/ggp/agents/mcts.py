@@ -189,9 +189,9 @@ class MCTSAgent(Agent):
     two-role piece heuristic on a rule sheet whose roles start with armies
     (values backed up through a capture moved towards the capturer,
     UCTSearch's ``displace``; bench/results/displace_ablation.jsonl), ``deepen``
-    a second solver beside the exhaustive one that walks each position a ply
-    deeper at a time (:meth:`DFSolver.deepen`), for short forced wins and losses
-    (off by default; bench/SANCHO.md). A sheet without a kernel (one the
+    the exhaustive solver, once given up, replaced by one that walks each
+    position a ply deeper at a time (:meth:`DFSolver.deepen`), for short forced
+    wins and losses (off by default; bench/SANCHO.md). A sheet without a kernel (one the
     top-down prover plays) is searched by :class:`~ggp.agents.game_tree.GameTreeSearch`.
     The values each option accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
@@ -282,8 +282,6 @@ class MCTSAgent(Agent):
         #: The material heuristic found for the game being played (None: none found, or not looked for).
         self.found_material: Material | None = None
         self._dfs: DFSolver | None = None
-        #: With ``deepen``: the solver that walks each position a ply deeper at a time (DFSolver.deepen).
-        self._tactics: DFSolver | None = None
         #: Processor seconds the solver may still spend on searches that prove nothing (see DFS_PLAY_CLOCKS).
         self._dfs_left = 0.0
         self._tree: UCTSearch | None = None
@@ -314,7 +312,7 @@ class MCTSAgent(Agent):
             if self.plays is not None:
                 raise ValueError(f"the {self.name} player needs a game with a kernel; {game.name} has none")
             # A sheet only the top-down prover plays: searched through the game's own methods, slowly.
-            self._trees, self._tree, self._dfs, self._tactics, self._puzzle = [], None, None, None, None
+            self._trees, self._tree, self._dfs, self._puzzle = [], None, None, None
             self._plain = GameTreeSearch(game, role, seed=seed)
             seconds = budget(None, start_clock)
             if seconds is not None and not game.is_terminal(game.initial_state()):
@@ -349,9 +347,6 @@ class MCTSAgent(Agent):
             self._dfs_left = (budget(None, start_clock) or 0.0) + DFS_PLAY_CLOCKS * (
                 budget(self.time, play_clock) or DEFAULT_TIME
             )
-        self._tactics = None
-        if self._dfs is not None and self.deepen:
-            self._tactics = DFSolver(game, max_bytes=DEEPEN_BYTES, role=self._dfs_role)
         # The start clock: compile (or load numba's cache) now, then search the first position; its tree is
         # kept for the first move.
         state = game.initial_state()
@@ -379,7 +374,7 @@ class MCTSAgent(Agent):
 
     def stop(self, state: State, goals: Any) -> None:
         self.stop_pondering()
-        self._dfs = self._tactics = None  # their tables are large: freed with the match
+        self._dfs = None  # its table is large: freed with the match
         self._puzzle = None  # (so is the puzzle search's solver's)
         self._plain = None
 
@@ -445,7 +440,7 @@ class MCTSAgent(Agent):
                 for tree in self._trees:
                     if not tree.advance(state):
                         tree.reset(state)
-            if seconds is not None and time_limit is not None and (self._dfs or self._tactics) is not None:
+            if seconds is not None and time_limit is not None and self._dfs is not None:
                 # The referee's clock is ours at this step too: the exhaustive solver (one thread, the trees
                 # idle) walks the position the others are deciding in, which a proof needs anyway.
                 seconds = max(0.01, seconds - self._lateness)
@@ -546,20 +541,20 @@ class MCTSAgent(Agent):
         """
         began = time.perf_counter()
         deadline = began + seconds
-        solvers = self._solvers_at(state)
-        trees = self._trees if not solvers or len(self._trees) == 1 else self._trees[:-1]
+        solver = self._solver_at(state)
+        trees = self._trees if solver is None or len(self._trees) == 1 else self._trees[:-1]
         for tree in trees:
             if not (self.reuse and tree.advance(state)):
                 tree.reset(state)
         solved = threading.Event()
         cpu: list[float] = []
         jobs: list[tuple[Any, tuple[Any, ...]]]
-        if solvers and len(trees) == 1:
-            jobs = [(_grow_sharing, (trees[0], solvers, deadline, seconds, solved, self._role_index(), cpu))]
+        if solver is not None and len(trees) == 1:
+            jobs = [(_grow_sharing, (trees[0], solver, deadline, seconds, solved, self._role_index(), cpu))]
         else:
             jobs = [(_grow, (t, deadline, seconds, solved)) for t in trees]
-            if solvers:
-                jobs.append((_grow_dfs, (solvers, deadline, seconds, solved, self._role_index(), cpu)))
+            if solver is not None:
+                jobs.append((_grow_dfs, (solver, deadline, seconds, solved, self._role_index(), cpu)))
         if len(jobs) == 1 and not start:
             jobs[0][0](*jobs[0][1])
         else:
@@ -574,85 +569,68 @@ class MCTSAgent(Agent):
                 return None
         spent = time.perf_counter() - began
         result = merge([t.result(spent) for t in trees])
-        if self._dfs is not None and self._dfs.status != PROVEN:
+        if solver is not None and solver.status != PROVEN and not solver.limit:
             self._dfs_left -= sum(cpu) / (DFS_SHARE if len(trees) == 1 else 1.0)
         return self._with_proofs(result)
 
     def _solve_alone(self, state: State, deadline: float) -> None:
         """Run the exhaustive solver from ``state`` until ``deadline`` in this thread, if it is to search there."""
-        solvers = self._solvers_at(state)
+        solver = self._solver_at(state)
         seconds = deadline - time.perf_counter()
-        if not solvers or seconds <= 0:
+        if solver is None or seconds <= 0:
             return
         cpu: list[float] = []
-        _grow_dfs(solvers, deadline, seconds, threading.Event(), self._role_index(), cpu)
-        if self._dfs is not None and self._dfs.status != PROVEN:
+        _grow_dfs(solver, deadline, seconds, threading.Event(), self._role_index(), cpu)
+        if solver.status != PROVEN and not solver.limit:
             self._dfs_left -= sum(cpu)
 
     def _role_index(self) -> int:
         return self.game.roles.index(self.role) if self.role in self.game.roles else -1
 
-    def _solvers_at(self, state: State) -> list[DFSolver]:
-        """The solvers with ``state`` as their root that are to search there: the exhaustive one, and with
-        ``deepen`` the one that walks a ply deeper at a time. They take turns on the solver's share."""
-        found = [self._exhaustive_at(state), self._tactics_at(state)]
-        return [s for s in found if s is not None]
-
-    def _exhaustive_at(self, state: State) -> DFSolver | None:
+    def _solver_at(self, state: State) -> DFSolver | None:
         """The exhaustive solver with ``state`` as its root, if it is to search there; None otherwise.
 
-        A solver that ran out of room or of its allowance is given up (and its memory freed).
+        A solver that ran out of room or of its allowance is given up (and its memory freed); with
+        ``deepen``, a fresh one then walks each position a ply deeper at a time (:meth:`DFSolver.deepen`).
         """
         solver = self._dfs
         if solver is None:
             return None
-        if solver.status == FULL or (self._dfs_left <= 0 and solver.status != PROVEN):
+        if solver.limit == 0 and (solver.status == FULL or (self._dfs_left <= 0 and solver.status != PROVEN)):
+            self._dfs = solver = None
+            if not self.deepen:
+                return None
+        if solver is None or solver.status == FULL:
+            assert isinstance(self.game, KernelGame)
+            solver = self._dfs = DFSolver(self.game, max_bytes=DEEPEN_BYTES, role=self._dfs_role)
+            solver.deepen(FIRST_PLIES, state)
+        elif solver.root_state != state:
+            if solver.limit:
+                solver.deepen(FIRST_PLIES, state)
+            else:
+                solver.reset(state)
+        if solver.status == UNKNOWN and solver.simultaneous:  # roles choosing at once beyond the walk
             self._dfs = None
             return None
-        if solver.root_state != state:
-            solver.reset(state)
-            if solver.status == UNKNOWN and solver.simultaneous:  # roles choosing at once beyond the walk
-                self._dfs = None
-                return None
-        return solver if solver.status == SEARCHING else None
-
-    def _tactics_at(self, state: State) -> DFSolver | None:
-        """The deepening solver from ``state``, first :data:`FIRST_PLIES` deep, if it is to search there.
-
-        Its table keeps only proofs; when full it is started afresh.
-        """
-        solver = self._tactics
-        if solver is None:
-            return None
-        if solver.status == FULL:
-            solver = self._tactics = DFSolver(solver.game, max_bytes=DEEPEN_BYTES, role=self._dfs_role)
-        if solver.root_state != state:
-            solver.deepen(FIRST_PLIES, state)
-            if solver.status == UNKNOWN and solver.simultaneous:
-                self._tactics = None
-                return None
-        if solver.status == UNKNOWN:
-            _deepened(solver)
         return solver if solver.status == SEARCHING else None
 
     def _with_proofs(self, result: SearchResult) -> SearchResult:
-        """``result`` with the solvers' proven root moves added to its proven values."""
-        for solver in (self._dfs, self._tactics):
-            if solver is None or solver.root_state is None or solver.mover is None or not result.proven:
-                continue
-            values = solver.move_values()
-            if not values:
-                continue
-            r = solver.mover
-            pv = np.array(result.proven[r], dtype=float)
-            for i, move in enumerate(result.moves[r]):
-                if move in values:
-                    pv[i] = values[move]
-            proven = tuple(pv if k == r else p for k, p in enumerate(result.proven))
-            # (where roles choose at once, the solver's value is only what the player is sure of: not the game's)
-            solved = solver.value() if result.solved is None and not solver.simultaneous else result.solved
-            result = dataclasses.replace(result, proven=proven, solved=solved)
-        return result
+        """``result`` with the exhaustive solver's proven root moves added to its proven values."""
+        solver = self._dfs
+        if solver is None or solver.root_state is None or solver.mover is None or not result.proven:
+            return result
+        values = solver.move_values()
+        if not values:
+            return result
+        r = solver.mover
+        pv = np.array(result.proven[r], dtype=float)
+        for i, move in enumerate(result.moves[r]):
+            if move in values:
+                pv[i] = values[move]
+        proven = tuple(pv if k == r else p for k, p in enumerate(result.proven))
+        # (where roles choose at once, the solver's value is only what the player is sure of: not the game's)
+        solved = solver.value() if result.solved is None and not solver.simultaneous else result.solved
+        return dataclasses.replace(result, proven=proven, solved=solved)
 
     # --- thinking between calls -------------------------------------------------------------------------
     def ponder(self) -> None:
@@ -696,77 +674,58 @@ def _deepened(solver: DFSolver) -> bool:
 
 
 def _grow_dfs(
-    solvers: list[DFSolver], deadline: float, seconds: float, stop: threading.Event, role: int, cpu: list[float]
+    solver: DFSolver, deadline: float, seconds: float, stop: threading.Event, role: int, cpu: list[float]
 ) -> None:
-    """Run the solvers by turns until ``deadline``, each has proven its root or given up, or ``stop`` is set,
-    in chunks of about a hundredth of ``seconds``. A root proven to give ``role`` the top goal stops the trees
-    too. The processor time the exhaustive solver (the one without a ply limit) took is appended to ``cpu``."""
-    used = 0.0
-    chunks = [16] * len(solvers)
-    turn = 0
-    while not stop.is_set():
-        live = [k for k, s in enumerate(solvers) if s.status == SEARCHING or _deepened(s)]
-        if not live:
-            break
-        k = live[turn % len(live)]
-        turn += 1
-        solver = solvers[k]
-        t0, c0 = time.perf_counter(), time.thread_time()
+    """Run the exhaustive solver until ``deadline``, its root is proven, or ``stop`` is set, in chunks of
+    about a hundredth of ``seconds``. A root proven to give ``role`` the top goal stops the trees too. The
+    processor time it took is appended to ``cpu``."""
+    began = time.thread_time()
+    chunk = 16
+    while not stop.is_set() and (solver.status == SEARCHING or _deepened(solver)):
+        t0 = time.perf_counter()
         room = min(seconds / 100, deadline - t0)
         if room <= 0:
             break
-        done = solver.run(chunks[k])
+        done = solver.run(chunk)
         rate = max(done, 1) / max(time.perf_counter() - t0, 1e-6)
-        chunks[k] = max(16, min(int(rate * room), 2 * chunks[k], 1 << 20))
-        if not solver.limit:
-            used += time.thread_time() - c0
-        if _proves_win(solver, role):
-            stop.set()
-    cpu.append(used)
-
-
-def _proves_win(solver: DFSolver, role: int) -> bool:
+        chunk = max(16, min(int(rate * room), 2 * chunk, 1 << 20))
+    cpu.append(time.thread_time() - began)
     value = solver.value()
-    return value is not None and 0 <= role < len(value) and value[role] >= 100
+    if value is not None and 0 <= role < len(value) and value[role] >= 100:
+        stop.set()
 
 
 def _grow_sharing(
     tree: UCTSearch,
-    solvers: list[DFSolver],
+    solver: DFSolver,
     deadline: float,
     seconds: float,
     stop: threading.Event,
     role: int,
     cpu: list[float],
 ) -> None:
-    """Run ``tree`` and the solvers by turns on this one thread until ``deadline``, the tree's root is solved
-    or ``stop`` is set: in each hundredth of ``seconds`` the solvers (one at a time, in turn) have
-    :data:`DFS_SHARE` of the time while one still searches. The exhaustive solver's (the one without a ply
-    limit) processor time is appended to ``cpu``."""
-    chunk, used = 1, 0.0
-    chunks = [16] * len(solvers)
-    turn = 0
+    """Run ``tree`` and the exhaustive solver by turns on this one thread until ``deadline``, the tree's root
+    is solved or ``stop`` is set: in each hundredth of ``seconds`` the solver has :data:`DFS_SHARE` of the
+    time while it still searches. The solver's processor time is appended to ``cpu``."""
+    chunk, dfs_chunk, used = 1, 16, 0.0
     step = seconds / 100
     while not stop.is_set() and not tree.solved:
         t0 = time.perf_counter()
         room = min(step, deadline - t0)
         if room <= 0:
             break
-        live = [k for k, s in enumerate(solvers) if s.status == SEARCHING or _deepened(s)]
-        tree_room = room * (1 - DFS_SHARE) if live else room
+        searching = solver.status == SEARCHING or _deepened(solver)
+        tree_room = room * (1 - DFS_SHARE) if searching else room
         tree.run(chunk)
         chunk = next_chunk(chunk, time.perf_counter() - t0, tree_room, tree.batch)
-        if live:
-            k = live[turn % len(live)]
-            turn += 1
-            solver = solvers[k]
+        if searching:
             t1, c1 = time.perf_counter(), time.thread_time()
-            done = solver.run(chunks[k])
+            done = solver.run(dfs_chunk)
             rate = max(done, 1) / max(time.perf_counter() - t1, 1e-6)
-            chunks[k] = max(16, min(int(rate * room * DFS_SHARE), 2 * chunks[k], 1 << 20))
-            if not solver.limit:
-                used += time.thread_time() - c1
-            if _proves_win(solver, role):
+            dfs_chunk = max(16, min(int(rate * room * DFS_SHARE), 2 * dfs_chunk, 1 << 20))
+            used += time.thread_time() - c1
+            value = solver.value()
+            if value is not None and 0 <= role < len(value) and value[role] >= 100:
                 stop.set()
     cpu.append(used)
     if tree.solved:
