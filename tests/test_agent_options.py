@@ -18,7 +18,7 @@ import pytest
 import ggp
 from conftest import GAME_NAMES
 from ggp.agents import AGENTS, Agent, Range, agent_options, make_agent
-from ggp.agents.mcts import MAX_BIAS, MAX_THREADS
+from ggp.agents.mcts import MAX_BIAS, MAX_RAVE, MAX_THREADS
 from ggp.agents.options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY
 from ggp.agents.uct import MAX_TREE_BYTES, UCTSearch, search
 
@@ -85,6 +85,7 @@ def test_every_option_of_every_agent_declares_its_values() -> None:
         "bias": Range(ge=0, le=MAX_BIAS),
         "displace": None,
         "deepen": None,
+        "rave": Range(ge=0, le=MAX_RAVE),
     }
     assert Range.of(agent_options("random")["seed"]) == Range(ge=0, le=MAX_SEED)
     assert Range.of(agent_options("bomberman")["seed"]) == Range(ge=0, le=MAX_SEED)

@@ -20,7 +20,7 @@ from ggp.gdl import from_text
 from ggp.gdl import kernel as kernel_module
 from ggp.gdl.evaluate import sweep_phase
 from ggp.gdl.kernel import rollouts
-from ggp.gdl.lanes import LANES, WORDS, _next, _next_program, _sweep, lane_rollouts
+from ggp.gdl.lanes import LANES, WORDS, _next, _next_program, _sweep, lane_rollouts, traced_lane_rollouts
 from ggp.gdl.network import H_C0, H_C1, H_NBASE, H_NDOES, H_NNODES
 
 
@@ -255,3 +255,37 @@ def test_a_batch_out_of_range_is_refused() -> None:
             lane_rollouts(net, states, n, rng_state(1), steps, out)
     assert np.array_equal(good, np.tile(game.initial_state().array, (LANES + 1, 1)))  # nothing played
     assert lane_rollouts(net, good, LANES, rng_state(1), 5, goals) > 0
+
+
+def test_a_traced_batch_marks_the_moves_each_game_made() -> None:
+    # tic-tac-toe from the start: a cell ends with a mark exactly where its role marked it (a mark is never
+    # undone), so each game's marked moves are its final board, role by role; noop is marked for the role
+    # that waited at least once, and rows past n are left as they were.
+    game = from_text(_sheet("tictactoe"), "tictactoe")
+    net = game.propnet.net
+    n, nr = 100, 2
+    width = max(len(texts) for texts in game.propnet.move_texts)
+    states = np.tile(game.initial_state().array, (LANES, 1))
+    played = np.ones((LANES, nr, width), dtype=np.bool_)
+    goals = np.zeros((LANES, nr), dtype=np.int64)
+    traced_lane_rollouts(net, states, n, rng_state(5), 100, goals, played)
+    assert played[n:].all()
+    bases = game.propnet.base_texts
+    for b in range(n):
+        on = {bases[i] for i in np.flatnonzero(states[b])}
+        for r, mark in enumerate("xo"):
+            texts = game.propnet.move_texts[r]
+            marked = {texts[i] for i in np.flatnonzero(played[b, r, : len(texts)])}
+            cells = {f"(mark {t.split()[1]} {t.split()[2]})" for t in on if t.startswith("(cell") and t[-2] == mark}
+            assert marked - {"noop"} == cells
+            assert "noop" in marked
+
+
+def test_a_traced_batch_refuses_rows_too_short_for_a_role_s_moves() -> None:
+    game = from_text(_sheet("tictactoe"), "tictactoe")
+    states = np.tile(game.initial_state().array, (4, 1))
+    goals = np.zeros((4, 2), dtype=np.int64)
+    with pytest.raises(ValueError, match="a column per move"):
+        traced_lane_rollouts(game.propnet.net, states, 4, rng_state(5), 100, goals, np.zeros((4, 2, 3), np.bool_))
+    with pytest.raises(ValueError, match="a row per game"):
+        traced_lane_rollouts(game.propnet.net, states, 4, rng_state(5), 100, goals, np.zeros((2, 2, 10), np.bool_))

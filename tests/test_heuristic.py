@@ -271,15 +271,15 @@ def test_a_batch_of_leaves_is_displaced_as_one_leaf_is() -> None:
     tree.bstates[0] = game.array_of(state)
     tree.bpath[:2] = [[0, 0, 0, 1], [1, 0, 0, 2]]
     tree.bstart[:2], tree.bdepth[0] = (0, 2), 2
-    offsets, act_value = np.array([[0, 1], [2, 3], [4, 5]], dtype=np.int64), np.zeros(6, dtype=np.float32)
-    hval = np.array([0.5, 0.5, 0.4 if winner == 0 else 0.6])  # a fifth of the way to the loser
+    tree.offsets[:3] = [[0, 1], [2, 3], [4, 5]]
+    act_value = tree.act_value
+    act_value[:6] = 0
+    tree.hval[:3] = [0.5, 0.5, 0.4 if winner == 0 else 0.6]  # a fifth of the way to the loser
     opts = Options(0.7, True, False, True, 0.0, True)
     score = tree._score_batch
-    score(tree.ctx, tree.rng, tree.params, 1, tree.bstates, tree.bpath, tree.bstart, tree.bdepth, tree.bval, offsets,
-          act_value, hval, opts)  # fmt: skip
+    score(tree.ctx, tree.rng, tree.params, 1, tree._tree, tree._waiting, opts)
     displaced = [0.8, 0.2] if winner == 0 else [0.2, 0.8]
     assert act_value[2:4] == pytest.approx(displaced) and act_value[0:2] == pytest.approx(displaced)
-    act_value[:] = 0
-    score(tree.ctx, tree.rng, tree.params, 1, tree.bstates, tree.bpath, tree.bstart, tree.bdepth, tree.bval, offsets,
-          act_value, hval, opts._replace(displace=False))  # fmt: skip
+    act_value[:6] = 0
+    score(tree.ctx, tree.rng, tree.params, 1, tree._tree, tree._waiting, opts._replace(displace=False))
     assert act_value[0:2] == pytest.approx([g / 100 for g in goals])

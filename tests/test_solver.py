@@ -227,7 +227,10 @@ def test_a_move_proven_lost_counts_at_its_proven_value_not_the_mean_of_its_earli
     pval = np.array([[0.5, 0.5], [0.0, 1.0], [0.5, 0.5]])  # the first move's node: proven lost for role 0
 
     def pick(solved: int) -> int:
-        return int(_ucb_pick(visits, values, 0, 2, float(np.log(20)), 0.7, rng, child, 0, proven, pval, solved))
+        none = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.float32)  # (no RAVE statistics)
+        return int(
+            _ucb_pick(visits, values, 0, 2, float(np.log(20)), 0.7, rng, child, 0, proven, pval, solved, *none, 0.0)
+        )
 
     assert pick(-1) == 0  # by its samples' means alone, the first move looks best
     assert pick(0) == 1  # for role 0, it is known lost

@@ -74,6 +74,8 @@ START_GRACE = 0.05
 MAX_THREADS = 8
 #: Most virtual visits progressive bias may give a move (``bias``).
 MAX_BIAS = 20
+#: The largest constant of the RAVE weight (``rave``; the larger, the sooner a move's own visits outweigh it).
+MAX_RAVE = 100.0
 #: The weight of the goals at a leaf in the goal heuristic's leaf value (the rest: the rollout's).
 GOAL_WEIGHT = 0.3
 #: The exhaustive solver's allowance beyond the start clock: this many play clocks of its processor time
@@ -191,7 +193,10 @@ class MCTSAgent(Agent):
     UCTSearch's ``displace``; bench/results/displace_ablation.jsonl), ``deepen``
     the exhaustive solver, once given up, replaced by one that walks each
     position a ply deeper at a time (:meth:`DFSolver.deepen`), for short forced
-    wins and losses (off by default; bench/SANCHO.md). A sheet without a kernel (one the
+    wins and losses (off by default; bench/SANCHO.md), ``rave`` RAVE on a rule
+    sheet whose leaves are scored by batched random rollouts (each move's value
+    mixed with its all-moves-as-first value, the number the weight's constant,
+    0: off; UCTSearch's ``rave``; off by default, bench/SANCHO.md). A sheet without a kernel (one the
     top-down prover plays) is searched by :class:`~ggp.agents.game_tree.GameTreeSearch`.
     The values each option accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
@@ -252,6 +257,7 @@ class MCTSAgent(Agent):
         bias: Annotated[int, Range(ge=0, le=MAX_BIAS)] = 0,
         displace: bool = False,
         deepen: bool = False,
+        rave: Annotated[float, Range(ge=0, le=MAX_RAVE)] = 0.0,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -276,6 +282,7 @@ class MCTSAgent(Agent):
         self.bias = bias
         self.displace = displace
         self.deepen = deepen
+        self.rave = rave
         self._dfs_role: str | None = None
         #: Each role's pieces on the sheet being played, for progressive bias (None: none found, or off).
         self.found_pieces: np.ndarray | None = None
@@ -388,6 +395,11 @@ class MCTSAgent(Agent):
         while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
             capacity //= 2
         capacity = max(capacity, MIN_CAPACITY)
+        batch = game.kernel.rollout_batch() if self.batched and leaf is None else 1
+        material = self.found_material if leaf is None else None
+        greedy = self._greedy and leaf is None
+        # (RAVE reads the moves of the batched random rollouts: where the leaves are scored otherwise, it is off)
+        traced = batch > 1 and material is None and not greedy and "kernel_traced_rollouts" in game.kernel.namespace
         return UCTSearch(
             game,
             capacity=capacity,
@@ -400,11 +412,12 @@ class MCTSAgent(Agent):
             decisive=self.decisive and self.plays is None,
             decisive_at=self.decisive_at,
             batch=None if self.batched else 1,
-            material=self.found_material if leaf is None else None,
-            greedy=self._greedy and leaf is None,
+            material=material,
+            greedy=greedy,
             pieces=self.found_pieces,
             bias=self.bias if self.found_pieces is not None else 0,
             displace=self._displace and self.found_pieces is not None,
+            rave=self.rave if traced and self.plays is None else 0.0,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

@@ -53,6 +53,7 @@ from .uct_loop import (
     _decisive_win_template,
     _each_leaf_template,
     _over_template,
+    _rave_score_batch_template,
     _rollout_value_template,
     _run_template,
     _score_batch_template,
@@ -80,6 +81,7 @@ _SECONDS = Annotated[float, Range(ge=0)]
 _BATCH = Annotated[int, Range(ge=1, le=MAX_BATCH)]
 _VISITS = Annotated[int, Range(ge=1, le=_MAX_VISITS)]
 _BIAS = Annotated[int, Range(ge=0, le=100)]
+_RAVE = Annotated[float, Range(ge=0, le=100)]
 #: The heaviest weight a piece may have in ``pieces`` (counts stay far from overflow and rounding).
 _MAX_PIECE = 1e6
 
@@ -194,6 +196,7 @@ class UCTSearch:
         bias: int = 0,
         displace: bool = False,
         decisive_at: int = 1,
+        rave: float = 0.0,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -215,6 +218,12 @@ class UCTSearch:
         batch = check_option("UCTSearch", "batch", batch, _BATCH)
         # (one leaf at a time: the kernel's own rollout; a batch of a kernel without batched rollouts: the same)
         batched = batch > 1 and leaf_value is None and "kernel_rollouts" in kernel.namespace
+        rave = check_option("UCTSearch", "rave", rave, _RAVE)
+        if rave > 0 and not (batched and material is None and "kernel_traced_rollouts" in kernel.namespace):
+            raise ValueError(
+                f"UCTSearch: RAVE reads the moves of batched random rollouts, which {game.name}'s search would not "
+                "play here (a built-in game, a leaf value or material heuristic of its own, or batch=1): give rave=0"
+            )
         nr = kernel.num_roles
         width = max(1, kernel.max_actions)
         initial = game.initial_array()
@@ -224,7 +233,7 @@ class UCTSearch:
         # taking its full width; a search that runs out of pool keeps simulating
         # without expanding further.
         pool = max(capacity * min(width, 32), 2 * nr * width)
-        need = tree_bytes(game, capacity)
+        need = tree_bytes(game, capacity, rave > 0)
         if need > MAX_TREE_BYTES:
             most = capacity * MAX_TREE_BYTES // need
             raise ValueError(
@@ -247,6 +256,11 @@ class UCTSearch:
         self.act_visits = np.zeros(pool, dtype=np.int32)
         self.act_value = np.zeros(pool, dtype=np.float32)
         self.child = np.zeros(pool, dtype=np.int32)
+        #: RAVE's all-moves-as-first statistics beside each move's own (one entry each when off).
+        self.amaf_visits = np.zeros(pool if rave > 0 else 1, dtype=np.int32)
+        self.amaf_value = np.zeros(pool if rave > 0 else 1, dtype=np.float32)
+        #: RAVE: the all-moves-as-first weight's constant (see Options.rave; 0: off).
+        self.rave = float(rave)
         #: Transpositions: each node's state hash, and an open-addressing table from hashes to nodes
         #: (one entry when off: the compiled loop does not read them then).
         self.nhash = np.zeros(capacity if transpose else 1, dtype=np.uint64)
@@ -310,18 +324,22 @@ class UCTSearch:
         self.bstart = np.zeros(batch + 1, dtype=np.int64)
         self.bdepth = np.zeros(batch, dtype=np.int64)
         self.bval = np.zeros((batch, nr), dtype=np.float64)
+        self.bplayed = np.zeros((batch, nr, width) if rave > 0 else (1, 1, 1), dtype=np.bool_)
         # The same arrays, named, as the compiled loop takes them.
         self._tree = Tree(**{name: getattr(self, name) for name in Tree._fields})
         self._scratch = Scratch(**{name: getattr(self, name) for name in Scratch._fields})
         self._waiting = Waiting(**{name: getattr(self, "b" + name) for name in Waiting._fields})
         # (a material heuristic is read from ``params`` by the rollout templates: no code of its own to compile)
-        if batched:
-            leaf_values = kernel.specialise(_batch_rollouts_template)
+        if rave > 0:
+            score = self._score_batch = kernel.specialise(_rave_score_batch_template)
         else:
-            if leaf_value is None:
-                leaf_value = kernel.specialise(_rollout_value_template)
-            leaf_values = kernel.specialise(_each_leaf_template, leaf_value=leaf_value)
-        score = self._score_batch = kernel.specialise(_score_batch_template, leaf_values=leaf_values)
+            if batched:
+                leaf_values = kernel.specialise(_batch_rollouts_template)
+            else:
+                if leaf_value is None:
+                    leaf_value = kernel.specialise(_rollout_value_template)
+                leaf_values = kernel.specialise(_each_leaf_template, leaf_value=leaf_value)
+            score = self._score_batch = kernel.specialise(_score_batch_template, leaf_values=leaf_values)
         decisive_win = kernel.specialise(_decisive_win_template)
         over = kernel.specialise(_over_template)
         self._run = kernel.specialise(_run_template, score_batch=score, decisive_win=decisive_win, over=over)
@@ -495,6 +513,7 @@ class UCTSearch:
             self.bias,
             self.displace,
             self.decisive_at,
+            self.rave,
         )
         while sims > 0 and not self.proven[self.root]:
             step = sims
@@ -660,15 +679,17 @@ def _array(game: KernelGame, state: State) -> np.ndarray:
     return game._array_of(state)
 
 
-def tree_bytes(game: Game, capacity: int) -> int:
-    """About the memory a tree of ``capacity`` nodes takes for ``game`` (its arrays, allocated up front)."""
+def tree_bytes(game: Game, capacity: int, rave: bool = False) -> int:
+    """About the memory a tree of ``capacity`` nodes takes for ``game`` (its arrays, allocated up front; with
+    ``rave``, its all-moves-as-first statistics too)."""
     if not isinstance(game, KernelGame):
         raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
     kernel = game.kernel
     width = max(1, kernel.max_actions)
     pool = max(capacity * min(width, 32), 2 * kernel.num_roles * width)
     state = game.initial_array().nbytes
-    return capacity * (state + (5 + 2 * kernel.num_roles) * 8 + 2) + pool * 4 * 4 + _table_size(capacity) * 4
+    pooled = 6 if rave else 4  # (arrays of 4 bytes an entry in the pools)
+    return capacity * (state + (5 + 2 * kernel.num_roles) * 8 + 2) + pool * 4 * pooled + _table_size(capacity) * 4
 
 
 def search(

@@ -41,7 +41,7 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
     expanded, counts, offsets, coff, act, child = t.expanded, t.counts, t.offsets, t.coff, t.act, t.child
     act_visits, act_value, nhash, table, stamp, meta = t.act_visits, t.act_value, t.nhash, t.table, t.stamp, t.meta
     path, buf, work, val, joint, res = s.path, s.buf, s.work, s.val, s.joint, s.res
-    wstates, wpath, wstart, wdepth, wval = w.states, w.path, w.start, w.depth, w.val
+    wstates, wpath, wstart, wdepth = w.states, w.path, w.start, w.depth
     first = meta[3]
     queued = wstart[0] = 0  # leaves waiting in the batch
     for _ in range(sims):
@@ -79,6 +79,9 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                     break
                 act_visits[meta[1] : a] = 0
                 act_value[meta[1] : a] = 0.0
+                if opts.rave > 0:
+                    t.amaf_visits[meta[1] : a] = 0
+                    t.amaf_value[meta[1] : a] = 0.0
                 coff[node] = meta[2]
                 child[meta[2] : meta[2] + product] = -1
                 meta[1] = a
@@ -122,6 +125,9 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                     proven,
                     pval,
                     mover if r == mover else -1,
+                    t.amaf_visits,
+                    t.amaf_value,
+                    opts.rave,
                 )
                 path[depth, 1 + r] = i
                 j = j * counts[node, r] + i
@@ -173,9 +179,7 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
             # its path joins the batch's (a flat list, the rows wstart[b] to wstart[b] + wdepth[b])
             used = wstart[queued]
             if used + depth > wpath.shape[0]:  # no room (deep paths): the waiting leaves are scored first
-                score_batch(
-                    ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value, t.hval, opts
-                )
+                score_batch(ctx, rng, params, queued, t, w, opts)
                 wstates[0] = wstates[queued]
                 queued = used = 0
             wpath[used : used + depth] = path[:depth]
@@ -183,14 +187,12 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
             queued += 1
             wstart[queued] = used + depth
             if queued == wstates.shape[0]:
-                score_batch(
-                    ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value, t.hval, opts
-                )
+                score_batch(ctx, rng, params, queued, t, w, opts)
                 queued = wstart[0] = 0
         elif opts.solve and not cycle and proven[node]:
             _prove_path(path, depth, counts, coff, child, proven, pval)
     if queued > 0:
-        score_batch(ctx, rng, params, queued, wstates, wpath, wstart, wdepth, wval, offsets, act_value, t.hval, opts)
+        score_batch(ctx, rng, params, queued, t, w, opts)
     return meta[3] - first
 
 
@@ -355,18 +357,50 @@ def _displace(val, hval, node):
     val[down] -= val[down] * f
 
 
-def _score_batch_template(ctx, rng, params, n, bstates, bpath, bstart, bdepth, bval, offsets, act_value, hval, opts):
-    # The leaves waiting in the batch scored together, each value added along its path (from the leaf up,
-    # displaced as in _back_up).
-    leaf_values(ctx, bstates, n, rng, bval, params)
-    nr = bval.shape[1]
+def _score_batch_template(ctx, rng, params, n, t, w, opts):
+    # The ``n`` leaves waiting in the batch ``w`` scored together, each value added along its path (from the
+    # leaf up, displaced as in _back_up).
+    leaf_values(ctx, w.states, n, rng, w.val, params)
+    _add_values(n, t, w, opts)
+
+
+def _rave_score_batch_template(ctx, rng, params, n, t, w, opts):
+    # The batch scored by rollouts that mark the moves they play (``w.played``), each value added along its
+    # path as _score_batch_template does, and to the all-moves-as-first statistics of every move of a node on
+    # the path that its role played later on: in the rollout, or in the tree below the node.
+    nr = w.val.shape[1]
+    res = np.empty((n, nr), dtype=np.int64)
+    kernel_traced_rollouts(ctx, w.states, n, rng, res, w.played)
     for b in range(n):
-        for d in range(bstart[b] + bdepth[b] - 1, bstart[b] - 1, -1):
-            p = bpath[d, 0]
-            if opts.displace:
-                _displace(bval[b], hval, bpath[d, 1 + nr])
+        for r in range(nr):
+            w.val[b, r] = res[b, r] / 100.0
+    played, act, offsets, counts = w.played, t.act, t.offsets, t.counts
+    for b in range(n):
+        for d in range(w.start[b] + w.depth[b] - 1, w.start[b] - 1, -1):
+            p = w.path[d, 0]
             for r in range(nr):
-                act_value[offsets[p, r] + bpath[d, 1 + r]] += bval[b, r]
+                o = offsets[p, r]
+                played[b, r, act[o + w.path[d, 1 + r]]] = True  # (the move made here counts here too)
+                if counts[p, r] > 1:
+                    for i in range(counts[p, r]):
+                        if played[b, r, act[o + i]]:
+                            t.amaf_visits[o + i] += 1
+                            t.amaf_value[o + i] += w.val[b, r]
+    _add_values(n, t, w, opts)
+
+
+@nb.njit(cache=True)
+def _add_values(n, t, w, opts):
+    # Each waiting leaf's value (w.val) added to the moves along its path, from the leaf up (displaced as in
+    # _back_up: the values are changed in place on the way).
+    nr = w.val.shape[1]
+    for b in range(n):
+        for d in range(w.start[b] + w.depth[b] - 1, w.start[b] - 1, -1):
+            p = w.path[d, 0]
+            if opts.displace:
+                _displace(w.val[b], t.hval, w.path[d, 1 + nr])
+            for r in range(nr):
+                t.act_value[t.offsets[p, r] + w.path[d, 1 + r]] += w.val[b, r]
 
 
 def _each_leaf_template(ctx, states, n, rng, out, params):

@@ -50,6 +50,11 @@ class Tree(NamedTuple):
     #: Per node, role 0's share of the change in the balance of pieces its move made (0.5: none; see
     #: ``displace`` of Options).
     hval: np.ndarray
+    #: All-moves-as-first statistics (``rave`` of Options), beside ``act_visits`` and ``act_value``: how many
+    #: scored simulations through the node played the move later on (by the same role, in the tree or the
+    #: rollout), and the sum of their values.
+    amaf_visits: np.ndarray
+    amaf_value: np.ndarray
 
 
 class Scratch(NamedTuple):
@@ -79,6 +84,9 @@ class Waiting(NamedTuple):
     start: np.ndarray
     depth: np.ndarray
     val: np.ndarray
+    #: Per leaf, role and move (a move's index in the kernel's actions): whether its rollout played it
+    #: (``rave`` only; one entry when off).
+    played: np.ndarray
 
 
 class Options(NamedTuple):
@@ -95,6 +103,10 @@ class Options(NamedTuple):
     #: The visits a node has when its moves are tried for a win at once (1: as it is expanded; the root is tried
     #: from its first pass, one kept from the last search's tree too).
     decisive_at: int = 1
+    #: RAVE: a move's value in the selection mixes in its all-moves-as-first value (``Tree.amaf_*``), weighted
+    #: as Sancho does, ``R / (R + n + rave * n * R + 1)`` for ``R`` all-moves-as-first samples and ``n``
+    #: visits; 0: off.
+    rave: float = 0.0
 
 
 @nb.njit(cache=True)
@@ -111,12 +123,33 @@ def _ucb_pick(
     proven: np.ndarray,
     pval: np.ndarray,
     solved: int,
+    amaf_visits: np.ndarray,
+    amaf_value: np.ndarray,
+    rave: float,
 ) -> int:
     # Unvisited moves first, chosen at random; then the best UCB1 score. ``solved`` (a role, -1: none): the
     # one role with a choice, for which a move whose node (``child[first + i]``) is proven counts at its
     # proven value, not the mean of the samples taken before the proof (as MctsRefGamer's complete nodes
     # do): a move found lost counts as lost at once (only exploration still visits it), instead of as its
-    # mean slowly sinks.
+    # mean slowly sinks. With ``rave`` (> 0): :func:`_rave_pick`.
+    if rave > 0:
+        return _rave_pick(
+            visits,
+            values,
+            off,
+            n,
+            log_parent,
+            c,
+            rng,
+            child,
+            first,
+            proven,
+            pval,
+            solved,
+            amaf_visits,
+            amaf_value,
+            rave,
+        )
     unvisited = 0
     pick = -1
     for i in range(n):
@@ -141,6 +174,70 @@ def _ucb_pick(
         if score > best:
             best = score
             pick = i
+    return pick
+
+
+#: How much less a move's all-moves-as-first value is explored than its own (Sancho's
+#: RAVE_EXPLORATION_REDUCTION_FACTOR).
+_RAVE_EXPLORE = 7.0
+
+
+@nb.njit(cache=True)
+def _rave_pick(
+    visits: np.ndarray,
+    values: np.ndarray,
+    off: int,
+    n: int,
+    log_parent: float,
+    c: float,
+    rng: np.ndarray,
+    child: np.ndarray,
+    first: int,
+    proven: np.ndarray,
+    pval: np.ndarray,
+    solved: int,
+    amaf_visits: np.ndarray,
+    amaf_value: np.ndarray,
+    rave: float,
+) -> int:
+    # Sancho's selection with RAVE (TreeNode.getSelectionValue): each move's UCB1 score, mixed with its
+    # all-moves-as-first mean plus a seventh of the exploration, weight R / (R + n + rave * n * R + 1). An
+    # unvisited move's UCB1 score is the node's mean so far plus the exploration of one visit, and its
+    # all-moves-as-first one a bonus of 0.5: so moves whose role did well making them later, in the tree or
+    # the rollouts, are tried first, and one that did badly may wait. A move whose node is proven (``solved``,
+    # as in _ucb_pick) counts at its proven value, unmixed. Exact ties are broken at random.
+    total, seen = 0.0, 0
+    for i in range(n):
+        if visits[off + i] > 0:
+            total += values[off + i]
+            seen += visits[off + i]
+    fpu = total / seen if seen > 0 else 0.5
+    pick = 0
+    best = -np.inf
+    ties = 0
+    for i in range(n):
+        v = visits[off + i]
+        if v > 0:
+            explore = c * np.sqrt(log_parent / v)
+            score = values[off + i] / v + explore
+            bonus = explore / _RAVE_EXPLORE
+        else:
+            score = fpu + c * np.sqrt(max(log_parent, 1.0))
+            bonus = 0.5
+        ch = child[first + i] if solved >= 0 else -1
+        if ch >= 0 and proven[ch]:
+            score = pval[ch, solved] + (c * np.sqrt(log_parent / v) if v > 0 else 0.0)
+        else:
+            na = amaf_visits[off + i]
+            if na > 0:
+                beta = na / (na + v + rave * v * na + 1.0)
+                score = (1.0 - beta) * score + beta * (amaf_value[off + i] / na + bonus)
+        if score > best:
+            best, pick, ties = score, i, 1
+        elif score == best:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                pick = i
     return pick
 
 
@@ -309,6 +406,9 @@ def _repack_pools(
     act = np.empty(na, dtype=t.act.dtype)
     visits = np.empty(na, dtype=t.act_visits.dtype)
     value = np.empty(na, dtype=t.act_value.dtype)
+    rave = t.amaf_visits.shape[0] > 1
+    amaf_visits = np.empty(na if rave else 0, dtype=t.amaf_visits.dtype)
+    amaf_value = np.empty(na if rave else 0, dtype=t.amaf_value.dtype)
     child = np.empty(nc, dtype=t.child.dtype)
     offsets = np.zeros((k, nr), dtype=t.offsets.dtype)
     coff = np.zeros(k, dtype=t.coff.dtype)
@@ -325,6 +425,9 @@ def _repack_pools(
                 act[a + j] = t.act[o + j]
                 visits[a + j] = t.act_visits[o + j]
                 value[a + j] = t.act_value[o + j]
+                if rave:
+                    amaf_visits[a + j] = t.amaf_visits[o + j]
+                    amaf_value[a + j] = t.amaf_value[o + j]
             a += cnt
             m *= cnt
         coff[i] = cc
@@ -335,6 +438,9 @@ def _repack_pools(
     t.act[:na] = act
     t.act_visits[:na] = visits
     t.act_value[:na] = value
+    if rave:
+        t.amaf_visits[:na] = amaf_visits
+        t.amaf_value[:na] = amaf_value
     t.child[:nc] = child
     t.offsets[:k] = offsets
     t.coff[:k] = coff

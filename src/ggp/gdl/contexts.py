@@ -26,7 +26,7 @@ from .differential import (
 )
 from .differential_step import dn_load, dn_step, legal_pick
 from .evaluate import legal_count, legal_does_at, sweep_load, sweep_next, sweep_phase
-from .lanes import lane_rollouts
+from .lanes import lane_rollouts, traced_lane_rollouts
 from .network import H_TERMINAL, Network
 
 #: A random playout gives up after this many steps (a rule sheet's game may never end).
@@ -405,6 +405,13 @@ def rollouts(ctx, states, n, rng, out):  # type: ignore[no-untyped-def]
     they were.
     """
     return lane_rollouts(_network(ctx[0]), states, n, rng, MAX_ROLLOUT_STEPS, out)
+
+
+@nb.njit(cache=True)
+def traced_rollouts(ctx, states, n, rng, out, played):  # type: ignore[no-untyped-def]
+    """:func:`rollouts`, marking in ``played[b, r, i]`` each move ``i`` role ``r`` made in game ``b`` (see
+    :func:`~ggp.gdl.lanes.traced_lane_rollouts`)."""
+    return traced_lane_rollouts(_network(ctx[0]), states, n, rng, MAX_ROLLOUT_STEPS, out, played)
 
 
 @nb.njit(cache=True)

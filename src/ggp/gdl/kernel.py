@@ -59,6 +59,7 @@ from .contexts import (
     rollout_steps,
     rollouts,
     terminal,
+    traced_rollouts,
 )
 from .differential import (
     DN_ACOUNT,
@@ -408,6 +409,7 @@ def gdl_kernel(propnet: Propnet, mode: int | None = None) -> Kernel:
         "kernel_rollout": rollout,
         "kernel_playout": playout,
         "kernel_rollouts": rollouts,
+        "kernel_traced_rollouts": traced_rollouts,
         "num_roles": nroles,
     }
     return Kernel(

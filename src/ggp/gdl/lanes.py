@@ -264,6 +264,24 @@ def _next(
 def lane_rollouts(net: Network, states: np.ndarray, n: int, rng: np.ndarray, max_steps: int, out: np.ndarray) -> int:
     """Play the first ``n`` (1 to :data:`LANES`) of ``states`` (rows of base bits) to the end at random, in
     place; write each game's goals into ``out[:n]``. Returns the joint moves made, summed over the games."""
+    return traced_lane_rollouts(net, states, n, rng, max_steps, out, np.zeros((0, 1, 1), dtype=np.bool_))
+
+
+@nb.njit(cache=True)
+def traced_lane_rollouts(
+    net: Network, states: np.ndarray, n: int, rng: np.ndarray, max_steps: int, out: np.ndarray, played: np.ndarray
+) -> int:
+    """:func:`lane_rollouts`, and where ``played`` has rows (one per game, a column per role, one per move of
+    the role: its index among the role's legal entries), each move a game's role made is marked True in its
+    row (the rows cleared first). What all-moves-as-first statistics (RAVE) read."""
+    trace = played.shape[0] > 0
+    if trace and (played.shape[0] < n or played.shape[1] < net.header[H_NROLES]):
+        raise ValueError("traced_lane_rollouts: played holds a row per game and a column per role")
+    if trace:
+        for r in range(net.header[H_NROLES]):
+            if played.shape[2] < net.legal_ptr[r + 1] - net.legal_ptr[r]:
+                raise ValueError("traced_lane_rollouts: played holds a column per move of each role")
+        played[:n] = False
     header = net.header
     nbase = header[H_NBASE]
     nroles = header[H_NROLES]
@@ -334,7 +352,10 @@ def lane_rollouts(net: Network, states: np.ndarray, n: int, rng: np.ndarray, max
                     if counts[b] == 0:
                         active[q] &= ~t
                         continue
-                    does[b, r] = ldoes[lists[b, rng_below(rng, counts[b])]]
+                    k = lists[b, rng_below(rng, counts[b])]
+                    does[b, r] = ldoes[k]
+                    if trace:
+                        played[b, r, k - lptr[r]] = True
         made += _next(net, (scatter_ptr, scatter, targets, program), words, does, active, moves)
         # (read every next value before writing any: a next node may be a base node)
         for i in range(nbase):
