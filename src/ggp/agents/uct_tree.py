@@ -133,23 +133,7 @@ def _ucb_pick(
     # do): a move found lost counts as lost at once (only exploration still visits it), instead of as its
     # mean slowly sinks. With ``rave`` (> 0): :func:`_rave_pick`.
     if rave > 0:
-        return _rave_pick(
-            visits,
-            values,
-            off,
-            n,
-            log_parent,
-            c,
-            rng,
-            child,
-            first,
-            proven,
-            pval,
-            solved,
-            amaf_visits,
-            amaf_value,
-            rave,
-        )
+        return _rave_pick(visits, values, off, n, log_parent, c, rng, child, first, proven, pval, solved, amaf_visits, amaf_value, rave)  # fmt: skip
     unvisited = 0
     pick = -1
     for i in range(n):
@@ -182,24 +166,9 @@ def _ucb_pick(
 _RAVE_EXPLORE = 7.0
 
 
+# (_ucb_pick's arguments, untyped here: numba types them)
 @nb.njit(cache=True)
-def _rave_pick(
-    visits: np.ndarray,
-    values: np.ndarray,
-    off: int,
-    n: int,
-    log_parent: float,
-    c: float,
-    rng: np.ndarray,
-    child: np.ndarray,
-    first: int,
-    proven: np.ndarray,
-    pval: np.ndarray,
-    solved: int,
-    amaf_visits: np.ndarray,
-    amaf_value: np.ndarray,
-    rave: float,
-) -> int:
+def _rave_pick(visits, values, off, n, log_parent, c, rng, child, first, proven, pval, solved, amaf_visits, amaf_value, rave):  # type: ignore[no-untyped-def]  # fmt: skip
     # Sancho's selection with RAVE (TreeNode.getSelectionValue): each move's UCB1 score, mixed with its
     # all-moves-as-first mean plus a seventh of the exploration, weight R / (R + n + rave * n * R + 1). An
     # unvisited move's UCB1 score is the node's mean so far plus the exploration of one visit, and its
