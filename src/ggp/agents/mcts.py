@@ -56,7 +56,7 @@ from .heuristic import Material, find_material, find_pieces, goals_move
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
 from .solver import FULL, PROVEN, SEARCHING, UNKNOWN, DFSolver
-from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, next_chunk, tree_bytes
+from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, next_chunk, traces_rollouts, tree_bytes
 from .uct_loop import goal_blend
 from .uct_tree import keep_subtree
 
@@ -395,11 +395,11 @@ class MCTSAgent(Agent):
         while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
             capacity //= 2
         capacity = max(capacity, MIN_CAPACITY)
-        batch = game.kernel.rollout_batch() if self.batched and leaf is None else 1
         material = self.found_material if leaf is None else None
         greedy = self._greedy and leaf is None
+        batch = None if self.batched else 1
         # (RAVE reads the moves of the batched random rollouts: where the leaves are scored otherwise, it is off)
-        traced = batch > 1 and material is None and not greedy and "kernel_traced_rollouts" in game.kernel.namespace
+        traced = not greedy and traces_rollouts(game, batch, leaf, material)
         return UCTSearch(
             game,
             capacity=capacity,
@@ -411,13 +411,13 @@ class MCTSAgent(Agent):
             transpose=self.transpose,
             decisive=self.decisive and self.plays is None,
             decisive_at=self.decisive_at,
-            batch=None if self.batched else 1,
+            batch=batch,
             material=material,
             greedy=greedy,
             pieces=self.found_pieces,
             bias=self.bias if self.found_pieces is not None else 0,
             displace=self._displace and self.found_pieces is not None,
-            rave=self.rave if traced and self.plays is None else 0.0,
+            rave=self.rave if traced else 0.0,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

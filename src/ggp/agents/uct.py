@@ -219,7 +219,7 @@ class UCTSearch:
         # (one leaf at a time: the kernel's own rollout; a batch of a kernel without batched rollouts: the same)
         batched = batch > 1 and leaf_value is None and "kernel_rollouts" in kernel.namespace
         rave = check_option("UCTSearch", "rave", rave, _RAVE)
-        if rave > 0 and not (batched and material is None and "kernel_traced_rollouts" in kernel.namespace):
+        if rave > 0 and not traces_rollouts(game, batch, leaf_value, material):
             raise ValueError(
                 f"UCTSearch: RAVE reads the moves of batched random rollouts, which {game.name}'s search would not "
                 "play here (a built-in game, a leaf value or material heuristic of its own, or batch=1): give rave=0"
@@ -677,6 +677,16 @@ def _table_size(capacity: int) -> int:
 
 def _array(game: KernelGame, state: State) -> np.ndarray:
     return game._array_of(state)
+
+
+def traces_rollouts(game: KernelGame, batch: int | None = None, leaf_value: Any = None, material: Any = None) -> bool:
+    """Whether a :class:`UCTSearch` of ``game`` made with these arguments scores its leaves by batched random
+    rollouts that can mark the moves they make (a rule sheet's): what RAVE reads. ``batch`` None: the
+    kernel's own choice, as in UCTSearch."""
+    kernel = game.kernel
+    if batch is None:
+        batch = kernel.rollout_batch() if leaf_value is None else 1
+    return batch > 1 and leaf_value is None and material is None and "kernel_traced_rollouts" in kernel.namespace
 
 
 def tree_bytes(game: Game, capacity: int, rave: bool = False) -> int:

@@ -84,8 +84,8 @@ class Waiting(NamedTuple):
     start: np.ndarray
     depth: np.ndarray
     val: np.ndarray
-    #: Per leaf, role and move (a move's index in the kernel's actions): whether its rollout played it
-    #: (``rave`` only; one entry when off).
+    #: Per leaf, role and move (a move's index in the kernel's actions): whether its rollout made it, and, as
+    #: the RAVE scorer climbs the leaf's path, whether the path made it below (``rave`` only; one entry when off).
     played: np.ndarray
 
 
