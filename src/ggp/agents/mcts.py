@@ -55,6 +55,7 @@ from .game_tree import GameTreeSearch
 from .heuristic import Material, find_material, find_pieces, goals_move
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
+from .shape import SHAPE_SECONDS, measure_shape
 from .solver import FULL, PROVEN, SEARCHING, UNKNOWN, DFSolver
 from .uct import MAX_TREE_BYTES, SearchResult, UCTSearch, next_chunk, traces_rollouts, tree_bytes
 from .uct_loop import goal_blend
@@ -76,6 +77,11 @@ MAX_THREADS = 8
 MAX_BIAS = 20
 #: The largest constant of the RAVE weight (``rave``; the larger, the sooner a move's own visits outweigh it).
 MAX_RAVE = 100.0
+#: The RAVE weight's constant where ``rave`` is left to the game's shape and the shape suits it
+#: (:attr:`ggp.agents.shape.Shape.suits_rave`; Sancho's value).
+SHAPE_RAVE = 0.05
+#: The share of the start clock spent measuring the game's shape, at most :data:`ggp.agents.shape.SHAPE_SECONDS`.
+SHAPE_SHARE = 0.05
 #: The weight of the goals at a leaf in the goal heuristic's leaf value (the rest: the rollout's).
 GOAL_WEIGHT = 0.3
 #: The exhaustive solver's allowance beyond the start clock: this many play clocks of its processor time
@@ -257,7 +263,7 @@ class MCTSAgent(Agent):
         bias: Annotated[int, Range(ge=0, le=MAX_BIAS)] = 0,
         displace: bool = False,
         deepen: bool = False,
-        rave: Annotated[float, Range(ge=0, le=MAX_RAVE)] = 0.0,
+        rave: Annotated[float | None, Range(ge=0, le=MAX_RAVE)] = None,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
@@ -283,6 +289,8 @@ class MCTSAgent(Agent):
         self.displace = displace
         self.deepen = deepen
         self.rave = rave
+        #: RAVE's constant in the match being played: ``rave``, or where it is None, the game shape's choice.
+        self._rave = rave or 0.0
         self._dfs_role: str | None = None
         #: Each role's pieces on the sheet being played, for progressive bias (None: none found, or off).
         self.found_pieces: np.ndarray | None = None
@@ -341,6 +349,7 @@ class MCTSAgent(Agent):
         if self.material and self.plays is None and self._puzzle is None and not self._goals_move and not self._greedy:
             looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
             self.found_material = find_material(game, seconds=looking, seed=seed)
+        self._rave = self._rave_for(game, start_clock, seed)
         self.found_pieces = None
         self._displace = self.displace and len(game.roles) == 2  # (Sancho's two-role heuristic)
         if (self.bias or self._displace) and self.plays is None and self._puzzle is None:
@@ -385,21 +394,35 @@ class MCTSAgent(Agent):
         self._puzzle = None  # (so is the puzzle search's solver's)
         self._plain = None
 
+    def _rave_for(self, game: KernelGame, start_clock: float | None, seed: int) -> float:
+        """RAVE's constant for this match: ``rave`` where given, else :data:`SHAPE_RAVE` on a rule sheet of
+        two roles whose random games (at most :data:`SHAPE_SHARE` of the start clock) show a shape that suits
+        it (:attr:`ggp.agents.shape.Shape.suits_rave`), else 0."""
+        if self.rave is not None:
+            return self.rave
+        if self.plays is not None or self._puzzle is not None or len(game.roles) != 2:
+            return 0.0
+        if getattr(game, "engine", None) is None:  # a built-in game: its own rollouts, nothing to trace
+            return 0.0
+        # without a clock, however long it takes: a seeded player's choice must not depend on the machine's speed
+        seconds = None if start_clock is None else min(SHAPE_SECONDS, SHAPE_SHARE * start_clock)
+        return SHAPE_RAVE if measure_shape(game, seconds=seconds, seed=seed).suits_rave else 0.0
+
     def _make_tree(self, game: KernelGame, seed: int, count: int = 1) -> UCTSearch:
         leaf = type(self).leaf_value  # a compiled function, not a method
         params = self.leaf_params
         if leaf is None and self.goal_heuristic and self.plays is None and self._goals_move:
             leaf, params = goal_blend(game), (GOAL_WEIGHT,)
         # A rule sheet's states can be large: all trees together take at most half the memory a tree may take.
-        capacity = self.capacity
-        while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity) > MAX_TREE_BYTES // 2:
-            capacity //= 2
-        capacity = max(capacity, MIN_CAPACITY)
         material = self.found_material if leaf is None else None
         greedy = self._greedy and leaf is None
         batch = None if self.batched else 1
         # (RAVE reads the moves of the batched random rollouts: where the leaves are scored otherwise, it is off)
-        traced = not greedy and traces_rollouts(game, batch, leaf, material)
+        rave = self._rave if not greedy and traces_rollouts(game, batch, leaf, material) else 0.0
+        capacity = self.capacity
+        while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity, rave > 0) > MAX_TREE_BYTES // 2:
+            capacity //= 2
+        capacity = max(capacity, MIN_CAPACITY)
         return UCTSearch(
             game,
             capacity=capacity,
@@ -417,7 +440,7 @@ class MCTSAgent(Agent):
             pieces=self.found_pieces,
             bias=self.bias if self.found_pieces is not None else 0,
             displace=self._displace and self.found_pieces is not None,
-            rave=self.rave if traced else 0.0,
+            rave=rave,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

@@ -22,6 +22,7 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from ..agents import Agent, Limit, make_agent
+from ..agents.mcts import SHAPE_RAVE
 from ..core.errors import GGPError
 from ..core.game import Game, State
 from ..core.kif import parse_terms
@@ -232,6 +233,11 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
                         # (an agent that cannot play these sheets has nothing to warm)
                         with contextlib.suppress(Exception):
                             play_a_move(make_agent(spec), twin)
+                    if len(game.roles) == 2:
+                        # RAVE's search, which the agent runs on a marking game of two roles (a tiny sheet is
+                        # none) and would otherwise compile in a first match of one
+                        with contextlib.suppress(Exception):
+                            play_a_move(make_agent(spec, rave=SHAPE_RAVE), with_batch(game, LANES))
 
         return run
 
