@@ -73,16 +73,17 @@ def test_a_game_with_no_kernel_or_no_time_has_no_shape() -> None:
     assert not measure_shape(from_text(TICTACTOE, "tictactoe"), seconds=0.0).marking
 
 
-def test_the_general_player_turns_rave_on_by_the_shape_unless_told() -> None:
+def test_the_general_player_asked_for_rave_by_the_shape_turns_it_on_where_the_shape_suits() -> None:
     game = with_batch(from_text(SIX, "six"), LANES)  # (RAVE reads batched rollouts)
-    for rave, expected in ((None, SHAPE_RAVE), (0.0, 0.0), (0.2, 0.2)):
+    for rave, expected in ((None, SHAPE_RAVE), (0.0, 0.0), (0.2, 0.2)):  # none: by the game's shape
         agent = MCTSAgent(sims=50, seed=1, threads=1, rave=rave)
         agent.start(game, game.roles[0])
         assert agent._tree is not None and agent._tree.rave == expected
+    assert MCTSAgent().rave == 0.0  # off by default
     for other in (COUNTER, TICTACTOE):
-        agent = MCTSAgent(sims=50, seed=1, threads=1)
+        agent = MCTSAgent(sims=50, seed=1, threads=1, rave=None)
         agent.start(with_batch(from_text(other, "other"), LANES), "a" if other == COUNTER else "xplayer")
         assert agent._tree is not None and agent._tree.rave == 0.0
-    agent = MCTSAgent(sims=50, seed=1, threads=1)
+    agent = MCTSAgent(sims=50, seed=1, threads=1, rave=None)
     agent.start(ggp.load("wallmaze"), "white")  # a built-in game: its own rollouts, nothing traced
     assert agent._tree is not None and agent._tree.rave == 0.0

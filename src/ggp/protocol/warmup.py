@@ -233,11 +233,13 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
                         # (an agent that cannot play these sheets has nothing to warm)
                         with contextlib.suppress(Exception):
                             play_a_move(make_agent(spec), twin)
-                    if len(game.roles) == 2:
-                        # RAVE's search, which the agent runs on a marking game of two roles (a tiny sheet is
-                        # none) and would otherwise compile in a first match of one
-                        with contextlib.suppress(Exception):
-                            play_a_move(make_agent(spec, rave=SHAPE_RAVE), with_batch(game, LANES))
+                    with contextlib.suppress(Exception):
+                        agent = make_agent(spec)
+                        if len(game.roles) == 2 and getattr(agent, "rave", 0.0) != 0.0:
+                            # RAVE's search, where the spec asks for it (or for it by the game's shape, which no
+                            # tiny sheet suits): a first match would otherwise compile it
+                            agent.rave = agent.rave or SHAPE_RAVE
+                            play_a_move(agent, with_batch(game, LANES))
 
         return run
 
