@@ -22,7 +22,7 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from ..agents import Agent, Limit, make_agent
-from ..agents.mcts import SHAPE_RAVE
+from ..agents.mcts import SHAPE_RAVE, MCTSAgent
 from ..core.errors import GGPError
 from ..core.game import Game, State
 from ..core.kif import parse_terms
@@ -235,7 +235,7 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
                             play_a_move(make_agent(spec), twin)
                     with contextlib.suppress(Exception):
                         agent = make_agent(spec)
-                        if len(game.roles) == 2 and getattr(agent, "rave", 0.0) != 0.0:
+                        if len(game.roles) == 2 and isinstance(agent, MCTSAgent) and agent.rave != 0.0:
                             # RAVE's search, where the spec asks for it (or for it by the game's shape, which no
                             # tiny sheet suits): a first match would otherwise compile it
                             agent.rave = agent.rave or SHAPE_RAVE
