@@ -41,9 +41,9 @@ MIN_BRANCHING = 15.0
 @dataclass(frozen=True)
 class Shape:
     """What random games showed of a game: its roles, whether they always took turns (``in_turn``: at most
-        one role had a choice in every state seen), the fewest moves any role has in all (``moves``: a sheet's
-        legal propositions of that role), the longest game played (``longest`` steps, of ``games``), and the facts
-        that latched (``latches``: made true and never false again, or made false and never true again), and the
+    one role had a choice in every state seen), the fewest moves any role has in all (``moves``: a sheet's
+    legal propositions of that role), the longest game played (``longest`` steps, of ``games``), the facts
+    that latched (``latches``: made true and never false again, or made false and never true again), and the
     mean number of legal moves of a role with a choice (``branching``)."""
 
     roles: int
