@@ -405,7 +405,7 @@ class MCTSAgent(Agent):
             return self.rave
         if self.plays is not None or self._puzzle is not None or len(game.roles) != 2:
             return 0.0
-        if getattr(game, "engine", None) is None:  # a built-in game: its own rollouts, nothing to trace
+        if not traces_rollouts(game, None if self.batched else 1):  # no rollouts that mark their moves
             return 0.0
         # without a clock, however long it takes: a seeded player's choice must not depend on the machine's speed
         seconds = None if start_clock is None else min(SHAPE_SECONDS, SHAPE_SHARE * start_clock)

@@ -90,7 +90,7 @@ def measure_shape(game: Game, games: int = SHAPE_GAMES, seconds: float | None = 
     kernel = game.kernel
     ctx = kernel.context()
     rng = random.Random(seed)
-    buf = np.zeros(max(1, kernel.max_actions), dtype=np.int64)
+    buf = np.zeros((roles, max(1, kernel.max_actions)), dtype=np.int64)
     joint = np.zeros(roles, dtype=np.int64)
     first = game.initial_array()
     rose = np.zeros(first.shape, dtype=np.bool_)
@@ -101,7 +101,7 @@ def measure_shape(game: Game, games: int = SHAPE_GAMES, seconds: float | None = 
     # The first calls may compile (from Python, the kernel's functions have an entry of their own): the clock
     # starts after them.
     if not kernel.terminal(ctx, first.copy()):
-        kernel.legal(ctx, first.copy(), 0, buf)
+        kernel.legal(ctx, first.copy(), 0, buf[0])
     deadline = math.inf if seconds is None else time.perf_counter() + seconds
     for _ in range(games):
         work = first.copy()
@@ -112,24 +112,19 @@ def measure_shape(game: Game, games: int = SHAPE_GAMES, seconds: float | None = 
                 break
             if time.perf_counter() > deadline or step == MAX_STEPS:
                 break
-            choosing = 0
-            for r in range(roles):
-                n = int(kernel.legal(ctx, work, r, buf))
-                if n == 0:  # a role without a move: the game cannot go on
-                    break
-                if n > 1:
-                    choosing += 1
-                    choices += 1
-                    moves_seen += n
-                joint[r] = buf[rng.randrange(n)]
-            else:
-                in_turn = in_turn and choosing <= 1
-                before = work.copy()
-                kernel.apply(ctx, work, joint)
-                rose |= (before == 0) & (work != 0)
-                fell |= (before != 0) & (work == 0)
-                continue
-            break
+            counts = [int(kernel.legal(ctx, work, r, buf[r])) for r in range(roles)]
+            if 0 in counts:  # a role without a move: the game cannot go on
+                break
+            for r, n in enumerate(counts):
+                joint[r] = buf[r, rng.randrange(n)]
+            choosing = [n for n in counts if n > 1]
+            in_turn = in_turn and len(choosing) <= 1
+            choices += len(choosing)
+            moves_seen += sum(choosing)
+            before = work.copy()
+            kernel.apply(ctx, work, joint)
+            rose |= (before == 0) & (work != 0)
+            fell |= (before != 0) & (work == 0)
         if not ended:  # cut off, stuck or out of time: its length says nothing
             if time.perf_counter() > deadline:
                 break
