@@ -15,7 +15,7 @@ from conftest import SHARED
 from ggp.cli import main
 from ggp.cli.loading import load_game
 from ggp.cli.perft import perft_api
-from ggp.gdl import game as gdl_game
+from ggp.gdl import build as gdl_build
 from ggp.gdl import grounder, load_text
 
 SHEET = SHARED / "corpus" / "kif" / "connectFour.kif"
@@ -150,13 +150,13 @@ def test_a_slow_load_reports_its_stage(monkeypatch: pytest.MonkeyPatch, tmp_path
                 reported.set()
             return n
 
-    real_ground = gdl_game.ground
+    real_ground = gdl_build.ground
 
     def slow_ground(program: object) -> object:
         assert reported.wait(30), "no progress line while grounding"
         return real_ground(program)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(gdl_game, "ground", slow_ground)
+    monkeypatch.setattr(gdl_build, "ground", slow_ground)
     path = tmp_path / "reach_slow.kif"
     path.write_text(REACH)
     err = Err()

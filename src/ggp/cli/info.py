@@ -49,6 +49,7 @@ def facts(game: Game, seconds: float) -> list[tuple[str, str]]:
         parts.append(("kernel", max(0.0, total - sum(t for _, t in parts))))  # compiling it, choosing its evaluator
         stages = ", ".join(f"{what} {t:.2f} s" for what, t in parts)
         rows.append(("load", f"{total:.2f} s ({stages})"))
+        rows.append(("network", str(getattr(game, "network_source", "built here"))))
         rows.append(("base", f"{propnet.num_base:,} propositions (facts a state may hold)"))
         inputs = [len(texts) for texts in propnet.move_texts]
         per_role = ", ".join(f"{r} {n:,}" for r, n in zip(game.roles, inputs, strict=True))

@@ -26,7 +26,8 @@ _running: set[str] = set()
 
 
 def compile_aside(on: bool = True) -> None:
-    """Compile new networks in a child process (``on``) or here, when their first context is made (the default)."""
+    """Compile new networks in a child process (``on``) or here, when their first context is made (the default).
+    On, a large sheet's network is also built by a child process (:mod:`ggp.gdl.build`)."""
     if on:
         _on.set()
     else:

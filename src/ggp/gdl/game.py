@@ -17,14 +17,14 @@ from ..core.game import Move, State
 from ..core.kernels import rng_state
 from ..core.kif import KifSyntaxError, Term, parse_term, term_text
 from ..core.native import KernelGame, KernelState
+from .build import built_network
 from .differential_step import dn_playouts
 from .evaluate import pn_goals, pn_load, pn_playouts
 from .gdl_ii import chance_role, percept_of
-from .grounder import GroundingTooLarge, ground
+from .grounder import GroundingTooLarge
 from .kernel import evaluation_mode, gdl_kernel
 from .network import H_MAXLEGAL, H_TERMINAL, Propnet
 from .parser import parse_program
-from .propnet import build_propnet
 from .prover_game import ProverGame
 from .sheet import GDLError, show
 from .view import FactsView
@@ -125,22 +125,19 @@ class GDLGame(FactsView, KernelGame):
         _stage("parsing the rules")
         self.program = parse_program(text, name)
         self.parse_seconds = time.perf_counter() - t0
-        _stage("grounding the rules")
-        grounded = ground(self.program)
-        self.ground_seconds = time.perf_counter() - t0 - self.parse_seconds
-        _stage("building the propnet")
-        self.propnet: Propnet = build_propnet(grounded, self.program)
-        self.build_seconds = time.perf_counter() - t0 - self.parse_seconds - self.ground_seconds
+        _stage("grounding the rules and building the propnet")
+        built = built_network(text, self.program)
+        self.ground_seconds, self.build_seconds = built.ground_seconds, built.build_seconds
+        #: Where this load's network came from (``ggp info`` says it): built here, by a child, or read from the cache.
+        self.network_source = built.how
+        self.propnet: Propnet = built.propnet
         sp = self.program.spelling
         self.roles = tuple(sp.get(r, r) for r in self.program.roles)
         self.hidden_information = self.program.gdl_ii
         self.chance_role = chance_role(self.program)
         # the sheet's own declarations, when it has them (GDL's optional base and input)
-        self._declared_base = sorted(show(row[0], sp) for row in grounded.static.get("base", ()))
-        self._declared_inputs = [
-            sorted(show(row[1], sp) for row in grounded.static.get("input", ()) if row[0] == r)
-            for r in self.program.roles
-        ]
+        self._declared_base = built.declared_base
+        self._declared_inputs = built.declared_inputs
         self.description = description or f"a game read from a GDL rule sheet ({len(self.roles)} roles)"
         net = self.propnet.net
         self._net = net

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .grounder import GroundProgram
+from .memory import no_cyclic_gc
 from .network import AND, FALSE, OR, TRUE, Network, Propnet
 from .optimise import optimise_network
 from .sheet import Atom, GDLError, Program, show
@@ -446,4 +447,5 @@ def _watches(n_nodes: int, legal_ptr: list[int], legal_node: list[int], next_nod
 
 def build_propnet(gp: GroundProgram, program: Program, optimise: bool = True) -> Propnet:
     """The propnet of a ground program (``optimise``: simplified by :func:`optimise_network`)."""
-    return _Builder(gp, program, optimise).build()
+    with no_cyclic_gc():
+        return _Builder(gp, program, optimise).build()

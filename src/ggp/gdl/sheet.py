@@ -78,6 +78,33 @@ def bounded(
         _bounds.value = previous
 
 
+@contextlib.contextmanager
+def within_processor_time(seconds: float) -> Iterator[None]:
+    """Within this block, the bounds this thread is in (see :func:`bounded`) and also at most ``seconds`` more
+    of its processor time."""
+    outer: _Bounds = getattr(_bounds, "value", None) or _Bounds()
+    cpu = time.thread_time() + seconds
+    if outer.cpu_deadline is not None:
+        cpu = min(cpu, outer.cpu_deadline)
+    with bounded(outer.deadline, outer.cancel, cpu):
+        yield
+
+
+def cpu_bounded() -> bool:
+    """Whether this thread is in a :func:`bounded` block with a ``cpu_deadline`` (work handed to another
+    process would not count against it)."""
+    bounds: _Bounds | None = getattr(_bounds, "value", None)
+    return bounds is not None and bounds.cpu_deadline is not None
+
+
+def check_cancelled(where: str, doing: str) -> None:
+    """Raise :class:`GDLLimitError` if the :func:`bounded` block this thread is in has been cancelled (its
+    deadlines aside: for a wait on work done by another process, which costs this thread nothing)."""
+    bounds: _Bounds | None = getattr(_bounds, "value", None)
+    if bounds is not None and bounds.cancel is not None and bounds.cancel.is_set():
+        raise GDLLimitError(f"{where}{doing} was cancelled")
+
+
 def check_bounds(where: str, doing: str) -> None:
     """Raise :class:`GDLLimitError` if the :func:`bounded` block this thread is in has ended its time."""
     bounds: _Bounds | None = getattr(_bounds, "value", None)
