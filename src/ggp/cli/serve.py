@@ -75,4 +75,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         serve(config, args.host, args.port, log=None if args.quiet else log, ready=ready)
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    finally:
+        compile_aside(False)  # (for the rest of a process that ran the command in-process, as the tests do)
     return 0

@@ -64,6 +64,7 @@ def serve(
     try:
         uvicorn.Server(config).run()
     finally:
+        compile_aside(False)
         if warmup is not None and warmup.process.poll() is None:
             warmup.process.terminate()
     return 0
