@@ -60,6 +60,7 @@ def test_info_on_a_corpus_sheet(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.search(
         r"^load\s+[\d.]+ s \(parse [\d.]+ s, ground [\d.]+ s, build [\d.]+ s, kernel [\d.]+ s\)$", out, re.M
     )
+    assert re.search(r"^network\s+(built here|read from ggp's cache)$", out, re.M)  # (no child outside a player)
 
 
 def test_info_says_when_the_prover_plays_and_why(prover_sheet: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,6 +17,7 @@ from conftest import sheet_text
 from ggp.gdl import GDLError, ProverGame, aside, build, load_text
 from ggp.gdl.build import FROM_CACHE, HERE, IN_CHILD, Built, build_here, keep
 from ggp.gdl.game import GDLGame
+from ggp.gdl.grounder import GroundingTooLarge
 from ggp.gdl.memory import no_cyclic_gc
 from ggp.gdl.parser import parse_program
 from ggp.gdl.sheet import GDLLimitError, bounded
@@ -67,6 +68,8 @@ def test_a_small_sheet_is_built_here_and_not_kept(cache: Path, monkeypatch: pyte
 
 def test_a_sheet_too_large_to_ground_in_the_child_is_played_by_the_prover(cache: Path, in_child: None) -> None:
     text, name = sheet_text("corpus:ruleDepthExponential")
+    with pytest.raises(GroundingTooLarge, match="too large to ground"):
+        build._build_in_child(text, parse_program(text, name))
     game = load_text(text, name)
     load_text.cache_clear()
     assert isinstance(game, ProverGame) and "too large to ground" in game.engine_reason
