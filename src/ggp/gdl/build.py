@@ -7,6 +7,7 @@ on), that work held the interpreter's lock beside the threads that answer the ga
 prover's moves meanwhile; on a busy machine it took 75 s, and the player missed a START and a PLAY. There a
 sheet that does not ground in half a second of processor time is built by a child process (``python -m
 ggp.gdl.build_child``), and this process only waits for it.
+
 The wait ends early only if the caller's :func:`~ggp.gdl.sheet.bounded` block is cancelled (the child is then
 killed): its deadline bounds work in this thread, and the child's costs this thread nothing (a player goes
 on with the prover's moves until the network is ready); the grounder's own bounds on size end the child.
@@ -56,6 +57,12 @@ TRY_HERE_SECONDS = 0.5
 POLL_SECONDS = 0.1
 
 
+#: Where a load's network came from (:attr:`Built.how`).
+HERE = "built here"
+IN_CHILD = "built by a child process"
+FROM_CACHE = "read from ggp's cache"
+
+
 @dataclass(frozen=True)
 class Built:
     """A sheet's network and what else its load keeps of the ground program: the sheet's own ``base`` and
@@ -68,12 +75,7 @@ class Built:
     declared_inputs: tuple[tuple[str, ...], ...]
     ground_seconds: float
     build_seconds: float
-    how: str = "built here"
-
-
-HERE = "built here"
-IN_CHILD = "built by a child process"
-FROM_CACHE = "read from ggp's cache"
+    how: str = HERE
 
 
 def build_here(program: Program, grounded: GroundProgram | None = None) -> Built:
@@ -165,12 +167,15 @@ def _build_in_child(text: str, program: Program) -> Built | None:
     """The network built by a child process; :class:`GroundingTooLarge` if the child found the sheet too
     large to ground; None if the child failed otherwise (built here then, so that the error, if any, is raised
     with its own type and line)."""
-    child = subprocess.Popen(
-        [sys.executable, "-m", "ggp.gdl.build_child", program.name],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ggp.gdl.build_child", program.name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:  # no process to be had (a limit on processes, a missing interpreter): built here
+        return None
     send: bytes | None = text.encode("utf-8", "surrogatepass")
     try:
         while True:
