@@ -105,6 +105,7 @@ def built_network(text: str, program: Program) -> Built:
     if kept is not None:
         return replace(kept, ground_seconds=0.0, build_seconds=0.0, how=FROM_CACHE)
     built = None
+    pickled = None  # (the child's own bytes of the network, kept as they are rather than pickled again)
     if aside.aside() and not cpu_bounded():
         began = time.perf_counter()
         try:
@@ -115,16 +116,16 @@ def built_network(text: str, program: Program) -> Built:
         except GDLLimitError:
             check_bounds(f"{program.name}: ", "grounding")  # the caller's own bound, if it was that
             tried = time.perf_counter() - began
-            built = _build_in_child(text, program)
-            if built is not None:  # (the attempt here counts as grounding time)
-                built = replace(built, ground_seconds=built.ground_seconds + tried)
+            got = _build_in_child(text, program)
+            if got is not None:  # (the attempt here counts as grounding time)
+                built, pickled = replace(got[0], ground_seconds=got[0].ground_seconds + tried), got[1]
         else:
             grounded_in = time.perf_counter() - began
             built = replace(build_here(program, grounded), ground_seconds=grounded_in)
     if built is None:
         built = build_here(program)
     if built.ground_seconds + built.build_seconds >= KEEP_IF_SECONDS:
-        keep(path, built)
+        keep(path, built, pickled)
     return built
 
 
@@ -154,17 +155,18 @@ def _read(path: Path) -> Built | None:
     return built
 
 
-def keep(path: Path, built: Built) -> None:
-    """Write ``built`` to ``path`` in the cache, and drop the least recently used networks past :data:`KEEP`."""
-    write_whole(path, pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
+def keep(path: Path, built: Built, pickled: bytes | None = None) -> None:
+    """Write ``built`` (or ``pickled``, its bytes when they are at hand) to ``path`` in the cache, and drop the
+    least recently used networks past :data:`KEEP`."""
+    write_whole(path, pickled if pickled is not None else pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
     with contextlib.suppress(OSError):
         files = sorted(path.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime)
         for old in files[: max(0, len(files) - KEEP)]:
             old.unlink(missing_ok=True)
 
 
-def _build_in_child(text: str, program: Program) -> Built | None:
-    """The network built by a child process; :class:`GroundingTooLarge` if the child found the sheet too
+def _build_in_child(text: str, program: Program) -> tuple[Built, bytes] | None:
+    """The network built by a child process, and the pickled bytes it sent; :class:`GroundingTooLarge` if the child found the sheet too
     large to ground; None if the child failed otherwise (built here then, so that the error, if any, is raised
     with its own type and line)."""
     try:
@@ -197,7 +199,7 @@ def _build_in_child(text: str, program: Program) -> Built | None:
         built = pickle.loads(out)
     except Exception:
         return None
-    return replace(built, how=IN_CHILD) if isinstance(built, Built) else None
+    return (replace(built, how=IN_CHILD), out) if isinstance(built, Built) else None
 
 
 #: The child's exit status where the sheet is too large to ground (its message on standard output).
