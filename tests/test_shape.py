@@ -27,17 +27,23 @@ COUNTER = (
     "(<= terminal (true (count 10))) (<= (goal ?r 50) (role ?r))"
 )
 
-# Two roles taking turns to mark any unmarked cell of a 6 x 6 board, until it is full: 36 steps, 36 moves a
-# role (and noop), 19 a turn on average where there is a choice.
-SIX = " ".join(f"(index {i})" for i in range(1, 7)) + (
-    " (role a) (role b) (init (control a)) "
-    "(<= (legal ?r (mark ?x ?y)) (true (control ?r)) (index ?x) (index ?y) (not (true (marked ?x ?y)))) "
-    "(<= (legal a noop) (true (control b))) (<= (legal b noop) (true (control a))) "
-    "(<= (next (marked ?x ?y)) (does ?r (mark ?x ?y))) (<= (next (marked ?x ?y)) (true (marked ?x ?y))) "
-    "(<= (next (control b)) (true (control a))) (<= (next (control a)) (true (control b))) "
-    "(<= open (index ?x) (index ?y) (not (true (marked ?x ?y)))) (<= terminal (not open)) "
-    "(<= (goal ?r 50) (role ?r))"
-)
+
+def _marking(n: int) -> str:
+    """Two roles taking turns to mark any unmarked cell of an n x n board until it is full: n * n steps, n * n
+    moves a role (and noop)."""
+    return " ".join(f"(index {i})" for i in range(1, n + 1)) + (
+        " (role a) (role b) (init (control a)) "
+        "(<= (legal ?r (mark ?x ?y)) (true (control ?r)) (index ?x) (index ?y) (not (true (marked ?x ?y)))) "
+        "(<= (legal a noop) (true (control b))) (<= (legal b noop) (true (control a))) "
+        "(<= (next (marked ?x ?y)) (does ?r (mark ?x ?y))) (<= (next (marked ?x ?y)) (true (marked ?x ?y))) "
+        "(<= (next (control b)) (true (control a))) (<= (next (control a)) (true (control b))) "
+        "(<= open (index ?x) (index ?y) (not (true (marked ?x ?y)))) (<= terminal (not open)) "
+        "(<= (goal ?r 50) (role ?r))"
+    )
+
+
+SIX = _marking(6)  # 19 moves a turn on average where there is a choice (36, 35, ..., 2)
+WIDE = _marking(12)  # 73 (144, 143, ..., 2), a board as wide as gomoku's
 
 
 def test_tictactoe_is_a_marking_game() -> None:
@@ -50,11 +56,14 @@ def test_tictactoe_is_a_marking_game() -> None:
     assert not shape.suits_rave  # five moves a turn on average: too few to be worth RAVE
 
 
-def test_a_marking_game_of_many_moves_a_turn_suits_rave() -> None:
-    shape = measure_shape(from_text(SIX, "six"), seconds=None)
-    assert shape.longest == 36 and shape.moves == 37 and shape.latches >= 36
-    assert shape.branching == 19.0  # 36, 35, ..., 2 moves where there is a choice
-    assert shape.suits_rave
+def test_a_marking_game_suits_rave_where_a_turn_has_many_moves() -> None:
+    six = measure_shape(from_text(SIX, "six"), seconds=None)
+    assert six.longest == 36 and six.moves == 37 and six.latches >= 36
+    assert six.branching == 19.0  # 36, 35, ..., 2 moves where there is a choice
+    assert six.marking and not six.suits_rave  # too few to be worth RAVE
+    wide = measure_shape(from_text(WIDE, "wide"), seconds=None)
+    assert wide.longest == 144 and wide.branching == 73.0
+    assert wide.marking and wide.suits_rave
 
 
 def test_a_game_longer_than_its_moves_is_not() -> None:
@@ -74,15 +83,15 @@ def test_a_game_with_no_kernel_or_no_time_has_no_shape() -> None:
 
 
 def test_the_general_player_asked_for_rave_by_the_shape_turns_it_on_where_the_shape_suits() -> None:
-    game = with_batch(from_text(SIX, "six"), LANES)  # (RAVE reads batched rollouts)
+    game = with_batch(from_text(WIDE, "wide"), LANES)  # (RAVE reads batched rollouts)
     for rave, expected in ((None, SHAPE_RAVE), (0.0, 0.0), (0.2, 0.2)):  # none: by the game's shape
         agent = MCTSAgent(sims=50, seed=1, threads=1, rave=rave)
         agent.start(game, game.roles[0])
         assert agent._tree is not None and agent._tree.rave == expected
-    assert MCTSAgent().rave == 0.0  # off by default
-    for other in (COUNTER, TICTACTOE):
+    assert MCTSAgent().rave is None  # by the game's shape, unless asked otherwise
+    for other in (COUNTER, TICTACTOE, SIX):
         agent = MCTSAgent(sims=50, seed=1, threads=1, rave=None)
-        agent.start(with_batch(from_text(other, "other"), LANES), "a" if other == COUNTER else "xplayer")
+        agent.start(with_batch(from_text(other, "other"), LANES), "xplayer" if other == TICTACTOE else "a")
         assert agent._tree is not None and agent._tree.rave == 0.0
     agent = MCTSAgent(sims=50, seed=1, threads=1, rave=None)
     agent.start(ggp.load("wallmaze"), "white")  # a built-in game: its own rollouts, nothing traced

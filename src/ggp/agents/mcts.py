@@ -202,10 +202,11 @@ class MCTSAgent(Agent):
     wins and losses (off by default; bench/SANCHO.md), ``rave`` RAVE on a rule
     sheet whose leaves are scored by batched random rollouts (each move's value
     mixed with its all-moves-as-first value, the number the weight's constant,
-    0: off; UCTSearch's ``rave``; ``none``: :data:`SHAPE_RAVE` where the sheet's
-    random games at the start clock show a marking game of many moves a turn,
-    :attr:`ggp.agents.shape.Shape.suits_rave`; off by default: against Sancho it
-    lost more than it won, bench/SANCHO.md). A sheet without a kernel (one the
+    0: off; UCTSearch's ``rave``; ``none``, the default: :data:`SHAPE_RAVE` where
+    the sheet's random games at the start clock show a marking game of 60 moves
+    a turn or more, :attr:`ggp.agents.shape.Shape.suits_rave`, and off elsewhere:
+    against Sancho it won gomoku_11x11 and lost more than it won on narrower
+    games, bench/SANCHO.md). A sheet without a kernel (one the
     top-down prover plays) is searched by :class:`~ggp.agents.game_tree.GameTreeSearch`.
     The values each option accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
@@ -266,7 +267,7 @@ class MCTSAgent(Agent):
         bias: Annotated[int, Range(ge=0, le=MAX_BIAS)] = 0,
         displace: bool = False,
         deepen: bool = False,
-        rave: Annotated[float | None, Range(ge=0, le=MAX_RAVE)] = 0.0,
+        rave: Annotated[float | None, Range(ge=0, le=MAX_RAVE)] = None,
     ) -> None:
         super().__init__()
         if time is not None and sims is not None:
