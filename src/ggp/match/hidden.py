@@ -11,7 +11,7 @@ moves and percepts), never the state; the record keeps the true history and each
 >>> from ggp.agents.hidden import HiddenPlayer
 >>> from ggp.gdl.examples import load_example
 >>> game = load_example("montyhall")
->>> match = play_hidden_match(game, {"candidate": HiddenPlayer(seconds=0.05)}, seed=3)
+>>> match = play_hidden_match(game, {"candidate": HiddenPlayer(samples=8)}, seed=3)
 >>> len(match.joints), match.views["candidate"].steps[1].percepts
 (3, ('(open_door 2)',))
 """
