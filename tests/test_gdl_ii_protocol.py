@@ -118,7 +118,8 @@ def test_a_gdl_ii_play_for_a_game_of_perfect_information_is_refused() -> None:
 
 
 def test_the_belief_player_behind_ggp_serve_switches_doors() -> None:
-    player = Player("mcts", 3)
+    # a fixed budget of sampled states a move, not a clock: the choice must not hang on the machine's load
+    player = Player("mcts:sims=48", 3)
     try:
         records = [
             host_match(str(example_path("montyhall")), {"candidate": player.url}, start_clock=10, play_clock=3, seed=s)

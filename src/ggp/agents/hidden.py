@@ -384,10 +384,13 @@ def hidden_agent(spec: str, *, seed: int = 0, seconds: float = 1.0) -> HiddenAge
     """The agent that plays a GDL-II game for an agent spec: ``random`` plays at random from what it knows,
     any other spec the :class:`HiddenPlayer` (the agents of games of perfect information would read the
     whole state), which takes the spec's ``time`` (seconds a move, else ``seconds``) and ``samples`` (states
-    drawn per move: a fixed budget instead of a clock).
+    drawn per move: a fixed budget instead of a clock), or ``sims`` for ``samples``: the fixed budget an
+    ``mcts`` spec that ``ggp serve`` accepts can name.
 
     >>> hidden_agent("mcts:time=0.5").player.seconds
     0.5
+    >>> hidden_agent("mcts:sims=48").player.samples
+    48
     """
     name, _, rest = spec.partition(":")
     options = dict(item.split("=", 1) for item in rest.split(",") if "=" in item)
@@ -395,7 +398,8 @@ def hidden_agent(spec: str, *, seed: int = 0, seconds: float = 1.0) -> HiddenAge
         return HiddenAgent(RandomHiddenPlayer(seed=seed))
     try:
         think = float(options.get("time", seconds))
-        samples = int(options["samples"]) if "samples" in options else None
+        budget = options.get("samples", options.get("sims"))
+        samples = int(budget) if budget is not None else None
     except ValueError:
         raise ValueError(f"{spec!r}: time is seconds and samples a whole number") from None
     if not (0 < think <= 86_400) or (samples is not None and not 0 < samples <= 1_000_000):
