@@ -43,7 +43,7 @@ from ggp.protocol import (
 )
 from ggp.protocol.messages import error_reply, parse_info_reply
 from ggp.protocol.player_match import PlayerMatch
-from ggp.protocol.warmup import READY_STEP, WarmUp, warm_steps
+from ggp.protocol.warmup import READY_STEP
 from ggp.protocol.wire import MAX_BODY
 
 # --- helpers -------------------------------------------------------------------------------------------------
@@ -869,44 +869,20 @@ def test_a_start_while_warming_waits_for_the_steps_its_sheet_needs(warmed: None)
     assert warming.waited_for == [{"reasoner", "roles2", "recognise"}]  # no second wait
 
 
-def test_the_warm_up_runs_in_child_processes_that_end_with_their_parent() -> None:
+def test_the_warm_up_runs_in_a_child_process_that_ends_with_its_parent() -> None:
     import os
 
     logs: list[str] = []
     service = PlayerService(PlayerConfig(spec="random"), log=logs.append)
-    warmup = service.warm_elsewhere()
-    assert warmup.processes and all(child.pid != os.getpid() for child in warmup.processes)
-    assert all(child.wait(600) == 0 for child in warmup.processes) and service.warmed.wait(60)
-    assert any("compiled in" in line and "child process" in line for line in logs), logs
-    # every step done once, the ready mark among them, and progress counted over all the children
-    steps = warm_steps(["random"])
-    assert warmup.done == {key for key, _, _ in steps} and warmup.progress == f"{len(steps)}/{len(steps)}"
-    # The parent's end of a child's stdin closing (the parent gone) ends a warm-up at once.
+    child = service.warm_elsewhere()
+    assert child.pid != os.getpid()
+    assert child.wait(600) == 0 and service.warmed.wait(60)
+    assert any("compiled in a child process" in line for line in logs), logs
+    # The parent's end of the child's stdin closing (the parent gone) ends a warm-up at once.
     orphan = PlayerService(PlayerConfig(spec="random"), log=logs.append).warm_elsewhere()
-    for child in orphan.processes:
-        assert child.stdin is not None
-        child.stdin.close()
-    assert [child.wait(120) for child in orphan.processes] == [3] * len(orphan.processes)
-
-
-def test_two_warm_up_processes_share_the_steps_and_ready_waits_for_every_step_before_it() -> None:
-    steps = warm_steps(["random"])
-    keys = [key for key, _, _ in steps]
-    logs: list[str] = []
-    warmup = WarmUp("random", logs.append, children=2)
-    assert len(warmup.processes) == 2 and warmup.finished.wait(600)
-    assert [child.returncode for child in warmup.processes] == [0, 0]
-    # each step run once, by one child or the other, and both had work; ready is no one's step
-    assert set(warmup.ran) == set(keys) - {READY_STEP} and set(warmup.ran.values()) == {0, 1}
-    assert warmup.done == set(keys)
-    said = [line for line in logs if "since launch" in line]
-    assert len(said) == len(keys), logs
-    # ready is said after every step before it, whichever child finished last
-    ready_at = next(i for i, line in enumerate(said) if "ready for every built-in game" in line)
-    before = {key for key in keys[: keys.index(READY_STEP)]}
-    whats = {what for key, what, _ in steps if key in before}
-    assert {what for what in whats if any(f" {what} (" in line for line in said[:ready_at])} == whats, logs
-    assert [line.split()[1] for line in said] == [f"{k}/{len(keys)}" for k in range(1, len(keys) + 1)], logs
+    assert orphan.stdin is not None
+    orphan.stdin.close()
+    assert orphan.wait(120) == 3
 
 
 @pytest.mark.parametrize("roles", [3, 4])

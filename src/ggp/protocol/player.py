@@ -6,7 +6,7 @@ time, as ggp-base players do) and turns each message text into a
 server (``ggp serve``).
 
 * ``(INFO)`` -> ``((name NAME) (status available))``, ``busy`` during a match
-  and while the warm-up children of :func:`serve` compile what a first match
+  and while the warm-up child of :func:`serve` compiles what a first match
   needs (:meth:`PlayerService.warm_elsewhere`): a game manager does not
   start a match on a busy player.
 * ``(START id role (rules...) sc pc)`` -> ``ready``. The rules are
@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import subprocess
 import threading
 import time
 import traceback
@@ -111,9 +112,9 @@ class PlayerService:
         self._previewing = threading.Lock()
         self._match: PlayerMatch | None = None
         self.finished: list[str] = []  # ids of matches ended by STOP, for tests and logs
-        #: Set when the warm-up's child processes (:meth:`warm_elsewhere`) have ended and said how it went.
+        #: Set when the warm-up child process (:meth:`warm_elsewhere`) has ended and said how it went.
         self.warmed = threading.Event()
-        #: The warm-up (its child processes), once :meth:`warm_elsewhere` has started it.
+        #: The warm-up child process, once :meth:`warm_elsewhere` has started it.
         self.warmup: WarmUp | None = None
 
     # --- state ---------------------------------------------------------------------------------
@@ -138,32 +139,32 @@ class PlayerService:
         of as many roles (its rules are data), so these steps cover unseen sheets too.
 
         On a cold numba cache this compiles for minutes, holding numba's compiler lock, which every other
-        compile of this process waits for: :func:`serve` runs it in child processes instead
+        compile of this process waits for: :func:`serve` runs it in a child process instead
         (:meth:`warm_elsewhere`), whose compiles fill the on-disk cache this process then loads from."""
         run_warm_steps(warm_steps([self.config.spec], games_first), self._say)
         self._say("warm: the engines and the agent's compiled code are ready")
 
     @property
     def warming(self) -> bool:
-        """Whether the warm-up (:meth:`warm_elsewhere`) is still compiling what a first match needs:
+        """Whether a warm-up child process (:meth:`warm_elsewhere`) is still compiling what a first match needs:
         INFO answers busy."""
         return self.warmup is not None and not self.warmup.has({READY_STEP})
 
-    def warm_elsewhere(self) -> WarmUp:
-        """Run :meth:`warm` in child processes (a :class:`WarmUp`: two on two cores, each on its share of the
-        steps) and return it; threads of this process log their progress.
+    def warm_elsewhere(self) -> subprocess.Popen[bytes]:
+        """Run :meth:`warm` in a child process (a :class:`WarmUp`) and return it; a thread of this process
+        logs its progress.
 
-        The children's compiles fill numba's on-disk cache. Until it is done INFO answers ``busy`` (a game
+        The child's compiles fill numba's on-disk cache. Until it is done INFO answers ``busy`` (a game
         manager does not start a match on a busy player); a START that comes anyway waits, up to its start
-        clock, for the steps its sheet needs rather than compiling the same code beside the children, and its
+        clock, for the steps its sheet needs rather than compiling the same code beside the child, and its
         PLAYs meanwhile get legal moves (see :meth:`_prepare`).
         """
-        self._say("warm: compiling the reasoner and the agent's code in child processes; INFO answers busy till then")
+        self._say("warm: compiling the reasoner and the agent's code in a child process; INFO answers busy till then")
         self.warmup = WarmUp(self.config.spec, self._say, finished=self.warmed)
-        return self.warmup
+        return self.warmup.process
 
     def _await_warm(self, match: PlayerMatch, keys: set[str], until: float) -> None:
-        """Wait (till ``until`` on :attr:`clock`, or the match's end) for the warm-up to have done the
+        """Wait (till ``until`` on :attr:`clock`, or the match's end) for the warm-up child to have done the
         steps ``keys``: it is compiling that code already, and compiling it here too would only share the
         cores with it. Returns at once when no warm-up runs."""
         warmup = self.warmup
@@ -518,7 +519,8 @@ def serve(
                 ready(server)
             server.serve_forever()
         finally:
-            warming.stop()
+            if warming.poll() is None:
+                warming.terminate()
 
 
 __all__ = ["PlayerService", "serve"]

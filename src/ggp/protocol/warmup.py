@@ -1,15 +1,11 @@
 """The warm-up: compiling, in a child process, what a first match needs, so that it is played by the agent.
 
 numba compiles on first use and keeps the result on disk; on a bare machine an agent's search compiles for
-minutes. A player (``ggp serve``) and the web app start a :class:`WarmUp` at launch: child processes, one a
-core up to two, that share the steps of :func:`warm_steps` (the GDL reasoner, the agent on sheets of one to
-four roles, each built-in game), each given its next step when it has said ``warm: WHAT (S s) [KEY]`` of its
-last. The parent reads those lines: a player answers INFO ``busy`` until every step before
-:data:`READY_STEP` is done, and a START waits for the steps its sheet needs (:func:`sheet_steps`).
-
-numba's compiler is single-threaded and each process compiles its own functions, so on two cores two children
-halve the wait: a bare install's ``ggp serve`` answered ``available`` after 686 s with one child (its first
-match's test, this machine, idle).
+minutes. A player (``ggp serve``) and the web app start a :class:`WarmUp` at launch: a child process that runs
+:func:`warm_steps` (the GDL reasoner, the agent on sheets of one to four roles, each built-in game),
+saying ``warm: K/N WHAT (S s) [KEY]`` after each. The parent reads those lines: a player answers INFO
+``busy`` until the :data:`READY_STEP` is done, and a START waits for the steps its sheet needs
+(:func:`sheet_steps`).
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import os
 import re
 import subprocess
 import sys
@@ -37,11 +32,8 @@ Log = Callable[[str], None]
 
 #: The warm-up step after which a player is ready: INFO answers available (see :func:`warm_steps`).
 READY_STEP = "ready"
-# A warm-up child's line for a step done: ``warm: WHAT (S s) [KEY]``.
-_WARM_STEP = re.compile(r"warm: (.*) \[([^\]\s]+)\]$")
-# What a warm-up child is given when no step is left: it ends.
-_NO_MORE = "-"
-_READY_WHAT = "ready for every built-in game and sheets of one or two roles"
+# A warm-up step's line: ``warm: K/N WHAT (S s) [KEY]``.
+_WARM_STEP = re.compile(r"warm: (\d+/\d+) .*\[([^\]\s]+)\]$")
 
 #: A puzzle of two steps and two moves a step: compiling it loads the reasoner's compiled code (see
 #: PlayerService.warm), and it gives the puzzle search's solver something to walk (a single move, or an end
@@ -94,19 +86,13 @@ _TURNS = (
 
 
 class WarmUp:
-    """The warm-up's child processes (each runs :func:`warm_main`) and what they have done so far: the steps'
-    keys (see :func:`warm_steps`), read from their progress lines as they come.
-
-    The steps are dealt in order, one at a time: each child is given the next step not yet given when it has
-    done its last, so two children share the work however long each step takes (a bare install's ``ggp serve
-    mcts`` was ready in 417 s with two, 686 s with one: this machine, idle, 2026-11-30). :data:`READY_STEP` is
-    no one's step: it counts as done when every step before it is; the steps after it go to one child.
+    """A warm-up child process (:meth:`ggp.protocol.player.PlayerService.warm`, run by :func:`warm_main`) and what it has
+    done so far: its steps' keys (see :func:`warm_steps`), read from its progress lines as they come.
 
     ``spec`` is the agent spec to warm, or several (the web app's agents); ``log`` gets the progress lines;
-    ``finished`` (made here unless given) is set when every child has ended and said how it went.
-    ``games_first``: the built-in games before rule sheets (the web app's order). ``nice``: the children's
-    niceness (the web app's warm-up yields to the agents of games being played). ``children``: how many
-    processes share the steps (default: one a core, up to two: :func:`default_children`).
+    ``finished`` (made here unless given) is set when the child has ended and said how it went.
+    ``games_first``: the built-in games before rule sheets (the web app's order). ``nice``: the child's
+    niceness (the web app's warm-up yields to the agents of games being played).
     """
 
     def __init__(
@@ -117,22 +103,12 @@ class WarmUp:
         finished: threading.Event | None = None,
         games_first: bool = False,
         nice: int = 0,
-        children: int | None = None,
     ) -> None:
         specs = [spec] if isinstance(spec, str) else list(spec)
-        steps = warm_steps(specs, games_first)
-        keys = [key for key, _, _ in steps]
         self.finished = finished if finished is not None else threading.Event()
         self.done: set[str] = set()
-        #: Which child (its index in :attr:`processes`) ran each step done so far.
-        self.ran: dict[str, int] = {}
-        self._total = len(steps)
-        self._before_ready = set(keys[: keys.index(READY_STEP)])
-        self._after_ready = set(keys[keys.index(READY_STEP) + 1 :])
-        self._compiling_after = 0  # children on a step after ready
-        self._waiting = [key for key in keys if key != READY_STEP]  # the steps not yet given to a child
         #: How far it is: ``K/N``, the steps done of all.
-        self.progress = f"0/{self._total}"
+        self.progress = f"0/{len(warm_steps(specs, games_first))}"
         self._cond = threading.Condition()
         self._log = log
         self.began = time.monotonic()
@@ -140,48 +116,23 @@ class WarmUp:
             "import sys; from ggp.protocol.warmup import warm_main; "
             "warm_main(sys.argv[3:], sys.argv[1] == '1', int(sys.argv[2]))"
         )
-        count = max(1, min(children if children is not None else default_children(), len(self._waiting)))
-        #: The child processes.
-        self.processes: list[subprocess.Popen[bytes]] = [
-            # Its stdin is a pipe from this process, which gives it its steps: when this process ends, however
-            # it ends, the child sees the pipe close and ends too (a warm-up may take minutes).
-            subprocess.Popen(
-                [sys.executable, "-c", code, "1" if games_first else "0", str(nice), *specs],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-            for _ in range(count)
-        ]
-        self._running = count
-        for index, child in enumerate(self.processes):
-            self._give(child)
-            threading.Thread(target=self._report, args=(index, child), name="ggp-warm-up", daemon=True).start()
+        # Its stdin is a pipe from this process: when this process ends, however it ends, the child sees
+        # the pipe close and ends too (a warm-up may take minutes).
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code, "1" if games_first else "0", str(nice), *specs],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        threading.Thread(target=self._report, name="ggp-warm-up", daemon=True).start()
 
     def _say(self, text: str) -> None:
         if self._log is not None:
             with contextlib.suppress(Exception):  # a broken log must not stop the reading of progress
                 self._log(text)
 
-    def _give(self, child: subprocess.Popen[bytes], done: str | None = None) -> None:
-        """Give ``child``, which has just done the step ``done`` (None: none yet), the next step, or tell it
-        there is none left (it then ends). The steps after ready are compiled one at a time, as a first match
-        may be played meanwhile: only one child shares the cores with it."""
-        with self._cond:
-            if done in self._after_ready:
-                self._compiling_after -= 1
-            key = self._waiting[0] if self._waiting else _NO_MORE
-            if key in self._after_ready and self._compiling_after > 0:
-                key = _NO_MORE
-            if key != _NO_MORE:
-                self._waiting.pop(0)
-                self._compiling_after += key in self._after_ready
-        assert child.stdin is not None
-        with contextlib.suppress(OSError):  # a child that has died: its end is reported by _report
-            child.stdin.write(f"{key}\n".encode())
-            child.stdin.flush()
-
-    def _report(self, index: int, child: subprocess.Popen[bytes]) -> None:
+    def _report(self) -> None:
+        child = self.process
         assert child.stderr is not None
         tail = "no message"
         for raw in child.stderr:
@@ -190,40 +141,23 @@ class WarmUp:
                 continue
             tail = line
             step = _WARM_STEP.match(line)
-            if step is None:
-                continue
-            with self._cond:
-                self.done.add(step.group(2))
-                self.ran[step.group(2)] = index
-                since = f"{time.monotonic() - self.began:.0f} s since launch"
-                self._say(f"warm: {len(self.done)}/{self._total} {step.group(1)}, {since}")
-                if READY_STEP not in self.done and self._before_ready <= self.done:
-                    self.done.add(READY_STEP)
-                    self._say(f"warm: {len(self.done)}/{self._total} {_READY_WHAT}, {since}")
-                self.progress = f"{len(self.done)}/{self._total}"
-                self._cond.notify_all()
-            self._give(child, step.group(2))
+            if step is not None:
+                self._say(f"{line.rpartition(' [')[0]}, {time.monotonic() - self.began:.0f} s since launch")
+                with self._cond:
+                    self.done.add(step.group(2))
+                    self.progress = step.group(1)
+                    self._cond.notify_all()
         child.wait()
-        if child.returncode != 0:
-            self._say(f"warm: a warm-up process failed ({child.returncode}): {tail}")
+        if child.returncode == 0:
+            self._say(
+                "warm: the engines and the agent's compiled code are ready (compiled in a child process "
+                f"in {time.monotonic() - self.began:.0f} s)"
+            )
+        else:
+            self._say(f"warm: the warm-up process failed ({child.returncode}): {tail}")
         with self._cond:
-            self._running -= 1
-            if self._running > 0:
-                return
-            if all(p.returncode == 0 for p in self.processes):
-                count = len(self.processes)
-                self._say(
-                    f"warm: the engines and the agent's compiled code are ready (compiled in {count} child "
-                    f"process{'es' if count > 1 else ''} in {time.monotonic() - self.began:.0f} s)"
-                )
             self.finished.set()
             self._cond.notify_all()
-
-    def stop(self) -> None:
-        """End the children still compiling (a server that stops)."""
-        for child in self.processes:
-            if child.poll() is None:
-                child.terminate()
 
     def has(self, keys: set[str]) -> bool:
         """Whether the steps ``keys`` are done, or the warm-up has ended (nothing more will be)."""
@@ -336,7 +270,9 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
     ]
     game_steps = [(f"game:{name}", f"{name} and the agent on it", builtin(name)) for name in game_names()]
     # ready: INFO answers available from here on; sheets of three or four roles are rarer, and compiled meanwhile
-    ready: list[tuple[str, str, Callable[[], None]]] = [(READY_STEP, _READY_WHAT, _nothing)]
+    ready: list[tuple[str, str, Callable[[], None]]] = [
+        (READY_STEP, "ready for every built-in game and sheets of one or two roles", _nothing)
+    ]
     last = [
         ("roles3", "the agent on rule sheets of three roles", sheets(_at_once(3), _in_turn(3))),
         ("roles4", "the agent on rule sheets of four roles", sheets(_at_once(4), _in_turn(4))),
@@ -346,16 +282,6 @@ def warm_steps(specs: Sequence[str], games_first: bool = False) -> list[tuple[st
 
 def _nothing() -> None:
     pass
-
-
-def default_children() -> int:
-    """How many warm-up processes to run: one a core this process may use, up to two (numba's compiler is
-    single-threaded; a third on two cores would only share them)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(2, cores))
 
 
 def sheet_steps(roles: int) -> set[str]:
@@ -414,31 +340,21 @@ def play_a_move(agent: Agent, game: Game) -> None:
 
 
 def warm_main(specs: Sequence[str], games_first: bool = False, nice: int = 0) -> None:
-    """A warm-up child's body (:class:`WarmUp`): it runs the steps its parent names on its stdin, one a line,
-    saying ``warm: WHAT (S s) [KEY]`` on stderr after each, till the parent says there are none left. It ends
-    when its parent does."""
-    import queue
+    """The warm-up child's body (:class:`WarmUp`): it ends when its parent does."""
+    import os
 
     if nice:
         with contextlib.suppress(OSError, AttributeError):  # a speed-up for others only
             os.nice(nice)
-    given: queue.Queue[str] = queue.Queue()
 
-    def listen() -> None:
-        for line in sys.stdin:
-            given.put(line.strip())
-        os._exit(3)  # the parent's end of the pipe closed: the parent is gone
+    def orphaned() -> None:
+        sys.stdin.buffer.read()  # returns when the parent's end of the pipe closes
+        os._exit(3)
 
-    threading.Thread(target=listen, name="ggp-warm-parent", daemon=True).start()
+    threading.Thread(target=orphaned, name="ggp-warm-parent", daemon=True).start()
     code = 0
     try:
-        steps = {key: (what, run) for key, what, run in warm_steps(specs, games_first)}
-        while (key := given.get()) != _NO_MORE:
-            what, run = steps[key]
-            began = time.monotonic()
-            with contextlib.suppress(Exception):  # warming only saves time: what fails here fails again later
-                run()
-            _to_stderr(f"warm: {what} ({time.monotonic() - began:.1f} s) [{key}]")
+        run_warm_steps(warm_steps(specs, games_first), _to_stderr)
     except BaseException:
         traceback.print_exc()
         code = 1
@@ -450,13 +366,4 @@ def _to_stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-__all__ = [
-    "READY_STEP",
-    "WarmUp",
-    "default_children",
-    "prime",
-    "run_warm_steps",
-    "sheet_steps",
-    "warm_main",
-    "warm_steps",
-]
+__all__ = ["READY_STEP", "WarmUp", "prime", "run_warm_steps", "sheet_steps", "warm_main", "warm_steps"]

@@ -65,8 +65,8 @@ def serve(
         uvicorn.Server(config).run()
     finally:
         compile_aside(False)
-        if warmup is not None:
-            warmup.stop()
+        if warmup is not None and warmup.process.poll() is None:
+            warmup.process.terminate()
     return 0
 
 
@@ -85,7 +85,7 @@ def warm_agents() -> tuple[str, ...]:
 
 
 def warm_in_background() -> WarmUp:
-    """Compile the built-in games and the agents of the levels in child processes, their progress on stderr,
+    """Compile the built-in games and the agents of the levels in a child process, their progress on stderr,
     so that a first game does not wait for it (see :class:`ggp.protocol.warmup.WarmUp`). The child runs at a
     lower priority: agents of games being played come first."""
     from ..protocol.warmup import WarmUp
@@ -93,7 +93,7 @@ def warm_in_background() -> WarmUp:
     def log(line: str) -> None:
         print(f"ggp web: {line}", file=sys.stderr, flush=True)
 
-    log("warm: compiling the games and the agents in child processes (minutes on a first start)")
+    log("warm: compiling the games and the agents in a child process (minutes on a first start)")
     return WarmUp(warm_agents(), log, games_first=True, nice=10)
 
 
