@@ -51,6 +51,7 @@ import numpy as np
 from ..core.game import Game, Move, State
 from ..core.native import KernelGame
 from .base import Agent, Choice, Limit
+from .factor import FactorGames, factor_games
 from .game_tree import GameTreeSearch
 from .heuristic import Material, find_material, find_pieces, goals_move
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
@@ -104,6 +105,10 @@ MATERIAL_SECONDS = 2.0
 #: The share of a move's time spent checking the move about to be played (see MCTSAgent._verified).
 VERIFY_SHARE = 0.2
 MATERIAL_SHARE = 0.1
+#: Most seconds of the start clock spent checking that a sheet's sub-games are played one at a time, and at
+#: most this share of it (:func:`ggp.agents.factor.factor_games`).
+FACTOR_SECONDS = 1.0
+FACTOR_SHARE = 0.05
 
 
 def budget(own: float | None, time_limit: float | None) -> float | None:
@@ -268,7 +273,10 @@ class MCTSAgent(Agent):
         displace: bool = False,
         deepen: bool = False,
         rave: Annotated[float | None, Range(ge=0, le=MAX_RAVE)] = None,
+        factor: bool = True,
     ) -> None:
+        #: The options as given, for the players of a sheet's sub-games (see :meth:`start`).
+        self._options = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         super().__init__()
         if time is not None and sims is not None:
             raise ValueError(f"{self.name}: give either time or sims, not both")
@@ -293,6 +301,10 @@ class MCTSAgent(Agent):
         self.displace = displace
         self.deepen = deepen
         self.rave = rave
+        self.factor = factor
+        #: Where the sheet being played is independent sub-games (``factor``): them, and a player of each.
+        self._factors: FactorGames | None = None
+        self._parts: list[MCTSAgent] = []
         #: RAVE's constant in the match being played: ``rave``, or where it is None, the game shape's choice.
         self._rave = rave or 0.0
         self._dfs_role: str | None = None
@@ -315,6 +327,8 @@ class MCTSAgent(Agent):
         self._ponder_threads: list[threading.Thread] = []
         self.last_simulations = 0
         self._lateness = 0.0
+        #: The sub-game's player that chose the last move (None: the whole game was searched).
+        self._last_part: MCTSAgent | None = None
         #: The last search's root statistics (None before the first search).
         self.last_result: SearchResult | None = None
 
@@ -327,6 +341,9 @@ class MCTSAgent(Agent):
         began = time.perf_counter()
         seed = self.seed if self.seed is not None else random.randrange(2**31)
         self._plain = None
+        self._factors, self._parts = None, []
+        if self.factor and self.plays is None and self._start_parts(game, role, start_clock, play_clock, seed, began):
+            return
         if not isinstance(game, KernelGame):
             if self.plays is not None:
                 raise ValueError(f"the {self.name} player needs a game with a kernel; {game.name} has none")
@@ -392,8 +409,40 @@ class MCTSAgent(Agent):
                 else:
                     self._parallel(state, left, start=True)
 
+    def _start_parts(
+        self, game: Game, role: str, start_clock: float | None, play_clock: float | None, seed: int, began: float
+    ) -> bool:
+        """Where ``game`` is independent sub-games in which every role moves in one at a time
+        (:mod:`ggp.agents.factor`), start a player of each, sharing the start clock; whether it is."""
+        split = factor_games(
+            game, seconds=None if start_clock is None else min(FACTOR_SECONDS, FACTOR_SHARE * start_clock), seed=seed
+        )
+        if split is None:
+            return False
+        self._factors = split
+        options = {**self._options, "factor": False, "seed": seed}
+        for i, sub in enumerate(split.games):
+            part = MCTSAgent(**options)
+            left = None if start_clock is None else max(0.0, start_clock - (time.perf_counter() - began))
+            part.start(sub, role, None if left is None else left / (len(split.games) - i), play_clock)
+            self._parts.append(part)
+        return True
+
+    def _start_whole(self) -> None:
+        """Searches the whole game from now on: a state where this role's moves are not in one sub-game."""
+        self.stop_pondering()
+        self._factors, self._parts = None, []
+        self.factor = False
+        try:
+            self.start(self.game, self.role, None, self.play_clock)
+        finally:
+            self.factor = True
+
     def stop(self, state: State, goals: Any) -> None:
         self.stop_pondering()
+        if self._factors is not None:
+            for i, part in enumerate(self._parts):
+                part.stop(self._factors.project(state, i), goals)
         self._dfs = None  # its table is large: freed with the match
         self._puzzle = None  # (so is the puzzle search's solver's)
         self._plain = None
@@ -451,7 +500,7 @@ class MCTSAgent(Agent):
         """The move, with the search's visits of each legal move (its policy) and its figures."""
         self.last_result = None
         move = self.select_move(state, limit.time)
-        result = self.last_result
+        result = self.last_result if self._last_part is None else self._last_part.last_result
         if result is None or self.role not in result.roles:  # nothing to decide, or not searched here
             return Choice(move)
         r = result.roles.index(self.role)
@@ -463,6 +512,18 @@ class MCTSAgent(Agent):
     def select_move(self, state: State, time_limit: float | None = None) -> Move:
         began = time.perf_counter()
         self.stop_pondering()
+        self._last_part = None
+        if self._factors is not None:
+            i = self._factors.part_of(state, self.role)
+            if i is not None:
+                # the sub-game where this role moves now, searched as a game of its own
+                part = self._parts[i]
+                left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - began))
+                move = part.select_move(self._factors.project(state, i), left)
+                self._last_part = part
+                self.last_simulations = part.last_simulations
+                return self.game.parse_move(move.text)
+            self._start_whole()
         legal = self.game.legal_moves(state, self.role)
         if not legal:
             raise RuntimeError(f"{self.game.name}: {self.role} has no legal move in this state")
@@ -680,6 +741,9 @@ class MCTSAgent(Agent):
         then grows the subtree the next move reuses. A no-op when ``ponder`` is
         off, for puzzles, or before a search.
         """
+        if self._last_part is not None:
+            self._last_part.ponder()
+            return
         if not self.pondering or self._puzzle is not None or not self._trees:
             return
         self.stop_pondering()
@@ -699,6 +763,8 @@ class MCTSAgent(Agent):
         for w in self._ponder_threads:
             w.join()
         self._ponder_threads = []
+        for part in self._parts:
+            part.stop_pondering()
 
     def __repr__(self) -> str:
         what = f"sims={self.sims}" if self.sims is not None else f"time={self.time or 'clock'}"

@@ -1,0 +1,133 @@
+"""A rule sheet's independent sub-games as games of their own, for the player (Sancho's factorisation).
+
+Where a sheet is two games side by side and each role moves in one of them at each step (the two boards of
+connectFourSimultaneous, chinook's odd and even squares; :mod:`ggp.gdl.factor`), the player searches the
+sub-game where its role moves now: a turn-taking game of one board, not the pairs of moves of two.
+
+>>> import ggp
+>>> game = ggp.load("../shared/corpus/kif/connectFourSimultaneous.kif")
+>>> split = factor_games(game, seconds=None)
+>>> len(split.games)
+2
+>>> s = game.initial_state()
+>>> i = split.part_of(s, "red")
+>>> [str(m) for m in split.games[i].legal_moves(split.project(s, i), "black")]
+['factor_pass']
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.game import Game, State
+from ..gdl.factor import PASS, factor_sheet, find_factors
+from ..gdl.game import GDLGame
+from ..gdl.grounder import ground
+from ..gdl.sheet import GDLError, GDLLimitError, show
+
+#: Most seconds of random games that check every role moves in one sub-game at a time.
+CHECK_SECONDS = 1.0
+#: Most random games played for that check.
+CHECK_GAMES = 20
+#: Steps after which a random game of the check is cut.
+CHECK_STEPS = 400
+
+
+@dataclass(frozen=True)
+class FactorGames:
+    """A sheet's sub-games (each a :class:`GDLGame` of the same base facts) and which moves are whose."""
+
+    game: GDLGame
+    games: tuple[GDLGame, ...]
+    #: Per sub-game, the texts of its moves (every role's).
+    moves: tuple[frozenset[str], ...]
+    #: Per sub-game, the index of each of the whole game's base facts among its own.
+    facts: tuple[np.ndarray, ...]
+
+    def part_of(self, state: State, role: str) -> int | None:
+        """The sub-game in which all of ``role``'s legal moves in ``state`` lie, or None (none, or several)."""
+        texts = {m.text for m in self.game.legal_moves(state, role)}
+        for i, own in enumerate(self.moves):
+            if texts <= own:
+                return i
+        return None
+
+    def project(self, state: State, index: int) -> State:
+        """``state`` as a state of sub-game ``index`` (the same facts)."""
+        bits = np.frombuffer(self.game._state_of(state)._bits, dtype=np.uint8)  # type: ignore[attr-defined]
+        return self.games[index].state_from_array(bits[self.facts[index]])
+
+
+_found: weakref.WeakKeyDictionary[Game, FactorGames | None] = weakref.WeakKeyDictionary()
+
+
+def factor_games(game: Game, seconds: float | None = CHECK_SECONDS, seed: int = 0) -> FactorGames | None:
+    """``game``'s sub-games where it is a rule sheet of independent sub-games in which every role moves in one
+    at a time (checked on random games for at most ``seconds``, None: :data:`CHECK_GAMES` games), else None.
+    Found once per game object."""
+    if game in _found:
+        return _found[game]
+    got = _factor_games(game, seconds, seed) if isinstance(game, GDLGame) else None
+    _found[game] = got
+    return got
+
+
+def _factor_games(game: GDLGame, seconds: float | None, seed: int) -> FactorGames | None:
+    if len(game.roles) < 2 or game.hidden_information:
+        return None
+    try:
+        gp = ground(game.program)
+    except GDLLimitError:
+        return None
+    factors = find_factors(gp)
+    if factors is None:
+        return None
+    sp = game.program.spelling
+    moves = tuple(frozenset(game.parse_move(show(m, sp)).text for _, m in f.moves) for f in factors.groups)
+    if not _one_at_a_time(game, moves, seconds, seed):
+        return None
+    games = []
+    facts = []
+    whole = game.propnet.base_texts
+    for i in range(len(factors.groups)):
+        try:
+            sub = GDLGame(factor_sheet(gp, game.program, factors, i), name=f"{game.name}~{i + 1}")
+        except GDLError:
+            return None
+        index = {t.lower(): k for k, t in enumerate(sub.propnet.base_texts)}
+        if len(index) != len(whole) or any(t.lower() not in index for t in whole):
+            return None
+        order = np.array([index[t.lower()] for t in whole], dtype=np.int64)
+        facts.append(np.argsort(order))  # (the sub-game's k-th fact is the whole game's order^-1[k])
+        games.append(sub)
+    return FactorGames(game, tuple(games), moves, tuple(facts))
+
+
+def _one_at_a_time(game: GDLGame, moves: tuple[frozenset[str], ...], seconds: float | None, seed: int) -> bool:
+    """Whether in random games every role's legal moves always lay in one sub-game."""
+    rng = random.Random(seed)
+    began = time.perf_counter()
+    for _ in range(CHECK_GAMES):
+        s = game.initial_state()
+        for _ in range(CHECK_STEPS):
+            if game.is_terminal(s):
+                break
+            joint = []
+            for role in game.roles:
+                legal = game.legal_moves(s, role)
+                texts = {m.text for m in legal}
+                if not any(texts <= own for own in moves):
+                    return False
+                joint.append(rng.choice(legal))
+            s = game.next_state(s, joint)
+            if seconds is not None and time.perf_counter() - began > seconds:
+                return True
+    return True
+
+
+__all__ = ["PASS", "FactorGames", "factor_games"]
