@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.game import Game, State
-from ..gdl.factor import PASS, factor_sheet, find_factors
+from ..gdl.factor import PASS, factor_sheet, find_factors, network_splits
 from ..gdl.game import GDLGame
 from ..gdl.grounder import ground
 from ..gdl.sheet import GDLError, GDLLimitError, show
@@ -59,7 +59,7 @@ class FactorGames:
 
     def project(self, state: State, index: int) -> State:
         """``state`` as a state of sub-game ``index`` (the same facts)."""
-        bits = np.frombuffer(self.game._state_of(state)._bits, dtype=np.uint8)  # type: ignore[attr-defined]
+        bits = np.frombuffer(self.game._state_of(state)._bits, dtype=np.uint8)
         return self.games[index].state_from_array(bits[self.facts[index]])
 
 
@@ -78,14 +78,16 @@ def factor_games(game: Game, seconds: float | None = CHECK_SECONDS, seed: int = 
 
 
 def _factor_games(game: GDLGame, seconds: float | None, seed: int) -> FactorGames | None:
-    if len(game.roles) < 2 or game.hidden_information:
+    if len(game.roles) < 2 or game.hidden_information or not network_splits(game.propnet):
         return None
     try:
         gp = ground(game.program)
     except GDLLimitError:
         return None
     factors = find_factors(gp)
-    if factors is None:
+    if factors is None or any(len({r for r, _ in f.moves}) < 2 for f in factors.groups):
+        # A sub-game of one role's moves alone (each role's own guess, its own counter) meets the others in
+        # the goals only: played alone, with the others' facts standing still, it would be another game.
         return None
     sp = game.program.spelling
     moves = tuple(frozenset(game.parse_move(show(m, sp)).text for _, m in f.moves) for f in factors.groups)
@@ -105,7 +107,26 @@ def _factor_games(game: GDLGame, seconds: float | None, seed: int) -> FactorGame
         order = np.array([index[t.lower()] for t in whole], dtype=np.int64)
         facts.append(np.argsort(order))  # (the sub-game's k-th fact is the whole game's order^-1[k])
         games.append(sub)
+    if not all(_ends(sub, seconds, seed) for sub in games):
+        return None
     return FactorGames(game, tuple(games), moves, tuple(facts))
+
+
+def _ends(game: GDLGame, seconds: float | None, seed: int) -> bool:
+    """Whether random games of a sub-game end (the whole game's end may need a move of another sub-game)."""
+    rng = random.Random(seed)
+    began = time.perf_counter()
+    for _ in range(CHECK_GAMES):
+        s: State = game.initial_state()
+        for _ in range(CHECK_STEPS):
+            if game.is_terminal(s):
+                break
+            s = game.next_state(s, [rng.choice(game.legal_moves(s, r)) for r in game.roles])
+        else:
+            return False
+        if seconds is not None and time.perf_counter() - began > seconds:
+            break
+    return True
 
 
 def _one_at_a_time(game: GDLGame, moves: tuple[frozenset[str], ...], seconds: float | None, seed: int) -> bool:
@@ -113,7 +134,7 @@ def _one_at_a_time(game: GDLGame, moves: tuple[frozenset[str], ...], seconds: fl
     rng = random.Random(seed)
     began = time.perf_counter()
     for _ in range(CHECK_GAMES):
-        s = game.initial_state()
+        s: State = game.initial_state()
         for _ in range(CHECK_STEPS):
             if game.is_terminal(s):
                 break

@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass
 
 from .grounder import GroundProgram, GroundRule
-from .sheet import Atom, Program, show
+from .network import H_NBASE, H_NDOES, H_NNODES, Propnet
+from .sheet import Atom, Program, Term, show
 
 #: The move of a role that has none of the factor's moves legal (the other factors' moves, unseen here).
 PASS = "factor_pass"
@@ -38,14 +39,16 @@ PASS = "factor_pass"
 _ANY = "factor_any"
 #: Most ground rules a sheet may have for its factors to be looked for (the analysis is linear in them).
 MAX_RULES = 2_000_000
+#: Most gates a network may have for :func:`network_splits` to look (about a second of Python per 500,000).
+MAX_GATES = 300_000
 
 
 @dataclass(frozen=True)
 class Factor:
     """One independent sub-game: its base facts and moves (ground atoms' KIF texts, ``(does r m)``'s ``r m``)."""
 
-    facts: frozenset[Atom]
-    moves: frozenset[tuple[str, Atom]]
+    facts: frozenset[Term]
+    moves: frozenset[tuple[str, Term]]
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Factors:
     """The factors of a sheet, and the base facts no move touches (kept in every factor)."""
 
     groups: tuple[Factor, ...]
-    neutral: frozenset[Atom]
+    neutral: frozenset[Term]
 
 
 class _Union:
@@ -101,7 +104,7 @@ def find_factors(gp: GroundProgram) -> Factors | None:
                         stack.append(b)
 
     facts = {row[0] for row in gp.rows("true")}
-    moves: set[tuple[str, Atom]] = set()
+    moves: set[tuple[str, Term]] = set()
     for rule in gp.rules:
         head = rule.head
         if head[0] == "next":
@@ -117,7 +120,7 @@ def find_factors(gp: GroundProgram) -> Factors | None:
         uf.find(("does", row[0], row[1]))
     for row in gp.static.get("next", ()):
         facts.add(row[0])
-    groups: dict[Atom, tuple[set[Atom], set[tuple[str, Atom]]]] = {}
+    groups: dict[Atom, tuple[set[Term], set[tuple[str, Term]]]] = {}
     for f in facts:
         groups.setdefault(uf.find(("true", f)), (set(), set()))[0].add(f)
     for r, m in moves:
@@ -128,6 +131,56 @@ def find_factors(gp: GroundProgram) -> Factors | None:
     neutral = frozenset(f for fs, ms in groups.values() if not ms for f in fs)
     with_moves.sort(key=lambda g: sorted(map(str, g.facts))[0] if g.facts else "")
     return Factors(tuple(with_moves), neutral)
+
+
+def network_splits(propnet: Propnet) -> bool:
+    """Whether ``propnet`` falls into two or more groups of base facts and moves that no ``next`` or ``legal``
+    output links (:func:`find_factors`'s test on the compiled network: cheap, and at hand even where the
+    network came from the cache and the sheet was never grounded in this process). False past
+    :data:`MAX_GATES` gates."""
+    net = propnet.net
+    if propnet.num_gates > MAX_GATES:
+        return False
+    n_base = int(net.header[H_NBASE])
+    first_gate = 2 + n_base + int(net.header[H_NDOES])
+    n_nodes = int(net.header[H_NNODES])
+    parent = list(range(n_nodes))
+
+    def find(a: int) -> int:
+        root = a
+        while parent[root] != root:
+            root = parent[root]
+        while parent[a] != root:
+            parent[a], a = root, parent[a]
+        return root
+
+    def union(a: int, b: int) -> None:
+        if a >= 2 and b >= 2:  # (never through the constants)
+            parent[find(a)] = find(b)
+
+    ptr, lits = net.ptr.tolist(), net.lits.tolist()
+    stack: list[int] = []
+    for b, out in enumerate(net.next.tolist()):
+        union(2 + b, out)
+        stack.append(out)
+    does = [d for d in net.legal_does.tolist()]
+    for node, d in zip(net.legal_node.tolist(), does, strict=True):
+        union(d, node)
+        stack.append(node)
+    seen = bytearray(n_nodes)
+    while stack:
+        g = stack.pop()
+        if g < first_gate or seen[g]:
+            continue
+        seen[g] = 1
+        for lit in lits[ptr[g] : ptr[g + 1]]:
+            n = lit >> 1
+            union(g, n)
+            if n >= first_gate:
+                stack.append(n)
+    with_moves = {find(d) for d in does if d >= 2}
+    with_facts = {find(2 + b) for b in range(n_base)}
+    return len(with_moves & with_facts) >= 2
 
 
 _NAME = re.compile(r"^[a-z][a-z0-9_\-]*$")
@@ -158,7 +211,7 @@ def factor_sheet(gp: GroundProgram, program: Program, factors: Factors, index: i
     own = factor.moves
     lines: list[str] = [f"(role {show(r, sp)})" for r in program.roles]
     lines += [f"(init {show(row[0], sp)})" for row in sorted(gp.static.get("init", ()), key=str)]
-    frozen: set[Atom] = set()
+    frozen: set[Term] = set()
     for row in gp.rows("true"):
         if row[0] not in keep_next:
             frozen.add(row[0])
@@ -200,4 +253,4 @@ def factor_sheet(gp: GroundProgram, program: Program, factors: Factors, index: i
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["PASS", "Factor", "Factors", "factor_sheet", "find_factors"]
+__all__ = ["PASS", "Factor", "Factors", "factor_sheet", "find_factors", "network_splits"]
