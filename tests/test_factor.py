@@ -144,3 +144,31 @@ def test_a_win_in_one_on_the_board_it_drops_on_is_taken(c4s: ggp.Game) -> None:
     assert move == drop(c4s, 4, 1)
     t = c4s.next_state(s, [move, c4s.legal_moves(s, "black")[0]])
     assert c4s.is_terminal(t) and c4s.goals(t) == (100, 0)
+
+
+def on_board(fact: str, board: int) -> bool:
+    words = fact.strip("()").split()  # (cell x y board player), (control player board)
+    return words[3 if words[0] == "cell" else 2] == str(board)
+
+
+def test_a_boards_tree_is_kept_from_one_of_its_moves_to_the_next(c4s: ggp.Game) -> None:
+    agent = MCTSAgent(sims=300, seed=3, ponder=False)
+    agent.start(c4s, "red")
+    start = s = c4s.initial_state()
+    split = agent._factors
+    assert split is not None and split.part_of(s, "red") == 0
+    first = agent.select_move(s)  # on board 1
+    s = c4s.next_state(s, [first, drop(c4s, 1, 2)])
+    second = agent.select_move(s)  # on board 2
+    s = c4s.next_state(s, [second, drop(c4s, 1, 1)])
+    assert split.part_of(s, "red") == 0
+    sub = agent._part_state(0, s)
+    # board 1 as it stands now; board 2 as it stood when board 1's tree was rooted, before anyone dropped there
+    expected = {f for f in c4s.state_facts(s) if on_board(f, 1)} | {f for f in c4s.state_facts(start) if on_board(f, 2)}
+    assert set(split.games[0].state_facts(sub)) == expected
+    tree = agent._parts[0]._tree
+    assert tree is not None and tree._find_below(sub) >= 0  # two steps below its root: the tree is kept
+    # without reuse, each move is searched from the state as it is
+    fresh = MCTSAgent(sims=300, seed=3, ponder=False, reuse=False)
+    fresh.start(c4s, "red")
+    assert split.games[0].state_facts(fresh._part_state(0, s)) == c4s.state_facts(s)

@@ -83,6 +83,24 @@ def test_a_sheet_the_child_cannot_build_is_refused_here_with_its_line(cache: Pat
     assert not cache.exists() or not list(cache.glob("*.pickle"))
 
 
+def test_a_sheet_larger_than_a_pipe_holds_reaches_the_child_whole(cache: Path, in_child: None) -> None:
+    text, _ = sheet_text("corpus:connectFour")
+    text += "".join(
+        f"; a comment line {i:06d}, to make the text longer than a pipe's 64 KiB buffer\n" for i in range(3000)
+    )
+    assert len(text.encode()) > 2 * 65536
+    cancel = threading.Event()
+    bound = threading.Timer(600.0, cancel.set)  # (a bound on a failure, which would otherwise wait for ever)
+    bound.start()
+    try:
+        with bounded(cancel=cancel):
+            got = build._build_in_child(text, parse_program(text, "c4-long"))
+    finally:
+        bound.cancel()
+    assert got is not None
+    assert same_network(GDLGame(sheet_text("corpus:connectFour")[0], "c4"), got[0])
+
+
 def test_a_cancelled_load_stops_its_child(cache: Path, in_child: None, monkeypatch: pytest.MonkeyPatch) -> None:
     children: list[subprocess.Popen[bytes]] = []
     real = subprocess.Popen

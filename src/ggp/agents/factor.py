@@ -46,8 +46,11 @@ class FactorGames:
     games: tuple[GDLGame, ...]
     #: Per sub-game, the texts of its moves (every role's).
     moves: tuple[frozenset[str], ...]
-    #: Per sub-game, the index of each of the whole game's base facts among its own.
+    #: Per sub-game, the whole game's index of each of its base facts.
     facts: tuple[np.ndarray, ...]
+    #: Per sub-game, in its order of base facts: whether a fact is its own (or no sub-game's, as a step
+    #: counter), not another sub-game's.
+    own: tuple[np.ndarray, ...]
 
     def part_of(self, state: State, role: str) -> int | None:
         """The sub-game in which all of ``role``'s legal moves in ``state`` lie, or None (none, or several)."""
@@ -57,10 +60,15 @@ class FactorGames:
                 return i
         return None
 
-    def project(self, state: State, index: int) -> State:
-        """``state`` as a state of sub-game ``index`` (the same facts)."""
-        bits = np.frombuffer(self.game._state_of(state)._bits, dtype=np.uint8)
-        return self.games[index].state_from_array(bits[self.facts[index]])
+    def project(self, state: State, index: int, others: State | None = None) -> State:
+        """``state`` as a state of sub-game ``index``: the same facts, or where ``others`` (a state of the
+        sub-game) is given, the other sub-games' facts as they are there."""
+        bits = np.frombuffer(self.game._state_of(state)._bits, dtype=np.uint8)[self.facts[index]]
+        sub = self.games[index]
+        if others is not None:
+            kept = np.frombuffer(sub._state_of(others)._bits, dtype=np.uint8)
+            bits = np.where(self.own[index], bits, kept)
+        return sub.state_from_array(bits)
 
 
 _found: weakref.WeakKeyDictionary[Game, FactorGames | None] = weakref.WeakKeyDictionary()
@@ -95,6 +103,7 @@ def _factor_games(game: GDLGame, seconds: float | None, seed: int) -> FactorGame
         return None
     games = []
     facts = []
+    own = []
     whole = game.propnet.base_texts
     for i in range(len(factors.groups)):
         try:
@@ -107,9 +116,11 @@ def _factor_games(game: GDLGame, seconds: float | None, seed: int) -> FactorGame
         order = np.array([index[t.lower()] for t in whole], dtype=np.int64)
         facts.append(np.argsort(order))  # (the sub-game's k-th fact is the whole game's order^-1[k])
         games.append(sub)
+        others = {show(f, sp).lower() for k, g in enumerate(factors.groups) if k != i for f in g.facts}
+        own.append(np.array([t.lower() not in others for t in sub.propnet.base_texts], dtype=bool))
     if not all(_ends(sub, seconds, seed) for sub in games):
         return None
-    return FactorGames(game, tuple(games), moves, tuple(facts))
+    return FactorGames(game, tuple(games), moves, tuple(facts), tuple(own))
 
 
 def _ends(game: GDLGame, seconds: float | None, seed: int) -> bool:

@@ -329,6 +329,8 @@ class MCTSAgent(Agent):
         self._lateness = 0.0
         #: The sub-game's player that chose the last move (None: the whole game was searched).
         self._last_part: MCTSAgent | None = None
+        #: The sub-game to think about between messages, and the state the last move was chosen in.
+        self._ponder_part: tuple[int, State] | None = None
         #: The last search's root statistics (None before the first search).
         self.last_result: SearchResult | None = None
 
@@ -384,8 +386,8 @@ class MCTSAgent(Agent):
             self._dfs_left = (budget(None, start_clock) or 0.0) + DFS_PLAY_CLOCKS * (
                 budget(self.time, play_clock) or DEFAULT_TIME
             )
-        # The start clock: compile (or load numba's cache) now, then search the first position; its tree is
-        # kept for the first move.
+        # The start clock: compile (or load the compiled code from its cache) now, then search the first
+        # position; its tree is kept for the first move.
         state = game.initial_state()
         for tree in self._trees:
             tree.reset(state)
@@ -427,6 +429,19 @@ class MCTSAgent(Agent):
             part.start(sub, role, None if left is None else left / (len(split.games) - i), play_clock)
             self._parts.append(part)
         return True
+
+    def _part_state(self, i: int, state: State) -> State:
+        """``state`` in sub-game ``i``: with the other sub-games' facts as its tree's root has them where its tree
+        holds that position (their moves are not made there, so its tree is kept from move to move), else as
+        they are."""
+        assert self._factors is not None
+        tree = self._parts[i]._tree
+        root = None if tree is None else tree._root_state
+        if root is not None and self.reuse:
+            kept = self._factors.project(state, i, others=root)
+            if tree is not None and tree._find_below(kept) >= 0:
+                return kept
+        return self._factors.project(state, i)
 
     def _start_whole(self) -> None:
         """Searches the whole game from now on: a state where this role's moves are not in one sub-game."""
@@ -513,14 +528,16 @@ class MCTSAgent(Agent):
         began = time.perf_counter()
         self.stop_pondering()
         self._last_part = None
+        self._ponder_part = None
         if self._factors is not None:
             i = self._factors.part_of(state, self.role)
             if i is not None:
                 # the sub-game where this role moves now, searched as a game of its own
                 part = self._parts[i]
                 left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - began))
-                move = part.select_move(self._factors.project(state, i), left)
+                move = part.select_move(self._part_state(i, state), left)
                 self._last_part = part
+                self._ponder_part = (i + 1) % len(self._parts), state
                 self.last_simulations = part.last_simulations
                 return self.game.parse_move(move.text)
             self._start_whole()
@@ -741,8 +758,16 @@ class MCTSAgent(Agent):
         then grows the subtree the next move reuses. A no-op when ``ponder`` is
         off, for puzzles, or before a search.
         """
-        if self._last_part is not None:
-            self._last_part.ponder()
+        if self._ponder_part is not None:
+            # the sub-game this role moves in next (they take turns here): its tree moved to where it stands
+            i, state = self._ponder_part
+            part = self._parts[i]
+            sub = self._part_state(i, state)
+            if not part.game.is_terminal(sub):
+                for tree in part._trees:
+                    if not tree.advance(sub):
+                        tree.reset(sub)
+                part.ponder()
             return
         if not self.pondering or self._puzzle is not None or not self._trees:
             return

@@ -25,6 +25,7 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, replace
 from functools import cache
@@ -178,19 +179,30 @@ def _build_in_child(text: str, program: Program) -> tuple[Built, bytes] | None:
         )
     except OSError:  # no process to be had (a limit on processes, a missing interpreter): built here
         return None
-    send: bytes | None = text.encode("utf-8", "surrogatepass")
+    # The sheet goes in by a plain write and the network comes back through a thread of its own, not by
+    # communicate() with a timeout: retried, that sends nothing more of its input, so a sheet larger than the
+    # pipe's buffer (64 KiB) was never read to its end and the child waited for the rest while this waited
+    # for the child.
+    assert child.stdin is not None and child.stdout is not None
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(child.stdout.read()), name="ggp-build-read", daemon=True)  # type: ignore[union-attr]
+    reader.start()
     try:
+        with contextlib.suppress(BrokenPipeError):  # (a child that failed at once: its status says why)
+            child.stdin.write(text.encode("utf-8", "surrogatepass"))
+            child.stdin.close()
         while True:
             try:
-                out, _ = child.communicate(send, timeout=POLL_SECONDS)
+                child.wait(timeout=POLL_SECONDS)
                 break
             except subprocess.TimeoutExpired:
-                send = None  # (the input is sent once; a later call goes on where the last one stopped)
                 check_cancelled(f"{program.name}: ", "building the network")
     finally:
         if child.returncode is None:  # the caller's block was cancelled
             child.kill()
             child.wait()
+        reader.join()
+    out = got[0] if got else b""
     if child.returncode == TOO_LARGE:
         raise GroundingTooLarge(out.decode("utf-8", "replace").strip())
     if child.returncode != 0:
