@@ -203,6 +203,7 @@ BOUNDS_CHECKED_FILES = {
     "test_gdl_ii.py",
     "test_heuristic.py",
     "test_greedy.py",
+    "test_factor.py",
 }
 
 

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 import ggp
+from conftest import SHARED
 from ggp.agents.factor import PASS, factor_games
 from ggp.agents.mcts import MCTSAgent
 from ggp.gdl import from_text
 from ggp.gdl.factor import find_factors, network_splits
 from ggp.gdl.grounder import ground
 
-KIF = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "kif"
+KIF = SHARED / "corpus" / "kif"
 TICTACTOE = (Path(ggp.gdl.__file__).parent / "tictactoe.kif").read_text()
 
 # Two counters side by side, and a role that may add to either: its moves are in both sub-games at once.

@@ -7,6 +7,7 @@ API, or the game's own terminal goals), not against remembered answers.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 
@@ -517,3 +518,33 @@ def test_with_one_thread_the_solver_takes_turns_with_the_tree_on_it(
     assert agent._dfs_left <= allowance
     result = agent.last_result
     assert result is not None and result.solved == (100.0, 0.0)  # x wins from here
+
+
+# A counter to 4 (or past it): every line wins, by a step of one or a leap of two; leaping twice is quickest.
+RACE = (
+    "(role a) (role b) (init (count 0)) (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) "
+    "(<= (legal a step) (true (count ?n))) (<= (legal a leap) (true (count ?n))) (legal b noop) "
+    "(<= (next (count ?m)) (does a step) (true (count ?n)) (succ ?n ?m)) "
+    "(<= (next (count ?m)) (does a leap) (true (count ?n)) (succ ?n ?k) (succ ?k ?m)) "
+    "(<= terminal (true (count 4))) (<= terminal (true (count 5))) "
+    "(<= (goal a 100) (true (count ?n))) (<= (goal b 0) (true (count ?n)))"
+)
+
+
+def test_of_the_wins_it_has_proven_the_player_plays_the_quickest() -> None:
+    game = from_text(RACE, "race")
+    agent = MCTSAgent(sims=2000, seed=1, ponder=False)
+    agent.start(game, "a")
+    s = game.initial_state()
+    result = UCTSearch(game, seed=1).search(s, sims=2000)
+    assert [str(m) for m in result.moves[0]] == ["leap", "step"]
+    # MCTS-Solver proves some win, not the quickest: say it proved the slow one, stepping first
+    slow = dataclasses.replace(result, proven=(np.array([np.nan, 100.0]), np.array([np.nan])))
+    assert str(slow.best("a")) == "step"
+    assert str(agent._quickest_win(s, slow, deadline=float("inf"))) == "leap"  # two leaps: won in two steps
+    two = play(game, s, "step", "step")
+    result = UCTSearch(game, seed=1).search(two, sims=2000)
+    slow = dataclasses.replace(result, proven=(np.array([np.nan, 100.0]), np.array([np.nan])))
+    assert str(agent._quickest_win(two, slow, deadline=float("inf"))) == "leap"  # a win now, not in two
+    # with no proven win, there is nothing to hurry
+    assert agent._quickest_win(s, dataclasses.replace(result, proven=()), deadline=float("inf")) is None

@@ -105,6 +105,11 @@ MATERIAL_SECONDS = 2.0
 #: The share of a move's time spent checking the move about to be played (see MCTSAgent._verified).
 VERIFY_SHARE = 0.2
 MATERIAL_SHARE = 0.1
+#: The table of the solver that looks for the quickest of proven wins, in bytes; the deepest it looks, in plies;
+#: the expansions it makes between two looks at the clock.
+QUICK_BYTES = 32 << 20
+QUICK_PLIES = 40
+QUICK_EXPANSIONS = 4096
 #: Most seconds of the start clock spent checking that a sheet's sub-games are played one at a time, and at
 #: most this share of it (:func:`ggp.agents.factor.factor_games`).
 FACTOR_SECONDS = 1.0
@@ -211,7 +216,11 @@ class MCTSAgent(Agent):
     the sheet's random games at the start clock show a marking game of 60 moves
     a turn or more, :attr:`ggp.agents.shape.Shape.suits_rave`, and off elsewhere:
     against Sancho it won gomoku_11x11 and lost more than it won on narrower
-    games, bench/SANCHO.md). A sheet without a kernel (one the
+    games, bench/SANCHO.md), ``factor`` Sancho's factorisation: a sheet of
+    independent sub-games in which every role moves in one at a time
+    (connectFourSimultaneous's two boards, chinook's odd and even squares) is
+    searched one sub-game at a time, the one the role moves in now, by a player
+    of its own (:mod:`ggp.agents.factor`; on by default). A sheet without a kernel (one the
     top-down prover plays) is searched by :class:`~ggp.agents.game_tree.GameTreeSearch`.
     The values each option accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
@@ -329,6 +338,8 @@ class MCTSAgent(Agent):
         self._lateness = 0.0
         #: The sub-game's player that chose the last move (None: the whole game was searched).
         self._last_part: MCTSAgent | None = None
+        #: The solver that looks for the quickest of proven wins (:meth:`_quickest_win`), made when first needed.
+        self._quick: DFSolver | None = None
         #: The sub-game to think about between messages, and the state the last move was chosen in.
         self._ponder_part: tuple[int, State] | None = None
         #: The last search's root statistics (None before the first search).
@@ -379,7 +390,7 @@ class MCTSAgent(Agent):
             self.found_pieces = find_pieces(game)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
-        self._dfs = None
+        self._dfs = self._quick = None
         self._dfs_role = role if len(game.roles) == 2 else None
         if self.dfs and self.sims is None and self.plays is None and len(game.roles) > 1:
             self._dfs = DFSolver(game, role=self._dfs_role)
@@ -607,9 +618,42 @@ class MCTSAgent(Agent):
             searched = self._parallel(state, seconds - checking)
             assert searched is not None  # (None only for the start clock's search)
             result = self._verified(searched, end) if checking else searched
+            quickest = self._quickest_win(state, result, end)
+            if quickest is not None:
+                self.last_simulations = result.simulations
+                self.last_result = result
+                return quickest
         self.last_simulations = result.simulations
         self.last_result = result
         return result.best(self.role)
+
+    def _quickest_win(self, state: State, result: SearchResult, deadline: float) -> Move | None:
+        """Where the search proved a move of this role wins (the top goal), the first move of a shortest forced
+        win, found by ``deadline`` by the exhaustive solver walking one ply deeper at a time; None if it finds
+        none in the time. MCTS-Solver proves some win, not the quickest: in a won position it played on without
+        closing, 18 steps on one board of connectFourSimultaneous, while Sancho won the race on the other."""
+        r = self._role_index()
+        if r < 0 or self.plays is not None or not result.proven or not isinstance(self.game, KernelGame):
+            return None
+        proven = result.proven[r]
+        if not len(proven) or not np.nanmax(np.append(proven, -1.0)) >= 100.0:
+            return None
+        if self._quick is None:
+            self._quick = DFSolver(self.game, max_bytes=QUICK_BYTES, role=self._dfs_role)
+        solver = self._quick
+        for limit in range(1, QUICK_PLIES + 1):
+            solver.deepen(limit, state)
+            if solver.mover != r:  # (the role is not the one to choose here after all)
+                return None
+            while solver.status == SEARCHING and time.perf_counter() < deadline:
+                solver.run(QUICK_EXPANSIONS)
+            if solver.status == SEARCHING or solver.status == FULL:
+                return None
+            value = solver.value()
+            if value is not None and value[r] >= 100.0:
+                wins = [m for m, v in solver.move_values().items() if v >= 100.0]
+                return wins[0] if wins else None
+        return None
 
     def _verified(self, result: SearchResult, deadline: float) -> SearchResult:
         """``result`` with the move it would play checked until ``deadline``: the first tree searches below
