@@ -633,7 +633,13 @@ class MCTSAgent(Agent):
         none in the time. MCTS-Solver proves some win, not the quickest: in a won position it played on without
         closing, 18 steps on one board of connectFourSimultaneous, while Sancho won the race on the other."""
         r = self._role_index()
-        if r < 0 or self.plays is not None or not result.proven or not isinstance(self.game, KernelGame):
+        if (
+            r < 0
+            or not self.dfs
+            or self.plays is not None
+            or not result.proven
+            or not isinstance(self.game, KernelGame)
+        ):
             return None
         proven = result.proven[r]
         if not len(proven) or not np.nanmax(np.append(proven, -1.0)) >= 100.0:
