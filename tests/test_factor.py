@@ -5,6 +5,7 @@ red dropping on one while black drops on the other, and each board is a turn-tak
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,8 @@ CELLS = (
     "(<= (legal ?r (mark ?b)) (true (control ?r ?b)) (not (true (marked ?b)))) "
     "(<= (next (marked ?b)) (does ?r (mark ?b))) (<= (next (marked ?b)) (true (marked ?b))) "
     "(<= (next (control q ?b)) (true (control p ?b))) (<= (next (control p ?b)) (true (control q ?b))) "
-    "(<= terminal (true (marked 1)) (true (marked 2))) (<= (goal p 100) (true (marked 1))) (<= (goal q 0) (role q))"
+    "(<= terminal (true (marked 1)) (true (marked 2))) (<= (goal p 100) (true (marked 1))) "
+    "(<= (goal p 0) (not (true (marked 1)))) (<= (goal q 0) (role q))"
 )
 
 
@@ -173,3 +175,40 @@ def test_a_boards_tree_is_kept_from_one_of_its_moves_to_the_next(c4s: ggp.Game) 
     fresh = MCTSAgent(sims=300, seed=3, ponder=False, reuse=False)
     fresh.start(c4s, "red")
     assert split.games[0].state_facts(fresh._part_state(0, s)) == c4s.state_facts(s)
+
+
+def test_a_player_of_sub_games_starts_afresh_on_the_next_match(c4s: ggp.Game) -> None:
+    agent = MCTSAgent(sims=200, seed=4, ponder=False)
+    agent.start(c4s, "red")
+    s = c4s.initial_state()
+    s = c4s.next_state(s, [agent.select_move(s), drop(c4s, 1, 2)])
+    tictactoe = from_text(TICTACTOE, "tictactoe")
+    agent.start(tictactoe, "xplayer")  # a game that does not split: the whole game is searched
+    assert agent._factors is None and agent._parts == [] and agent._ponder_part is None
+    t = tictactoe.initial_state()
+    assert agent.select_move(t) in tictactoe.legal_moves(t, "xplayer")
+    agent.start(c4s, "black")
+    assert agent._factors is not None and agent._trees == []
+    s = c4s.initial_state()
+    assert agent.select_move(s) in c4s.legal_moves(s, "black")
+
+
+def test_where_a_roles_moves_span_sub_games_the_whole_game_is_searched(c4s: ggp.Game) -> None:
+    agent = MCTSAgent(sims=200, seed=5, ponder=False)
+    agent.start(c4s, "red")
+    split = agent._factors
+    assert split is not None
+    # pretend red's moves are no sub-game's: the player falls back to searching the whole game
+    agent._factors = dataclasses.replace(split, moves=(frozenset(), frozenset()))
+    s = c4s.initial_state()
+    assert agent.select_move(s) in c4s.legal_moves(s, "red")
+    assert agent._factors is None and agent._trees  # searched whole from now on
+
+
+def test_a_sheet_whose_sub_game_ends_where_the_game_has_no_goal_is_searched_whole() -> None:
+    # p's goal is written for the game's end alone (both cells marked): board 2's sub-game ends with board 1
+    # unmarked, where p has none
+    sheet = CELLS.replace("(<= (goal p 0) (not (true (marked 1)))) ", "")
+    game = from_text(sheet, "cells-goal")
+    assert find_factors(ground(game.program)) is not None
+    assert factor_games(game, seconds=None) is None

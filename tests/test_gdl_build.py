@@ -90,7 +90,7 @@ def test_a_sheet_larger_than_a_pipe_holds_reaches_the_child_whole(cache: Path, i
     )
     assert len(text.encode()) > 2 * 65536
     cancel = threading.Event()
-    bound = threading.Timer(600.0, cancel.set)  # (a bound on a failure, which would otherwise wait for ever)
+    bound = threading.Timer(120.0, cancel.set)  # (a bound on a failure, which would otherwise wait for ever)
     bound.start()
     try:
         with bounded(cancel=cancel):

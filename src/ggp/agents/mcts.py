@@ -105,6 +105,8 @@ MATERIAL_SECONDS = 2.0
 #: The share of a move's time spent checking the move about to be played (see MCTSAgent._verified).
 VERIFY_SHARE = 0.2
 MATERIAL_SHARE = 0.1
+#: The start clock of the whole game's search where a sheet's sub-games stop being played one at a time.
+WHOLE_START = 0.05
 #: The table of the solver that looks for the quickest of proven wins, in bytes; the deepest it looks, in plies;
 #: the expansions it makes between two looks at the clock.
 QUICK_BYTES = 32 << 20
@@ -338,8 +340,6 @@ class MCTSAgent(Agent):
         self._lateness = 0.0
         #: The sub-game's player that chose the last move (None: the whole game was searched).
         self._last_part: MCTSAgent | None = None
-        #: The solver that looks for the quickest of proven wins (:meth:`_quickest_win`), made when first needed.
-        self._quick: DFSolver | None = None
         #: The sub-game to think about between messages, and the state the last move was chosen in.
         self._ponder_part: tuple[int, State] | None = None
         #: The last search's root statistics (None before the first search).
@@ -354,8 +354,9 @@ class MCTSAgent(Agent):
         began = time.perf_counter()
         seed = self.seed if self.seed is not None else random.randrange(2**31)
         self._plain = None
-        self._factors, self._parts = None, []
+        self._factors, self._parts, self._last_part, self._ponder_part = None, [], None, None
         if self.factor and self.plays is None and self._start_parts(game, role, start_clock, play_clock, seed, began):
+            self._trees, self._tree, self._dfs, self._puzzle = [], None, None, None
             return
         if not isinstance(game, KernelGame):
             if self.plays is not None:
@@ -390,7 +391,7 @@ class MCTSAgent(Agent):
             self.found_pieces = find_pieces(game)
         self._trees = [self._make_tree(game, seed + i, count) for i in range(count)]
         self._tree = self._trees[0]
-        self._dfs = self._quick = None
+        self._dfs = None
         self._dfs_role = role if len(game.roles) == 2 else None
         if self.dfs and self.sims is None and self.plays is None and len(game.roles) > 1:
             self._dfs = DFSolver(game, role=self._dfs_role)
@@ -427,15 +428,20 @@ class MCTSAgent(Agent):
     ) -> bool:
         """Where ``game`` is independent sub-games in which every role moves in one at a time
         (:mod:`ggp.agents.factor`), start a player of each, sharing the start clock; whether it is."""
-        split = factor_games(
-            game, seconds=None if start_clock is None else min(FACTOR_SECONDS, FACTOR_SHARE * start_clock), seed=seed
-        )
+        try:
+            split = factor_games(
+                game,
+                seconds=None if start_clock is None else min(FACTOR_SECONDS, FACTOR_SHARE * start_clock),
+                seed=seed,
+            )
+        except Exception:
+            return False
         if split is None:
             return False
         self._factors = split
         options = {**self._options, "factor": False, "seed": seed}
         for i, sub in enumerate(split.games):
-            part = MCTSAgent(**options)
+            part = type(self)(**options)
             left = None if start_clock is None else max(0.0, start_clock - (time.perf_counter() - began))
             part.start(sub, role, None if left is None else left / (len(split.games) - i), play_clock)
             self._parts.append(part)
@@ -450,7 +456,8 @@ class MCTSAgent(Agent):
         root = None if tree is None else tree._root_state
         if root is not None and self.reuse:
             kept = self._factors.project(state, i, others=root)
-            if tree is not None and tree._find_below(kept) >= 0:
+            # (not where the older facts would end the sub-game while the game goes on)
+            if tree is not None and tree._find_below(kept) >= 0 and not self._parts[i].game.is_terminal(kept):
                 return kept
         return self._factors.project(state, i)
 
@@ -460,7 +467,8 @@ class MCTSAgent(Agent):
         self._factors, self._parts = None, []
         self.factor = False
         try:
-            self.start(self.game, self.role, None, self.play_clock)
+            # (a start clock too short to search in: the compiled code is the sub-games', already loaded)
+            self.start(self.game, self.role, WHOLE_START, self.play_clock)
         finally:
             self.factor = True
 
@@ -546,6 +554,7 @@ class MCTSAgent(Agent):
                 # the sub-game where this role moves now, searched as a game of its own
                 part = self._parts[i]
                 left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - began))
+                part.last_result = None
                 move = part.select_move(self._part_state(i, state), left)
                 self._last_part = part
                 self._ponder_part = (i + 1) % len(self._parts), state
@@ -644,9 +653,9 @@ class MCTSAgent(Agent):
         proven = result.proven[r]
         if not len(proven) or not np.nanmax(np.append(proven, -1.0)) >= 100.0:
             return None
-        if self._quick is None:
-            self._quick = DFSolver(self.game, max_bytes=QUICK_BYTES, role=self._dfs_role)
-        solver = self._quick
+        # A fresh table: a table kept from an earlier move holds positions proven by deeper walks, which would
+        # count as won at any depth here.
+        solver = DFSolver(self.game, max_bytes=QUICK_BYTES, role=self._dfs_role)
         for limit in range(1, QUICK_PLIES + 1):
             solver.deepen(limit, state)
             if solver.mover != r:  # (the role is not the one to choose here after all)
@@ -809,14 +818,15 @@ class MCTSAgent(Agent):
         off, for puzzles, or before a search.
         """
         if self._ponder_part is not None:
-            # the sub-game this role moves in next (they take turns here): its tree moved to where it stands
+            # the sub-game this role moves in next (a guess: the one it did not move in, as where they take
+            # turns), its trees moved to where it stands
+            self.stop_pondering()
             i, state = self._ponder_part
             part = self._parts[i]
             sub = self._part_state(i, state)
-            if not part.game.is_terminal(sub):
+            if self.pondering and not part.game.is_terminal(sub):
                 for tree in part._trees:
-                    if not tree.advance(sub):
-                        tree.reset(sub)
+                    tree.advance(sub)  # (or a fresh tree from there)
                 part.ponder()
             return
         if not self.pondering or self._puzzle is not None or not self._trees:

@@ -188,9 +188,13 @@ def _build_in_child(text: str, program: Program) -> tuple[Built, bytes] | None:
     reader = threading.Thread(target=lambda: got.append(child.stdout.read()), name="ggp-build-read", daemon=True)  # type: ignore[union-attr]
     reader.start()
     try:
-        with contextlib.suppress(BrokenPipeError):  # (a child that failed at once: its status says why)
+        try:
             child.stdin.write(text.encode("utf-8", "surrogatepass"))
-            child.stdin.close()
+        except BrokenPipeError:
+            pass  # (a child that failed at once: its status says why)
+        finally:
+            with contextlib.suppress(BrokenPipeError):
+                child.stdin.close()
         while True:
             try:
                 child.wait(timeout=POLL_SECONDS)

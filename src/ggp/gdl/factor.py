@@ -3,8 +3,8 @@
 Some sheets are two or more games played side by side: connectFourSimultaneous is two boards of connect
 four, each role dropping on one while the other drops on the other; chinook is checkers on the odd squares
 and on the even ones. A role's move there changes one board only, so a search of the whole game (the pairs of
-moves, 49 a step on the connect four boards) spreads its samples over choices that do not meet. Searching
-the board where the role moves now, as a game of its own, is searching a turn-taking game of 7.
+moves, 64 a step on the two boards of eight columns) spreads its samples over choices that do not meet.
+Searching the board where the role moves now, as a game of its own, is searching a turn-taking game of 8.
 
 :func:`find_factors` reads the ground program: a base fact belongs with every fact and move its ``next`` rule
 reads, a move with every fact its ``legal`` rule reads (through the views in between); views that only
