@@ -201,11 +201,9 @@ def factor_sheet(gp: GroundProgram, program: Program, factors: Factors, index: i
         return got
 
     def atom_text(a: Atom) -> str:
-        if len(a) == 1:
-            return show(rel(str(a[0])), sp) if _NAME.match(str(a[0])) else rel(str(a[0]))
-        head = rel(str(a[0]))
-        head_text = show(head, sp) if head == a[0] else head
-        return "(" + " ".join([head_text, *(show(t, sp) for t in a[1:])]) + ")"
+        name = rel(str(a[0]))
+        head = show(a[0], sp) if name == a[0] else name  # (a renamed relation has no spelling of its own)
+        return head if len(a) == 1 else "(" + " ".join([head, *(show(t, sp) for t in a[1:])]) + ")"
 
     keep_next = factor.facts | factors.neutral
     own = factor.moves
