@@ -40,6 +40,7 @@ from ggp.protocol import (
     Stop,
     parse_message,
     render_message,
+    warmup,
 )
 from ggp.protocol.messages import error_reply, parse_info_reply
 from ggp.protocol.player_match import PlayerMatch
@@ -878,18 +879,64 @@ def test_the_warm_up_runs_in_a_child_process_that_ends_with_its_parent() -> None
     assert child.pid != os.getpid()
     assert child.wait(600) == 0 and service.warmed.wait(60)
     assert any("compiled in a child process" in line for line in logs), logs
-    # The parent's end of the child's stdin closing (the parent gone) ends a warm-up at once.
-    orphan = PlayerService(PlayerConfig(spec="random"), log=logs.append).warm_elsewhere()
+    steps = warmup.warm_steps(["random"])
+    assert service.warmup is not None and service.warmup.done == {key for key, _, _ in steps}
+    # one count over both processes' steps (the child's and its helper's), each step once, ready after all
+    # the steps before it
+    counts = [line.split()[1] for line in logs if line.startswith("warm: ") and line.split()[1][0].isdigit()]
+    assert counts == [f"{k}/{len(steps)}" for k in range(1, len(steps) + 1)], logs
+    ready = next(i for i, line in enumerate(logs) if "ready for every built-in game" in line)
+    before = [what for key, what, _ in steps[: [key for key, _, _ in steps].index(READY_STEP)]]
+    assert all(any(what in line for line in logs[:ready]) for what in before), logs
+    # The parent's end of the child's stdin closing (the parent gone) ends a warm-up at once, and its helper.
+    orphan_logs: list[str] = []
+    orphaned = PlayerService(PlayerConfig(spec="random"), log=orphan_logs.append)
+    orphan = orphaned.warm_elsewhere()
     assert orphan.stdin is not None
+    helper = None
+    if warmup.warm_workers() > 1:
+        assert orphaned.warmup is not None and orphaned.warmup.wait_for({"recognise"}, 600), orphan_logs  # the helper's
+        (line,) = [line for line in orphan_logs if "two processes" in line]
+        helper = int(line.split("pid ")[1].split(",")[0])
     orphan.stdin.close()
     assert orphan.wait(120) == 3
+    if helper is not None:
+        assert _ends(helper, 120), f"the helper {helper} outlived its parent"
+
+
+def _ends(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` (not ours to wait for) is gone, or a zombie, within ``seconds``."""
+    from pathlib import Path
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)  # polling another process's end: nothing to wait on but its /proc entry
+    return False
+
+
+@pytest.mark.parametrize("games_first", [False, True])
+def test_the_warm_up_splits_its_steps_between_two_processes(games_first: bool) -> None:
+    """Each step in one share, in the order the warm-up lists them; the games in one, the sheets in the other."""
+    steps = warmup.warm_steps(["mcts"], games_first)
+    keys = [key for key, _, _ in steps]
+    sheets, games = warmup.split_steps(steps)
+    assert sorted(sheets + games) == [i for i, key in enumerate(keys) if key != READY_STEP]
+    assert sheets == sorted(sheets) and games == sorted(games)
+    assert {keys[i] for i in games} == {"recognise"} | {key for key in keys if key.startswith("game:")}
+    assert {keys[i] for i in sheets} == {"reasoner", "roles1", "roles2", "roles3", "roles4"}
+    assert 1 <= warmup.warm_workers() <= warmup.MAX_WARM_WORKERS
 
 
 @pytest.mark.parametrize("roles", [3, 4])
 def test_the_warm_up_plays_games_of_turns_of_three_and_four_roles(roles: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """A first chineseCheckers3 against Sancho (a cold cache) played 5 moves at random while the solver and
     the decisive moves compiled for three roles: the warm-up's sheet of three roles had only moves at once."""
-    from ggp.protocol import warmup
     from ggp.protocol.recognize import gdl_game
 
     played: list[ggp.Game] = []
@@ -916,7 +963,6 @@ def test_the_warm_up_plays_its_sheets_batched_and_not_and_runs_the_solver_on_the
     quartoSuicide match (not batched) had compiled the other way and played its first moves at random."""
     from ggp.agents.uct import UCTSearch
     from ggp.gdl.lanes import LANES
-    from ggp.protocol import warmup
     from ggp.protocol.recognize import gdl_game
 
     game = gdl_game(parse_terms(warmup._in_turn(2)))
@@ -940,7 +986,6 @@ def test_the_warm_up_runs_the_solver_on_a_puzzle_that_gives_it_a_choice(monkeypa
     """The puzzle search runs the exhaustive solver too, compiled apart for one role: a first puzzle compiled
     it in its start clock (10 s and more) while the warm-up's puzzle had a single move, nothing to walk."""
     from ggp.agents.solver import SEARCHING, DFSolver
-    from ggp.protocol import warmup
     from ggp.protocol.recognize import gdl_game
 
     puzzle = gdl_game(parse_terms(warmup._TINY))

@@ -6,6 +6,10 @@ minutes. A player (``ggp serve``) and the web app start a :class:`WarmUp` at lau
 saying ``warm: K/N WHAT (S s) [KEY]`` after each. The parent reads those lines: a player answers INFO
 ``busy`` until the :data:`READY_STEP` is done, and a START waits for the steps its sheet needs
 (:func:`sheet_steps`).
+
+numba compiles on one core, so where the machine has two or more the child hands a share of the steps to a
+helper process of its own (:func:`split_steps`: the built-in games in one, the rule sheets in the other) and
+numbers both shares' lines as one count; on a bare 2-core machine one process took 13.6 minutes to be ready.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import os
 import re
 import subprocess
 import sys
@@ -34,6 +39,10 @@ Log = Callable[[str], None]
 READY_STEP = "ready"
 # A warm-up step's line: ``warm: K/N WHAT (S s) [KEY]``.
 _WARM_STEP = re.compile(r"warm: (\d+/\d+) .*\[([^\]\s]+)\]$")
+# A helper's line for a step of its share done (see :func:`warm_main`): ``step INDEX SECONDS``.
+_SHARE_STEP = re.compile(r"step (\d+) (\d+(?:\.\d+)?)$")
+#: Most processes a warm-up compiles in (itself and its helpers; see :func:`warm_workers`).
+MAX_WARM_WORKERS = 2
 
 #: A puzzle of two steps and two moves a step: compiling it loads the reasoner's compiled code (see
 #: PlayerService.warm), and it gives the puzzle search's solver something to walk (a single move, or an end
@@ -112,18 +121,10 @@ class WarmUp:
         self._cond = threading.Condition()
         self._log = log
         self.began = time.monotonic()
-        code = (
-            "import sys; from ggp.protocol.warmup import warm_main; "
-            "warm_main(sys.argv[3:], sys.argv[1] == '1', int(sys.argv[2]))"
-        )
         # Its stdin is a pipe from this process: when this process ends, however it ends, the child sees
-        # the pipe close and ends too (a warm-up may take minutes).
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code, "1" if games_first else "0", str(nice), *specs],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        # the pipe close and ends too (a warm-up may take minutes), and so does its helper, whose stdin is
+        # a pipe from the child.
+        self.process = _start_warm_process(specs, games_first, nice, None, subprocess.PIPE)
         threading.Thread(target=self._report, name="ggp-warm-up", daemon=True).start()
 
     def _say(self, text: str) -> None:
@@ -141,6 +142,8 @@ class WarmUp:
                 continue
             tail = line
             step = _WARM_STEP.match(line)
+            if step is None and line.startswith("warm: "):
+                self._say(line)  # how it goes about it (two processes, a helper's pid)
             if step is not None:
                 self._say(f"{line.rpartition(' [')[0]}, {time.monotonic() - self.began:.0f} s since launch")
                 with self._cond:
@@ -291,13 +294,82 @@ def sheet_steps(roles: int) -> set[str]:
     return {"reasoner", *([f"roles{roles}"] if roles <= 4 else [])}
 
 
-def run_warm_steps(steps: list[tuple[str, str, Callable[[], None]]], say: Log) -> None:
+Steps = list[tuple[str, str, Callable[[], None]]]
+
+
+def run_warm_steps(steps: Steps, say: Log) -> None:
     """Run the warm-up's steps, saying ``warm: K/N WHAT (S s) [KEY]`` after each."""
     for i, (key, what, step) in enumerate(steps, 1):
-        began = time.monotonic()
-        with contextlib.suppress(Exception):  # warming only saves time: what fails here fails again later
-            step()
-        say(f"warm: {i}/{len(steps)} {what} ({time.monotonic() - began:.1f} s) [{key}]")
+        say(f"warm: {i}/{len(steps)} {what} ({_timed(step):.1f} s) [{key}]")
+
+
+def _timed(step: Callable[[], None]) -> float:
+    began = time.monotonic()
+    with contextlib.suppress(Exception):  # warming only saves time: what fails here fails again later
+        step()
+    return time.monotonic() - began
+
+
+def warm_workers() -> int:
+    """How many processes a warm-up compiles in: one per core this process may run on, at most
+    :data:`MAX_WARM_WORKERS` (numba compiles a function on one core; more shares would split the steps finer
+    than they are long)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_WARM_WORKERS, cores))
+
+
+def split_steps(steps: Steps) -> tuple[list[int], list[int]]:
+    """The warm-up's steps (indices into ``steps``, as :func:`warm_steps` gives them) in two shares run side by
+    side: the built-in games (and recognising them) in one, the reasoner and the rule sheets in the other, so
+    that what the two compile overlaps little (a sheet's search needs the reasoner's compiled code, which a
+    share of games does not). The ready step is in neither: it is done when every step before it is."""
+    keys = [key for key, _, _ in steps]
+    games = [i for i, key in enumerate(keys) if key.startswith("game:") or key == "recognise"]
+    sheets = [i for i, key in enumerate(keys) if i not in games and key != READY_STEP]
+    return sheets, games
+
+
+def run_warm_steps_shared(steps: Steps, say: Log, helper: subprocess.Popen[bytes], mine: Sequence[int]) -> None:
+    """Run the steps ``mine`` here while ``helper`` (a process :func:`warm_main` started on the rest) runs its
+    share, saying one ``warm: K/N WHAT (S s) [KEY]`` line for each step either has done, K counting both,
+    and the :data:`READY_STEP`'s line once every step before it is done. Returns when both shares are."""
+    keys = [key for key, _, _ in steps]
+    before_ready = set(keys[: keys.index(READY_STEP)]) if READY_STEP in keys else set(keys)
+    done: set[str] = set()
+    lock = threading.Lock()
+
+    def finished(i: int, seconds: float) -> None:
+        key, what, _ = steps[i]
+        with lock:
+            done.add(key)
+            say(f"warm: {len(done)}/{len(steps)} {what} ({seconds:.1f} s) [{key}]")
+            if READY_STEP in keys and READY_STEP not in done and before_ready <= done:
+                done.add(READY_STEP)
+                what = steps[keys.index(READY_STEP)][1]
+                say(f"warm: {len(done)}/{len(steps)} {what} (0.0 s) [{READY_STEP}]")
+
+    def relay() -> None:
+        assert helper.stderr is not None
+        for raw in helper.stderr:
+            line = raw.decode(errors="replace").rstrip()
+            got = _SHARE_STEP.match(line)
+            if got is not None and int(got.group(1)) < len(steps):
+                finished(int(got.group(1)), float(got.group(2)))
+            elif line:
+                say(line)  # a helper's traceback, say: passed on as the child's own
+
+    reader = threading.Thread(target=relay, name="ggp-warm-helper", daemon=True)
+    reader.start()
+    for i in mine:
+        finished(i, _timed(steps[i][2]))
+    helper.wait()
+    reader.join()
+    if helper.returncode != 0:  # its steps are not done: the warm-up failed (and so nothing waits for them)
+        missing = [key for key in keys if key not in done and key != READY_STEP]
+        raise RuntimeError(f"the warm-up's helper process failed ({helper.returncode}); not done: {', '.join(missing)}")
 
 
 def solving(game: Game) -> None:
@@ -339,10 +411,30 @@ def play_a_move(agent: Agent, game: Game) -> None:
     agent.stop(state, [0] * len(game.roles))
 
 
-def warm_main(specs: Sequence[str], games_first: bool = False, nice: int = 0) -> None:
-    """The warm-up child's body (:class:`WarmUp`): it ends when its parent does."""
-    import os
+def _start_warm_process(
+    specs: Sequence[str], games_first: bool, nice: int, share: Sequence[int] | None, stderr: int
+) -> subprocess.Popen[bytes]:
+    """A warm-up process (:func:`warm_main`): the child of :class:`WarmUp` (``share`` None), or its helper on
+    the steps ``share``. Its stdin is a pipe from this process, which it reads till it closes."""
+    code = (
+        "import sys; from ggp.protocol.warmup import warm_main; "
+        "warm_main(sys.argv[4:], sys.argv[1] == '1', int(sys.argv[2]), "
+        "None if sys.argv[3] == '-' else [int(i) for i in sys.argv[3].split(',') if i])"
+    )
+    which = "-" if share is None else ",".join(map(str, share))
+    return subprocess.Popen(
+        [sys.executable, "-c", code, "1" if games_first else "0", str(nice), which, *specs],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
 
+
+def warm_main(
+    specs: Sequence[str], games_first: bool = False, nice: int = 0, share: Sequence[int] | None = None
+) -> None:
+    """The warm-up child's body (:class:`WarmUp`): it ends when its parent does. With ``share`` (the steps'
+    indices), a helper's: it runs those steps and says ``step INDEX SECONDS`` after each."""
     if nice:
         with contextlib.suppress(OSError, AttributeError):  # a speed-up for others only
             os.nice(nice)
@@ -354,7 +446,17 @@ def warm_main(specs: Sequence[str], games_first: bool = False, nice: int = 0) ->
     threading.Thread(target=orphaned, name="ggp-warm-parent", daemon=True).start()
     code = 0
     try:
-        run_warm_steps(warm_steps(specs, games_first), _to_stderr)
+        steps = warm_steps(specs, games_first)
+        if share is not None:
+            for i in share:
+                _to_stderr(f"step {i} {_timed(steps[i][2]):.1f}")
+        elif warm_workers() > 1:
+            mine, theirs = split_steps(steps)
+            helper = _start_warm_process(specs, games_first, nice, theirs, subprocess.PIPE)
+            _to_stderr(f"warm: compiling in two processes (a helper, pid {helper.pid}, on the built-in games)")
+            run_warm_steps_shared(steps, _to_stderr, helper, mine)
+        else:
+            run_warm_steps(steps, _to_stderr)
     except BaseException:
         traceback.print_exc()
         code = 1
@@ -366,4 +468,15 @@ def _to_stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-__all__ = ["READY_STEP", "WarmUp", "prime", "run_warm_steps", "sheet_steps", "warm_main", "warm_steps"]
+__all__ = [
+    "READY_STEP",
+    "WarmUp",
+    "prime",
+    "run_warm_steps",
+    "run_warm_steps_shared",
+    "sheet_steps",
+    "split_steps",
+    "warm_main",
+    "warm_steps",
+    "warm_workers",
+]
