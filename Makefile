@@ -28,6 +28,7 @@ play: $(BIN)/.installed
 ## The first match after a bare start runs alone, as a first match does: beside the suite's other worker its
 ## 2 s moves ran out of time now and then (a search batch that ends late on a crowded machine), which says
 ## nothing about readiness. Beside a CPU hog on every core it played 0 random moves of 68 (README).
+## What its player compiled is added to the caches afterwards (files already there stay), so the rest start warm.
 FIRST_MATCH := tests/test_first_match.py::test_a_bare_installs_first_match_on_an_unseen_sheet_plays_no_random_move
 BOUNDS := NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-boundscheck
 test: $(BIN)/.installed chromium

@@ -57,3 +57,38 @@ def test_without_numba_cache_dir_the_folder_is_in_ggps_cache(tmp_path: Path) -> 
     code = "import ggp, numba; print(numba.config.CACHE_DIR)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=env)
     assert Path(out.stdout.strip()) == tmp_path / "ggp-cache" / "numba" / numba_cache.sources_key()
+
+
+def test_a_first_matchs_caches_are_kept_beside_what_is_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``first_match(keep=True)`` adds what the served player compiled to this process's caches: an index it
+    lacks comes with its own data files; an index or file it has stays as it is."""
+    from ggp.bench.startup import _merge_caches
+
+    here = tmp_path / "numba" / "ggp-0123"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(here))
+    monkeypatch.setenv("GGP_CACHE", str(tmp_path / "ggp"))
+    scratch = tmp_path / "scratch"
+    served = scratch / "numba" / "ggp-0123" / "src_ggp_core"
+    served.mkdir(parents=True)
+    for name, text in [("kernels.perft-9.py311.nbi", "new index"), ("kernels.perft-9.py311.1.nbc", "new data")]:
+        (served / name).write_text(text)
+    for name, text in [("uct.run-4.py311.nbi", "their index"), ("uct.run-4.py311.1.nbc", "their data")]:
+        (served / name).write_text(text)
+    (scratch / "ggp" / "networks").mkdir(parents=True)
+    (scratch / "ggp" / "networks" / "abc.pickle").write_text("a network")
+    (scratch / "ggp" / "gdl-mode3-abc").write_text("2")
+    mine = here / "src_ggp_core"
+    mine.mkdir(parents=True)
+    (mine / "uct.run-4.py311.nbi").write_text("my index")
+    (mine / "uct.run-4.py311.1.nbc").write_text("my data")
+    (tmp_path / "ggp").mkdir()
+    (tmp_path / "ggp" / "gdl-mode3-abc").write_text("1")
+
+    _merge_caches(scratch)
+
+    assert (mine / "kernels.perft-9.py311.nbi").read_text() == "new index"
+    assert (mine / "kernels.perft-9.py311.1.nbc").read_text() == "new data"
+    assert (mine / "uct.run-4.py311.nbi").read_text() == "my index"  # an index held stays with its own data
+    assert (mine / "uct.run-4.py311.1.nbc").read_text() == "my data"
+    assert (tmp_path / "ggp" / "networks" / "abc.pickle").read_text() == "a network"
+    assert (tmp_path / "ggp" / "gdl-mode3-abc").read_text() == "1"

@@ -215,6 +215,7 @@ def first_match(
     spec: str = "mcts",
     timeout: float = 3600.0,
     env: dict[str, str] | None = None,
+    keep: bool = False,
 ) -> dict[str, Any]:
     """Start ``ggp serve SPEC`` on empty numba and ggp caches and host its first match at once: the rule
     sheet ``sheet`` (a path), the player in its first role against ``random``, with these clocks.
@@ -223,6 +224,9 @@ def first_match(
     a warming player is busy); else START goes out as soon as the player listens. Returns the seconds to
     listening, to the match's start and to its end, the player's move counts (``random``: moves it did
     not get from its agent: prover or random fallbacks) and the host's faults for the player's role.
+
+    ``keep``: what the player compiled is added to this process's own caches afterwards (files already
+    there stay), so that later runs start warm (``make test``: the tests after this one).
     """
     import random as rnd
 
@@ -282,6 +286,8 @@ def first_match(
         except subprocess.TimeoutExpired:
             player.kill()
         reader.join(10)
+        if keep:
+            _merge_caches(scratch)
         shutil.rmtree(scratch, ignore_errors=True)
     role = _first_role(sheet)
     summary = [line for line in log if "moves sent" in line]
@@ -307,6 +313,29 @@ def first_match(
 
 
 _READY = " ready for every built-in game"
+
+
+def _merge_caches(scratch: Path) -> None:
+    # ggp's cached files are named for what they hold (a network's digest), so a file already here is the same
+    # work and stays. numba's are an index per source file and the data files it names: an index is taken
+    # with its own data files, or not at all.
+    from ..core.cache import cache_folder
+
+    numba_folder = Path(os.environ["NUMBA_CACHE_DIR"])  # set by ``import ggp`` (ggp.core.numba_cache)
+    source = scratch / "numba" / numba_folder.name
+    for index in sorted(source.rglob("*.nbi")) if source.is_dir() else []:
+        goal = numba_folder / index.relative_to(source)
+        if not goal.exists():
+            goal.parent.mkdir(parents=True, exist_ok=True)
+            for data in index.parent.glob(index.stem + ".*.nbc"):
+                shutil.copy2(data, goal.parent / data.name)
+            shutil.copy2(index, goal)  # last: an index is read only with its data beside it
+    source = scratch / "ggp"
+    for path in sorted(source.rglob("*")) if source.is_dir() else []:
+        goal = cache_folder() / path.relative_to(source)
+        if path.is_file() and not goal.exists():
+            goal.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, goal)
 
 
 def _first_role(sheet: str | Path) -> str:
