@@ -64,11 +64,11 @@ def test_a_first_matchs_caches_are_kept_beside_what_is_there(tmp_path: Path, mon
     lacks comes with its own data files; an index or file it has stays as it is."""
     from ggp.bench.startup import _merge_caches
 
-    here = tmp_path / "numba" / "ggp-0123"
+    here = tmp_path / "numba" / numba_cache.sources_key()
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(here))
     monkeypatch.setenv("GGP_CACHE", str(tmp_path / "ggp"))
     scratch = tmp_path / "scratch"
-    served = scratch / "numba" / "ggp-0123" / "src_ggp_core"
+    served = scratch / "numba" / here.name / "src_ggp_core"
     served.mkdir(parents=True)
     for name, text in [("kernels.perft-9.py311.nbi", "new index"), ("kernels.perft-9.py311.1.nbc", "new data")]:
         (served / name).write_text(text)

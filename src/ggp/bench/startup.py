@@ -320,22 +320,26 @@ def _merge_caches(scratch: Path) -> None:
     # work and stays. numba's are an index per source file and the data files it names: an index is taken
     # with its own data files, or not at all.
     from ..core.cache import cache_folder
+    from ..core.numba_cache import configure
 
-    numba_folder = Path(os.environ["NUMBA_CACHE_DIR"])  # set by ``import ggp`` (ggp.core.numba_cache)
+    numba_folder = configure()  # this process's folder (``import ggp`` configured it; this only reads it back)
     source = scratch / "numba" / numba_folder.name
-    for index in sorted(source.rglob("*.nbi")) if source.is_dir() else []:
+    for index in source.rglob("*.nbi") if source.is_dir() else []:
         goal = numba_folder / index.relative_to(source)
         if not goal.exists():
-            goal.parent.mkdir(parents=True, exist_ok=True)
             for data in index.parent.glob(index.stem + ".*.nbc"):
-                shutil.copy2(data, goal.parent / data.name)
-            shutil.copy2(index, goal)  # last: an index is read only with its data beside it
+                _copy(data, goal.parent / data.name)
+            _copy(index, goal)  # last: an index is read only with its data beside it
     source = scratch / "ggp"
-    for path in sorted(source.rglob("*")) if source.is_dir() else []:
+    for path in source.rglob("*") if source.is_dir() else []:
         goal = cache_folder() / path.relative_to(source)
         if path.is_file() and not goal.exists():
-            goal.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, goal)
+            _copy(path, goal)
+
+
+def _copy(path: Path, goal: Path) -> None:
+    goal.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(path, goal)
 
 
 def _first_role(sheet: str | Path) -> str:
