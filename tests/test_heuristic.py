@@ -15,6 +15,7 @@ from ggp.agents.heuristic import (
     find_material,
     find_pieces,
     fit,
+    piece_evaluation,
     sample_states,
 )
 from ggp.agents.mcts import MCTSAgent
@@ -283,3 +284,92 @@ def test_a_batch_of_leaves_is_displaced_as_one_leaf_is() -> None:
     act_value[:6] = 0
     score(tree.ctx, tree.rng, tree.params, 1, tree._tree, tree._waiting, opts._replace(displace=False))
     assert act_value[0:2] == pytest.approx([g / 100 for g in goals])
+
+
+# --- implicit minimax ----------------------------------------------------------------------------
+
+
+def test_a_piece_evaluation_gives_the_side_ahead_its_lead_over_the_average() -> None:
+    game = ggp.load(str(BREAKTHROUGH))
+    pieces = find_pieces(game)
+    evaluation = piece_evaluation(pieces, game.initial_array())
+    start = game.initial_array()
+    assert evaluation.value(start) == pytest.approx([0.5, 0.5])  # even armies
+    state, takes = _capture_position(game, pieces)
+    taken = game.array_of(
+        game.next_state(
+            state, [game.legal_moves(state, "white")[takes.index(True)], game.legal_moves(state, "black")[0]]
+        )
+    )
+    white, black = evaluation.value(taken)
+    assert white > 0.5 > black and white + black == pytest.approx(1.0)
+
+
+def _minimax_of(tree: UCTSearch, node: int) -> np.ndarray | None:
+    # What a node's minimax value should be from its children made so far (None: none made).
+    counts = tree.counts[node]
+    movers = np.flatnonzero(counts > 1)
+    kids = tree.child[tree.coff[node] :][: int(np.prod(counts))]
+    kids = kids[kids >= 0]
+    if kids.size == 0:
+        return None
+    values = np.array([tree.pval[k] if tree.proven[k] else tree.mm[k] for k in kids])
+    if movers.size > 1:
+        return values.mean(axis=0)
+    return values[int(np.argmax(values[:, movers[0] if movers.size else 0]))]
+
+
+def test_every_node_holds_the_minimax_of_its_childrens_evaluations() -> None:
+    # Without proofs (solve off), only terminal nodes are exact: every expanded node's value is then the best
+    # child's for the role choosing there, whatever order the simulations made them in.
+    game = ggp.load(str(BREAKTHROUGH))
+    pieces = find_pieces(game)
+    evaluation = piece_evaluation(pieces, game.initial_array())
+    state, _ = _capture_position(game, pieces)
+    tree = UCTSearch(game, capacity=20_000, seed=3, solve=False, minimax=0.5, evaluation=evaluation)
+    tree.reset(state)
+    tree.run(3000)
+    checked = 0
+    for node in range(tree.nodes):
+        if tree.expanded[node] and not tree.proven[node]:
+            want = _minimax_of(tree, node)
+            if want is not None:
+                assert tree.mm[node] == pytest.approx(want), node
+                checked += 1
+    assert checked > 100
+    assert tree.mm[0][0] >= evaluation.value(game.array_of(state))[0]  # white, to move, can take a piece
+
+
+def test_implicit_minimax_steers_the_selection_to_the_move_its_minimax_value_favours() -> None:
+    from ggp.agents.uct_tree import _ucb_pick
+    from ggp.core.kernels import rng_state
+
+    visits = np.array([10, 10], dtype=np.int32)
+    values = np.array([6.0, 5.0], dtype=np.float32)  # means 0.6 and 0.5 for role 1, the chooser
+    child = np.array([1, 2], dtype=np.int32)
+    proven, pval = np.zeros(3, dtype=np.bool_), np.zeros((3, 2))
+    mm = np.array([[0.5, 0.5], [1.0, 0.0], [0.0, 1.0]])  # by minimax, the first move loses for role 1
+    rave = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.float32), 0.0
+
+    def pick(minimax: float) -> int:
+        rng = rng_state(1)
+        return int(_ucb_pick(visits, values, 0, 2, float(np.log(20)), 0.0, rng, child, 0, proven, pval, -1, *rave, mm, 1, minimax))  # fmt: skip
+
+    assert pick(0.0) == 0  # by the samples alone
+    assert pick(0.5) == 1  # mixed: 0.3 against 0.75
+
+
+def test_the_general_player_backs_up_an_evaluation_where_it_finds_one() -> None:
+    game = ggp.load(str(BREAKTHROUGH))
+    agent = MCTSAgent(sims=300, seed=1, minimax=0.4)
+    agent.start(game, "white")
+    assert agent.found_evaluation is not None and agent._tree is not None
+    assert agent._tree.minimax == 0.4 and agent._tree.mm.shape == (agent._tree.states.shape[0], 2)
+    assert agent.select_move(game.initial_state()) in game.legal_moves(game.initial_state(), "white")
+    plain = MCTSAgent(sims=300, seed=1)
+    plain.start(game, "white")
+    assert plain._tree is not None and plain._tree.minimax == 0.0 and plain._tree.mm.shape == (1, 2)
+    with pytest.raises(ValueError, match="minimax and rave"):
+        MCTSAgent(minimax=0.4, rave=0.05)
+    with pytest.raises(ValueError, match="evaluation"):
+        UCTSearch(game, capacity=1000, minimax=0.4)

@@ -141,8 +141,11 @@ def test_ucb_pick_stays_in_range_on_nan_and_negative_scores() -> None:
     rng = rng_state(1)
     n = 5
     amaf = (np.full(n + 3, 3, dtype=np.int32), np.full(n + 3, np.nan, dtype=np.float32))  # RAVE's, gone wrong
-    none = (np.full(n + 3, -1, dtype=np.int32), 0, np.zeros(1, dtype=np.bool_), np.zeros((1, 2)), -1, *amaf, 0.0)
-    rave = (*none[:-1], 0.05)
+    child = np.full(n + 3, -1, dtype=np.int32)
+    none = (child, 0, np.zeros(1, dtype=np.bool_), np.zeros((1, 2)), -1, *amaf, 0.0, np.zeros((1, 2)), -1, 0.0)
+    rave = (*none[:-4], 0.05, *none[-3:])
+    # implicit minimax on, the children made (nodes 0 .. n+2) with NaN values: the pick stays in range too
+    mixed = (np.arange(n + 3, dtype=np.int32), *none[1:-3], np.full((n + 3, 2), np.nan), 0, 0.5)
     visits = np.full(n + 3, 7, dtype=np.int32)
     for values, c in [
         (np.full(n + 3, np.nan, dtype=np.float32), 1.4),
@@ -153,6 +156,7 @@ def test_ucb_pick_stays_in_range_on_nan_and_negative_scores() -> None:
         for off in (0, 3):
             assert 0 <= _ucb_pick(visits, values, off, n, np.log(35.0), c, rng, *none) < n
             assert 0 <= _ucb_pick(visits, values, off, n, np.log(35.0), c, rng, *rave) < n
+            assert 0 <= _ucb_pick(visits, values, off, n, np.log(35.0), c, rng, *mixed) < n
             assert 0 <= _ucb_pick(np.zeros(n + 3, dtype=np.int32), values, off, n, 0.0, c, rng, *rave) < n
     overflowed = np.full(n, -(2**31), dtype=np.int32)  # counts that wrapped around
     assert 0 <= _ucb_pick(overflowed, np.ones(n, dtype=np.float32), 0, n, 3.0, 1.4, rng, *none) < n

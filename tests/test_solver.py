@@ -229,8 +229,11 @@ def test_a_move_proven_lost_counts_at_its_proven_value_not_the_mean_of_its_earli
 
     def pick(solved: int) -> int:
         none = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.float32)  # (no RAVE statistics)
+        off = np.zeros((1, 2)), -1, 0.0  # (no implicit minimax)
         return int(
-            _ucb_pick(visits, values, 0, 2, float(np.log(20)), 0.7, rng, child, 0, proven, pval, solved, *none, 0.0)
+            _ucb_pick(
+                visits, values, 0, 2, float(np.log(20)), 0.7, rng, child, 0, proven, pval, solved, *none, 0.0, *off
+            )
         )
 
     assert pick(-1) == 0  # by its samples' means alone, the first move looks best

@@ -245,6 +245,30 @@ def find_pieces(game: Game) -> np.ndarray | None:
     return pieces
 
 
+#: In :func:`piece_evaluation`, the fewest pieces of a lead worth the whole range (a role starting with more
+#: than twice as many: half of them).
+MIN_LEAD = 4
+
+
+def piece_evaluation(pieces: np.ndarray, initial: np.ndarray) -> Material:
+    """A linear evaluation from piece counts (``pieces``: each role's weight of each byte of the state, as
+    :func:`find_pieces` gives them): role ``r`` is worth ``1/n`` plus ``(p_r - mean) / M``, clipped to 0..1,
+    for ``p_r`` its pieces, ``mean`` the roles' mean and ``M`` :data:`MIN_LEAD` or half the most pieces a
+    role starts with if more: between two roles a lead of ``M`` pieces is a sure win. Not fitted:
+    ``explained`` and ``samples`` are 0.
+
+    >>> pieces = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]])
+    >>> e = piece_evaluation(pieces, np.array([1, 1, 1, 1], dtype=np.uint8))
+    >>> [float(v) for v in e.value(np.array([1, 1, 1, 0], dtype=np.uint8))]  # two pieces against one
+    [0.625, 0.375]
+    """
+    nr = pieces.shape[0]
+    start = pieces @ (initial != 0)
+    lead = max(float(MIN_LEAD), float(start.max(initial=0.0)) / 2)
+    weights = (pieces - pieces.mean(axis=0)) / lead
+    return Material(weights=weights, bias=np.full(nr, 1.0 / nr), explained=0.0, samples=0)
+
+
 def goals_move(game: Game, walks: int = 4, steps: int = 80, seconds: float = 1.0, seed: int = 0) -> bool:
     """Whether ``game``'s goals change during play: along a few random walks, the goals of the states
     before the end are not all the same (a score, captured stones; not a sheet whose goals are fixed until
@@ -289,5 +313,6 @@ __all__ = [
     "find_pieces",
     "fit",
     "goals_move",
+    "piece_evaluation",
     "sample_states",
 ]

@@ -53,7 +53,7 @@ from ..core.native import KernelGame
 from .base import Agent, Choice, Limit
 from .factor import FactorGames, factor_games
 from .game_tree import GameTreeSearch
-from .heuristic import Material, find_material, find_pieces, goals_move
+from .heuristic import Material, find_material, find_pieces, goals_move, piece_evaluation
 from .options import MAX_C, MAX_CAPACITY, MAX_SECONDS, MAX_SEED, MAX_SIMS, MIN_CAPACITY, Range, check_options
 from .puzzle import PuzzleSearch
 from .shape import SHAPE_SECONDS, measure_shape
@@ -222,7 +222,14 @@ class MCTSAgent(Agent):
     independent sub-games in which every role moves in one at a time
     (connectFourSimultaneous's two boards, chinook's odd and even squares) is
     searched one sub-game at a time, the one the role moves in now, by a player
-    of its own (:mod:`ggp.agents.factor`; on by default). A sheet without a kernel (one the
+    of its own (:mod:`ggp.agents.factor`; on by default), ``minimax`` implicit
+    minimax backups on a rule sheet of two roles or more (the weight, 0 to 1, of
+    each move's minimax value in the selection, 0: off; the evaluation backed up
+    is the material heuristic :func:`ggp.agents.heuristic.find_material` fits at the
+    start clock, or where it finds none, the balance of the roles' pieces
+    (:func:`ggp.agents.heuristic.piece_evaluation`), and where neither is found
+    the option is off for the match; not
+    with ``rave``; UCTSearch's ``minimax``). A sheet without a kernel (one the
     top-down prover plays) is searched by :class:`~ggp.agents.game_tree.GameTreeSearch`.
     The values each option accepts are declared on ``__init__`` (:mod:`ggp.agents.options`); any other raises
     ValueError, whether it comes from a spec or from Python.
@@ -285,12 +292,15 @@ class MCTSAgent(Agent):
         deepen: bool = False,
         rave: Annotated[float | None, Range(ge=0, le=MAX_RAVE)] = None,
         factor: bool = True,
+        minimax: Annotated[float, Range(ge=0, le=1)] = 0.0,
     ) -> None:
         #: The options as given, for the players of a sheet's sub-games (see :meth:`start`).
         self._options = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         super().__init__()
         if time is not None and sims is not None:
             raise ValueError(f"{self.name}: give either time or sims, not both")
+        if minimax > 0 and rave:
+            raise ValueError(f"{self.name}: minimax and rave each make the selection's values: give one")
         if sims is None and time is None and self.plays is not None:
             time = DEFAULT_TIME  # the game-specific players keep their fixed budget
         self.time = time
@@ -313,6 +323,11 @@ class MCTSAgent(Agent):
         self.deepen = deepen
         self.rave = rave
         self.factor = factor
+        self.minimax = minimax
+        #: Implicit minimax's weight in the match being played (0 where no evaluation was found), and the
+        #: evaluation it backs up (:func:`ggp.agents.heuristic.find_material`).
+        self._minimax = 0.0
+        self.found_evaluation: Material | None = None
         #: Where the sheet being played is independent sub-games (``factor``): them, and a player of each.
         self._factors: FactorGames | None = None
         self._parts: list[MCTSAgent] = []
@@ -384,7 +399,21 @@ class MCTSAgent(Agent):
         if self.material and self.plays is None and self._puzzle is None and not self._goals_move and not self._greedy:
             looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
             self.found_material = find_material(game, seconds=looking, seed=seed)
-        self._rave = self._rave_for(game, start_clock, seed)
+        self.found_evaluation, self._minimax = None, 0.0
+        if self.minimax > 0 and self.plays is None and self._puzzle is None:
+            self.found_evaluation = self.found_material
+            if self.found_evaluation is None:
+                looking = (
+                    MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
+                )
+                self.found_evaluation = find_material(game, seconds=looking, seed=seed)
+            if self.found_evaluation is None:  # no fit that predicts random games: the armies' balance, if any
+                pieces = find_pieces(game)
+                if pieces is not None:
+                    self.found_evaluation = piece_evaluation(pieces, game.initial_array())
+            self._minimax = self.minimax if self.found_evaluation is not None else 0.0
+        # (implicit minimax and RAVE each make the selection's values: the game's shape does not add RAVE to it)
+        self._rave = 0.0 if self._minimax > 0 else self._rave_for(game, start_clock, seed)
         self.found_pieces = None
         self._displace = self.displace and len(game.roles) == 2  # (Sancho's two-role heuristic)
         if (self.bias or self._displace) and self.plays is None and self._puzzle is None:
@@ -506,8 +535,11 @@ class MCTSAgent(Agent):
         batch = None if self.batched else 1
         # (RAVE reads the moves of the batched random rollouts: where the leaves are scored otherwise, it is off)
         rave = self._rave if not greedy and traces_rollouts(game, batch, leaf, material) else 0.0
+        minimax = self._minimax if self.found_evaluation is not None else 0.0
         capacity = self.capacity
-        while capacity > MIN_CAPACITY and count * tree_bytes(game, capacity, rave > 0) > MAX_TREE_BYTES // 2:
+        while (
+            capacity > MIN_CAPACITY and count * tree_bytes(game, capacity, rave > 0, minimax > 0) > MAX_TREE_BYTES // 2
+        ):
             capacity //= 2
         capacity = max(capacity, MIN_CAPACITY)
         return UCTSearch(
@@ -528,6 +560,8 @@ class MCTSAgent(Agent):
             bias=self.bias if self.found_pieces is not None else 0,
             displace=self._displace and self.found_pieces is not None,
             rave=rave,
+            minimax=minimax,
+            evaluation=self.found_evaluation if minimax > 0 else None,
         )
 
     def choose(self, state: State, limit: Limit = Limit()) -> Choice:  # noqa: B008 - a frozen value

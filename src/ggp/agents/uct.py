@@ -82,6 +82,7 @@ _BATCH = Annotated[int, Range(ge=1, le=MAX_BATCH)]
 _VISITS = Annotated[int, Range(ge=1, le=_MAX_VISITS)]
 _BIAS = Annotated[int, Range(ge=0, le=100)]
 _RAVE = Annotated[float, Range(ge=0, le=100)]
+_MINIMAX = Annotated[float, Range(ge=0, le=1)]
 #: The heaviest weight a piece may have in ``pieces`` (counts stay far from overflow and rounding).
 _MAX_PIECE = 1e6
 
@@ -175,7 +176,13 @@ class UCTSearch:
     ``pieces``) is Sancho's two-role piece heuristic: a node whose move changed
     the balance of pieces keeps role 0's share of the change (:attr:`hval`),
     and every value backed up through it is moved that far towards the side
-    that gained, at every step above it.
+    that gained, at every step above it. ``minimax`` (0 to 1; 0: off) is implicit
+    minimax backups (Lanctot, Winands, Pepels and Sturtevant, 2014), with
+    ``evaluation`` (a :class:`~ggp.agents.heuristic.Material`) as the evaluation:
+    each new node keeps each role's evaluation of its state (a terminal one its
+    goals), backed up by minimax over the children made so far (where several
+    roles choose at once, their mean), and where one role chooses, a move's value
+    in the selection is ``(1 - minimax) * mean + minimax * that value``.
     """
 
     def __init__(
@@ -197,6 +204,8 @@ class UCTSearch:
         displace: bool = False,
         decisive_at: int = 1,
         rave: float = 0.0,
+        minimax: float = 0.0,
+        evaluation: Material | None = None,
     ) -> None:
         if not isinstance(game, KernelGame):
             raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
@@ -219,6 +228,11 @@ class UCTSearch:
         # (one leaf at a time: the kernel's own rollout; a batch of a kernel without batched rollouts: the same)
         batched = batch > 1 and leaf_value is None and "kernel_rollouts" in kernel.namespace
         rave = check_option("UCTSearch", "rave", rave, _RAVE)
+        minimax = check_option("UCTSearch", "minimax", minimax, _MINIMAX)
+        if minimax > 0 and evaluation is None:
+            raise ValueError("UCTSearch: implicit minimax needs an evaluation of states (evaluation=)")
+        if minimax > 0 and rave > 0:
+            raise ValueError("UCTSearch: implicit minimax and RAVE each make the selection's values: give one")
         if rave > 0 and not traces_rollouts(game, batch, leaf_value, material):
             raise ValueError(
                 f"UCTSearch: RAVE reads the moves of batched random rollouts, which {game.name}'s search would not "
@@ -233,7 +247,7 @@ class UCTSearch:
         # taking its full width; a search that runs out of pool keeps simulating
         # without expanding further.
         pool = max(capacity * min(width, 32), 2 * nr * width)
-        need = tree_bytes(game, capacity, rave > 0)
+        need = tree_bytes(game, capacity, rave > 0, minimax > 0)
         if need > MAX_TREE_BYTES:
             most = capacity * MAX_TREE_BYTES // need
             raise ValueError(
@@ -269,6 +283,22 @@ class UCTSearch:
         self.stamp = np.zeros(capacity, dtype=np.int64)
         #: Per node, role 0's share of the change in the balance of pieces its move made (0.5: none; ``displace``).
         self.hval = np.full(capacity, 0.5, dtype=np.float64)
+        #: Implicit minimax: per node and role, its evaluation backed up by minimax (one row when off).
+        self.mm = np.full((capacity if minimax > 0 else 1, nr), 0.5, dtype=np.float64)
+        #: Implicit minimax's weight in the selection (0: off).
+        self.minimax = float(minimax)
+        self.evaluation = evaluation
+        if evaluation is not None:
+            packed = evaluation.params(blend=0.0)
+            if (
+                evaluation.weights.shape != (nr, length)
+                or evaluation.bias.shape != (nr,)
+                or not np.isfinite(packed).all()
+            ):
+                raise ValueError(f"UCTSearch: the evaluation does not fit {game.name}'s states")
+            self.heur = packed
+        else:
+            self.heur = np.zeros(1, dtype=np.float64)
         self.meta = np.zeros(4, dtype=np.int64)
         self.rng = rng_state(seed)
         # (each step: the node, each role's move, and the child it leads to, -1 while unknown)
@@ -378,6 +408,8 @@ class UCTSearch:
             self.pval[0] = np.asarray(self.game.goals(state), dtype=np.float64) / 100.0
         self.expanded[0] = False
         self.hval[0] = 0.5
+        if self.minimax > 0 and self.evaluation is not None:
+            self.mm[0] = self.pval[0] if self.proven[0] else self.evaluation.value(self.states[0])
         self.meta[:3] = (1, 0, 0)  # meta[3] counts on: the nodes' stamps stay below it
         if self.transpose:
             self.table.fill(-1)
@@ -514,6 +546,7 @@ class UCTSearch:
             self.displace,
             self.decisive_at,
             self.rave,
+            self.minimax,
         )
         while sims > 0 and not self.proven[self.root]:
             step = sims
@@ -689,9 +722,9 @@ def traces_rollouts(game: KernelGame, batch: int | None = None, leaf_value: Any 
     return batch > 1 and leaf_value is None and material is None and "kernel_traced_rollouts" in kernel.namespace
 
 
-def tree_bytes(game: Game, capacity: int, rave: bool = False) -> int:
+def tree_bytes(game: Game, capacity: int, rave: bool = False, minimax: bool = False) -> int:
     """About the memory a tree of ``capacity`` nodes takes for ``game`` (its arrays, allocated up front; with
-    ``rave``, its all-moves-as-first statistics too)."""
+    ``rave``, its all-moves-as-first statistics too; with ``minimax``, its minimax values)."""
     if not isinstance(game, KernelGame):
         raise TypeError(f"compiled search needs a game with a kernel; {game.name} has none")
     kernel = game.kernel
@@ -699,7 +732,8 @@ def tree_bytes(game: Game, capacity: int, rave: bool = False) -> int:
     pool = max(capacity * min(width, 32), 2 * kernel.num_roles * width)
     state = game.initial_array().nbytes
     pooled = 6 if rave else 4  # (arrays of 4 bytes an entry in the pools)
-    return capacity * (state + (5 + 2 * kernel.num_roles) * 8 + 2) + pool * 4 * pooled + _table_size(capacity) * 4
+    per_node = state + (5 + (3 if minimax else 2) * kernel.num_roles) * 8 + 2
+    return capacity * per_node + pool * 4 * pooled + _table_size(capacity) * 4
 
 
 def search(

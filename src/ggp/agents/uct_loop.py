@@ -107,7 +107,7 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
             stamp[node] = sim
             j = 0
             mover = -1  # the one role with a choice, if only one has
-            if opts.solve:
+            if opts.solve or opts.minimax > 0:
                 for r in range(nr):
                     if counts[node, r] > 1:
                         mover = r if mover == -1 else -2
@@ -124,10 +124,13 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                     coff[node],
                     proven,
                     pval,
-                    mover if r == mover else -1,
+                    mover if opts.solve and r == mover else -1,
                     t.amaf_visits,
                     t.amaf_value,
                     opts.rave,
+                    t.mm,
+                    mover if r == mover else -1,
+                    opts.minimax,
                 )
                 path[depth, 1 + r] = i
                 j = j * counts[node, r] + i
@@ -160,6 +163,11 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                         _piece_counts(states[node], s.pieces, s.tally[0])
                         _piece_counts(work, s.pieces, s.tally[1])
                         t.hval[nxt] = _piece_shift(s.tally)
+                    if opts.minimax > 0:
+                        if proven[nxt]:
+                            t.mm[nxt] = pval[nxt]
+                        else:
+                            _material_value(work, s.heur, nr, t.mm[nxt])
                 if nxt < 0:  # the tree is full: the state is scored without being stored
                     pending = not over(ctx, work, val, res)
                     wstates[queued] = work
@@ -174,6 +182,8 @@ def _run_template(ctx, sims, root, opts, t, s, w, rng, params):
                 wstates[queued] = states[nxt]
                 break
             node = nxt
+        if opts.minimax > 0:
+            _minimax_up(path, depth, t)
         _back_up(node, depth, cycle, pending, path, val, node_visits, offsets, act_visits, act_value, t.hval, opts)
         if pending:
             # its path joins the batch's (a flat list, the rows wstart[b] to wstart[b] + wdepth[b])
@@ -248,6 +258,8 @@ def _decisive_win_template(ctx, node, product, opts, t, s, look, prior):
             t.node_visits[win] = 0
             t.expanded[win] = False
             t.hval[win] = 0.5
+            if opts.minimax > 0:
+                t.mm[win] = t.pval[win]
         if win >= 0:
             t.child[t.coff[node] + i] = win
         t.proven[node] = True
@@ -312,6 +324,67 @@ def _over_template(ctx, s, val, res):
     for r in range(val.shape[0]):
         val[r] = res[r] / 100.0
     return True
+
+
+@nb.njit(cache=True)
+def _minimax_up(path, depth, t):
+    # Implicit minimax: the nodes of a path take, from the deepest up, the minimax of their children's values
+    # (Tree.mm), until one is left unchanged (nothing above it changes then).
+    for d in range(depth - 1, -1, -1):
+        if not _minimax_node(path[d, 0], t):
+            return
+
+
+@nb.njit(cache=True)
+def _minimax_node(p, t):
+    # Node ``p``'s minimax value from its children made so far (a proven child: its exact value): where one
+    # role chooses, the child best for it; where several do, the mean of the children (moves at once have no
+    # minimax); where none is made yet, its own evaluation stays; a proven node, its exact value. Whether it
+    # changed.
+    nr = t.mm.shape[1]
+    chooser = -1
+    product = 1
+    for r in range(nr):
+        product *= t.counts[p, r]
+        if t.counts[p, r] > 1:
+            chooser = r if chooser == -1 else -2
+    first = t.coff[p]
+    changed = False
+    if t.proven[p]:
+        for r in range(nr):
+            if t.mm[p, r] != t.pval[p, r]:
+                t.mm[p, r] = t.pval[p, r]
+                changed = True
+        return changed
+    if chooser == -2:
+        for r in range(nr):
+            total, made = 0.0, 0
+            for j in range(product):
+                ch = t.child[first + j]
+                if ch >= 0:
+                    made += 1
+                    total += t.pval[ch, r] if t.proven[ch] else t.mm[ch, r]
+            if made > 0 and t.mm[p, r] != total / made:
+                t.mm[p, r] = total / made
+                changed = True
+        return changed
+    role = max(chooser, 0)
+    best = -1.0
+    pick = -1
+    for j in range(product):
+        ch = t.child[first + j]
+        if ch >= 0:
+            v = t.pval[ch, role] if t.proven[ch] else t.mm[ch, role]
+            if v > best:
+                best, pick = v, ch
+    if pick < 0:
+        return False
+    for r in range(nr):
+        v = t.pval[pick, r] if t.proven[pick] else t.mm[pick, r]
+        if t.mm[p, r] != v:
+            t.mm[p, r] = v
+            changed = True
+    return changed
 
 
 @nb.njit(cache=True)

@@ -55,6 +55,9 @@ class Tree(NamedTuple):
     #: rollout), and the sum of their values.
     amaf_visits: np.ndarray
     amaf_value: np.ndarray
+    #: Implicit minimax (``minimax`` of Options): per node and role, the heuristic evaluation of its state
+    #: backed up by minimax over the children made so far (a terminal node: its goals). One row when off.
+    mm: np.ndarray
 
 
 class Scratch(NamedTuple):
@@ -73,6 +76,9 @@ class Scratch(NamedTuple):
     tally: np.ndarray
     #: What a quiet move is assumed worth to each role: the root's mean value, once it is credible.
     base: np.ndarray
+    #: Implicit minimax: the evaluation of states, a material heuristic as
+    #: :meth:`ggp.agents.heuristic.Material.params` packs it (one 0 when off).
+    heur: np.ndarray
 
 
 class Waiting(NamedTuple):
@@ -107,6 +113,10 @@ class Options(NamedTuple):
     #: as Sancho does, ``R / (R + n + rave * n * R + 1)`` for ``R`` all-moves-as-first samples and ``n``
     #: visits; 0: off.
     rave: float = 0.0
+    #: Implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant, 2014): where one role chooses, a
+    #: move's value in the selection is its mean mixed with its node's minimax value (``Tree.mm``) at this
+    #: weight; 0: off.
+    minimax: float = 0.0
 
 
 @nb.njit(cache=True)
@@ -126,12 +136,18 @@ def _ucb_pick(
     amaf_visits: np.ndarray,
     amaf_value: np.ndarray,
     rave: float,
+    mm: np.ndarray,
+    chooser: int,
+    minimax: float,
 ) -> int:
     # Unvisited moves first, chosen at random; then the best UCB1 score. ``solved`` (a role, -1: none): the
     # one role with a choice, for which a move whose node (``child[first + i]``) is proven counts at its
     # proven value, not the mean of the samples taken before the proof (as MctsRefGamer's complete nodes
     # do): a move found lost counts as lost at once (only exploration still visits it), instead of as its
-    # mean slowly sinks. With ``rave`` (> 0): :func:`_rave_pick`.
+    # mean slowly sinks. ``chooser`` (a role, -1: none): the one role with a choice; with ``minimax`` (> 0),
+    # its move's mean is mixed with that weight with the move's node's minimax value for it (``mm``), so a
+    # move the evaluation backed up by minimax finds good or bad is told apart before its samples can.
+    # With ``rave`` (> 0): :func:`_rave_pick`.
     if rave > 0:
         return _rave_pick(visits, values, off, n, log_parent, c, rng, child, first, proven, pval, solved, amaf_visits, amaf_value, rave)  # fmt: skip
     unvisited = 0
@@ -150,6 +166,10 @@ def _ucb_pick(
     for i in range(n):
         v = visits[off + i]
         mean = values[off + i] / v
+        if minimax > 0 and chooser >= 0:
+            ch = child[first + i]
+            if ch >= 0:
+                mean = (1.0 - minimax) * mean + minimax * mm[ch, chooser]
         if solved >= 0:
             ch = child[first + i]
             if ch >= 0 and proven[ch]:
@@ -440,6 +460,8 @@ def keep_subtree(t: Tree, root: int, transpose: bool, min_visits: int = 0) -> in
     k = order.shape[0]
     for a in (t.states, t.node_visits, t.node_terminal, t.proven, t.pval, t.expanded, t.counts, t.stamp, t.hval):
         a[:k] = a[order]
+    if t.mm.shape[0] > 1:  # (implicit minimax on: a value per node)
+        t.mm[:k] = t.mm[order]
     if transpose:
         t.nhash[:k] = t.nhash[order]
         _rehash(t, k)
