@@ -87,6 +87,7 @@ def test_every_option_of_every_agent_declares_its_values() -> None:
         "deepen": None,
         "rave": Range(ge=0, le=MAX_RAVE),
         "factor": None,
+        "minimax": Range(ge=0, le=1),
     }
     assert Range.of(agent_options("random")["seed"]) == Range(ge=0, le=MAX_SEED)
     assert Range.of(agent_options("bomberman")["seed"]) == Range(ge=0, le=MAX_SEED)
