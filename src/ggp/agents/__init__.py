@@ -111,7 +111,7 @@ def agent_options(name: str) -> dict[str, Any]:
 
     >>> opts = agent_options("mcts")
     >>> list(opts)
-    ['time', 'sims', 'c', 'seed', 'reuse', 'capacity', 'threads', 'solve', 'puzzle', 'ponder', 'dfs', 'material', 'verify', 'greedy', 'bias', 'displace', 'deepen', 'rave', 'factor']
+    ['time', 'sims', 'c', 'seed', 'reuse', 'capacity', 'threads', 'solve', 'puzzle', 'ponder', 'dfs', 'material', 'verify', 'greedy', 'bias', 'displace', 'deepen', 'rave', 'factor', 'minimax']
     >>> str(Range.of(opts["c"]))
     '>= 0 and <= 100'
     """
