@@ -396,17 +396,15 @@ class MCTSAgent(Agent):
         # greedy rollouts replace the random ones, and with them the material heuristic blended into them
         self._greedy = self.greedy and self.plays is None and not self._goals_move
         self.found_material = None
-        if self.material and self.plays is None and self._puzzle is None and not self._goals_move and not self._greedy:
-            looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
+        looking = MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
+        fitted = self.material and self.plays is None and self._puzzle is None and not self._goals_move
+        fitted = fitted and not self._greedy
+        if fitted:
             self.found_material = find_material(game, seconds=looking, seed=seed)
         self.found_evaluation, self._minimax = None, 0.0
         if self.minimax > 0 and self.plays is None and self._puzzle is None:
-            self.found_evaluation = self.found_material
-            if self.found_evaluation is None:
-                looking = (
-                    MATERIAL_SECONDS if start_clock is None else min(MATERIAL_SECONDS, MATERIAL_SHARE * start_clock)
-                )
-                self.found_evaluation = find_material(game, seconds=looking, seed=seed)
+            # (the fit is looked for once: where the material heuristic was, its answer stands)
+            self.found_evaluation = self.found_material if fitted else find_material(game, seconds=looking, seed=seed)
             if self.found_evaluation is None:  # no fit that predicts random games: the armies' balance, if any
                 pieces = find_pieces(game)
                 if pieces is not None:
@@ -535,7 +533,7 @@ class MCTSAgent(Agent):
         batch = None if self.batched else 1
         # (RAVE reads the moves of the batched random rollouts: where the leaves are scored otherwise, it is off)
         rave = self._rave if not greedy and traces_rollouts(game, batch, leaf, material) else 0.0
-        minimax = self._minimax if self.found_evaluation is not None else 0.0
+        minimax = self._minimax  # (0 where no evaluation was found)
         capacity = self.capacity
         while (
             capacity > MIN_CAPACITY and count * tree_bytes(game, capacity, rave > 0, minimax > 0) > MAX_TREE_BYTES // 2
